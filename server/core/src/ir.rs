@@ -1,0 +1,542 @@
+//! The language-neutral, typed intermediate representation.
+//!
+//! Both front ends (Java, C) lower every method/function into this IR; the
+//! concrete interpreter ([`crate::interp`]) and the symbolic encoder
+//! ([`crate::symbolic`]) give it one meaning each, and those two meanings must
+//! agree (a replayed counterexample is only trusted because they do).
+//!
+//! # Invariants the front ends guarantee
+//! - **Expressions are free of side effects.** Assignments, `++`/`--`, and
+//!   calls to program functions are lifted into statements before the
+//!   expression that used them, keeping Java/C left-to-right evaluation order
+//!   (earlier operands are spilled to temporaries when a later operand has
+//!   effects) and short-circuit order (`a && f()` becomes an `If`).
+//!   Expressions can still *fault* (integer division by zero, array index out
+//!   of bounds): `And`, `Or` and `Cond` are lazy, so a fault in an operand that
+//!   is not evaluated does not happen.
+//! - **Expressions are well typed, conversions explicit.** Operands of
+//!   arithmetic, bitwise and comparison operators have the same type
+//!   (binary numeric promotion / usual arithmetic conversions are inserted as
+//!   [`ExprKind::Cast`]); the result of arithmetic and bitwise ops has that
+//!   type; comparisons and logical ops have type [`Type::Bool`]. Shifts are the
+//!   exception: the left operand has the result type, the right operand may be
+//!   any integer type. Conditions (`if`, loops, `!`, `&&`, `?:`) are `Bool`; the C
+//!   front end inserts `x != 0`.
+//! - Every statement and expression carries the [`Span`] of the source it
+//!   came from (lifted temporaries carry the span of the expression they hold).
+//!
+//! # Semantics in brief (full rules in `docs/semantics.md`)
+//! Under [`Semantics::Math`] every integer type is ℤ (integer casts are the
+//! identity) and every floating type is ℝ; under [`Semantics::Machine`]
+//! integers wrap in two's complement at their width and floats are IEEE-754.
+//! Integer `/` and `%` truncate toward zero in both.
+
+use serde::Serialize;
+use std::fmt;
+
+/// A source position: zero-based line and column (column counted in bytes),
+/// plus the byte offset. Displayed one-based, as editors and compilers do.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct Pos {
+    pub line: u32,
+    pub col: u32,
+    pub byte: u32,
+}
+
+/// A range of source text `[start, end)`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct Span {
+    pub start: Pos,
+    pub end: Pos,
+}
+
+impl Span {
+    /// One-based line of the start, as shown to users.
+    pub fn line(&self) -> u32 {
+        self.start.line + 1
+    }
+}
+
+impl fmt::Display for Span {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.start.line + 1, self.start.col + 1)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Lang {
+    Java,
+    C,
+}
+
+impl fmt::Display for Lang {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Lang::Java => "java",
+            Lang::C => "c",
+        })
+    }
+}
+
+/// The two meanings a program can be given; every verdict names one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Semantics {
+    /// Integers are mathematical integers, floating-point numbers are reals
+    /// (the convention of ARDiff and of the EqBench labels).
+    #[default]
+    Math,
+    /// Java: two's-complement 8/16/32/64-bit, IEEE-754 binary32/64.
+    /// C: LP64 x86-64 sizes, wrapping arithmetic, IEEE-754.
+    Machine,
+}
+
+impl fmt::Display for Semantics {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Semantics::Math => "math",
+            Semantics::Machine => "machine",
+        })
+    }
+}
+
+/// An integer type: width, signedness, and whether values print as characters
+/// (Java `char`; C `char` prints as a number unless formatted with `%c`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct IntTy {
+    pub bits: u8,
+    pub signed: bool,
+    pub is_char: bool,
+}
+
+impl IntTy {
+    pub const I8: IntTy = IntTy { bits: 8, signed: true, is_char: false };
+    pub const I16: IntTy = IntTy { bits: 16, signed: true, is_char: false };
+    pub const I32: IntTy = IntTy { bits: 32, signed: true, is_char: false };
+    pub const I64: IntTy = IntTy { bits: 64, signed: true, is_char: false };
+    pub const U8: IntTy = IntTy { bits: 8, signed: false, is_char: false };
+    pub const U16: IntTy = IntTy { bits: 16, signed: false, is_char: false };
+    pub const U32: IntTy = IntTy { bits: 32, signed: false, is_char: false };
+    pub const U64: IntTy = IntTy { bits: 64, signed: false, is_char: false };
+    /// Java `char`: unsigned 16-bit, prints as a character.
+    pub const JAVA_CHAR: IntTy = IntTy { bits: 16, signed: false, is_char: true };
+    /// C `char` (signed on x86-64).
+    pub const C_CHAR: IntTy = IntTy { bits: 8, signed: true, is_char: true };
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum FloatTy {
+    F32,
+    F64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Type {
+    Void,
+    Bool,
+    Int(IntTy),
+    Float(FloatTy),
+    /// A reference to an array (Java arrays; C arrays and array parameters).
+    Array(Box<Type>),
+    /// Only for string literals that are printed.
+    Str,
+}
+
+impl Type {
+    pub const INT: Type = Type::Int(IntTy::I32);
+    pub const LONG: Type = Type::Int(IntTy::I64);
+    pub const DOUBLE: Type = Type::Float(FloatTy::F64);
+
+    pub fn is_numeric(&self) -> bool {
+        matches!(self, Type::Int(_) | Type::Float(_))
+    }
+    pub fn elem(&self) -> Option<&Type> {
+        match self {
+            Type::Array(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Type {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Type::Void => f.write_str("void"),
+            Type::Bool => f.write_str("boolean"),
+            Type::Int(t) if t.is_char => f.write_str("char"),
+            Type::Int(t) => write!(f, "{}{}", if t.signed { "i" } else { "u" }, t.bits),
+            Type::Float(FloatTy::F32) => f.write_str("float"),
+            Type::Float(FloatTy::F64) => f.write_str("double"),
+            Type::Array(t) => write!(f, "{t}[]"),
+            Type::Str => f.write_str("string"),
+        }
+    }
+}
+
+/// Index of a local (parameter, variable or front-end temporary) in
+/// [`Function::locals`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct LocalId(pub u32);
+
+/// Index of a global (Java field, C global variable) in [`Program::globals`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct GlobalId(pub u32);
+
+/// Index of a function in [`Program::functions`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct FuncId(pub u32);
+
+/// A loop or breakable block, the target of `break`/`continue`; unique within
+/// a function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct LabelId(pub u32);
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub ty: Type,
+    pub span: Span,
+}
+
+/// A floating-point literal. The source text is kept because under
+/// [`Semantics::Math`] `0.1` means exactly 1/10, not the nearest double.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FloatLit {
+    pub value: f64,
+    /// Decimal text without suffix (`1e-3`, `0.5`); empty when synthesised.
+    pub text: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum ExprKind {
+    /// An integer (or character) literal, already in range of `ty`.
+    IntLit(i128),
+    FloatLit(FloatLit),
+    BoolLit(bool),
+    /// Only as an argument of [`StmtKind::Print`].
+    StrLit(String),
+    Local(LocalId),
+    Global(GlobalId),
+    Unary(UnOp, Box<Expr>),
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// `c ? a : b`, lazy.
+    Cond(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// Conversion to `self.ty`: int↔int (widen/narrow), int↔float (float→int
+    /// truncates toward zero), float↔float, bool→int (C), int→bool is never a
+    /// cast (the front end writes `x != 0`).
+    Cast(Box<Expr>),
+    /// Array element read. Faults when the index is out of bounds.
+    Index(Box<Expr>, Box<Expr>),
+    /// Length of an array (Java `a.length`; C arrays of known size).
+    Length(Box<Expr>),
+    /// A fresh array of the given length, zero-filled. Faults on a negative
+    /// length. Each evaluation allocates a new array.
+    NewArray(Box<Expr>),
+    /// A fresh array with these elements (`{1, 2, 3}`).
+    ArrayLit(Vec<Expr>),
+    Intrinsic(Intrinsic, Vec<Expr>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum UnOp {
+    /// Arithmetic negation.
+    Neg,
+    /// Bitwise complement (integers).
+    BitNot,
+    /// Logical not (Bool).
+    Not,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    /// Integer: truncates toward zero, faults on zero divisor.
+    /// Float: IEEE under machine, exact under math (zero divisor faults
+    /// under math only, as ℝ has no infinity).
+    Div,
+    /// Integer: sign follows the dividend (Java/C `%`), faults on zero.
+    /// Float: `fmod`-style remainder (Java `%` on doubles).
+    Rem,
+    /// On integers bitwise; on Bool eager logical (Java `&`, `|`, `^`).
+    BitAnd,
+    BitOr,
+    BitXor,
+    /// Shifts. Java masks the count (`& 31` / `& 63`); C shifts by an
+    /// out-of-range count are undefined.
+    Shl,
+    /// Arithmetic for signed left operands, logical for unsigned ones.
+    Shr,
+    /// Java `>>>`: logical shift right.
+    UShr,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    /// Lazy `&&` and `||` on Bool.
+    And,
+    Or,
+}
+
+impl BinOp {
+    pub fn is_comparison(self) -> bool {
+        matches!(self, BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge)
+    }
+}
+
+/// Library functions with a fixed meaning (`Math.*`, `math.h`, `stdlib.h`).
+/// Argument and result types are in the [`Expr`]; the front end converts
+/// arguments (e.g. `Math.sqrt(int)` gets a cast to double).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Intrinsic {
+    /// Exact, on ints or floats (Java `Math.abs`, C `abs`/`labs`/`fabs`).
+    Abs,
+    /// Exact, on ints or floats.
+    Min,
+    Max,
+    /// Exact: floating → floating with an integral value.
+    Floor,
+    Ceil,
+    /// `Math.round`: floor(x + 1/2), result long (int for float args).
+    Round,
+    /// Below: no exact model; uninterpreted functions in the symbolic
+    /// encoding (machine semantics: `Sqrt` is exact IEEE), `f64` in the
+    /// interpreter (results flagged inexact under math semantics).
+    Sqrt,
+    Cbrt,
+    Pow,
+    Exp,
+    Log,
+    Log10,
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Atan2,
+    Sinh,
+    Cosh,
+    Tanh,
+    Hypot,
+    /// `Math.getExponent(double)`: unbiased exponent, int.
+    GetExponent,
+}
+
+impl Intrinsic {
+    /// True when the interpreter computes the exact value under math
+    /// semantics (so a difference in it is a real difference).
+    pub fn is_exact(self) -> bool {
+        matches!(
+            self,
+            Intrinsic::Abs | Intrinsic::Min | Intrinsic::Max | Intrinsic::Floor | Intrinsic::Ceil | Intrinsic::Round
+        )
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Intrinsic::Abs => "abs",
+            Intrinsic::Min => "min",
+            Intrinsic::Max => "max",
+            Intrinsic::Floor => "floor",
+            Intrinsic::Ceil => "ceil",
+            Intrinsic::Round => "round",
+            Intrinsic::Sqrt => "sqrt",
+            Intrinsic::Cbrt => "cbrt",
+            Intrinsic::Pow => "pow",
+            Intrinsic::Exp => "exp",
+            Intrinsic::Log => "log",
+            Intrinsic::Log10 => "log10",
+            Intrinsic::Sin => "sin",
+            Intrinsic::Cos => "cos",
+            Intrinsic::Tan => "tan",
+            Intrinsic::Asin => "asin",
+            Intrinsic::Acos => "acos",
+            Intrinsic::Atan => "atan",
+            Intrinsic::Atan2 => "atan2",
+            Intrinsic::Sinh => "sinh",
+            Intrinsic::Cosh => "cosh",
+            Intrinsic::Tanh => "tanh",
+            Intrinsic::Hypot => "hypot",
+            Intrinsic::GetExponent => "getExponent",
+        }
+    }
+}
+
+/// Something that can be assigned to.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum Place {
+    Local(LocalId),
+    Global(GlobalId),
+    /// `array[index] = ...`; `array` evaluates to an array reference.
+    Index { array: Box<Expr>, index: Box<Expr> },
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Stmt {
+    pub kind: StmtKind,
+    pub span: Span,
+}
+
+pub type Block = Vec<Stmt>;
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum LoopKind {
+    /// `while`/`for`: `cond` is tested before each iteration.
+    While,
+    /// `do … while`: `cond` is tested after each iteration.
+    DoWhile,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum PrintKind {
+    /// Java `System.out.print`/`println`: the arguments are the flattened
+    /// operands of a string concatenation, printed one after another.
+    Java { newline: bool },
+    /// C `printf(format, args...)`.
+    Printf { format: String },
+    /// C `puts(s)` / `putchar(c)` style: arguments printed, then a newline
+    /// when `newline`.
+    C { newline: bool },
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum StmtKind {
+    /// `place = value`. The value's type equals the place's type.
+    Assign { place: Place, value: Expr },
+    /// A call to a function of the same program; the result (if used) is
+    /// stored in `dest`. Arguments are already converted to parameter types.
+    Call { dest: Option<Place>, func: FuncId, args: Vec<Expr> },
+    /// Output that is part of observable behaviour.
+    Print { kind: PrintKind, args: Vec<Expr> },
+    If { cond: Expr, then_branch: Block, else_branch: Block },
+    /// A loop. `continue` runs `step` then re-tests `cond`; `break` leaves.
+    Loop { label: LabelId, kind: LoopKind, cond: Expr, body: Block, step: Block },
+    /// A block that `break label` can leave (switch statements, labeled
+    /// statements).
+    Labeled { label: LabelId, body: Block },
+    Break(LabelId),
+    Continue(LabelId),
+    Return(Option<Expr>),
+    Block(Block),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub enum LocalKind {
+    Param,
+    Var,
+    /// Introduced by the front end (lifted call results, spilled operands).
+    Temp,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Local {
+    pub name: String,
+    pub ty: Type,
+    pub kind: LocalKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Function {
+    pub name: String,
+    /// The parameters, in order, as indices into `locals`.
+    pub params: Vec<LocalId>,
+    pub locals: Vec<Local>,
+    pub ret: Type,
+    pub body: Block,
+    /// The whole declaration.
+    pub span: Span,
+    /// The name token, where editors put lenses and hovers.
+    pub name_span: Span,
+}
+
+impl Function {
+    pub fn local(&self, id: LocalId) -> &Local {
+        &self.locals[id.0 as usize]
+    }
+}
+
+/// Why a function could not be lowered: the first offending construct.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LowerError {
+    pub kind: LowerErrorKind,
+    /// What it is, in the user's terms: `try statement`, `call to unknown
+    /// method foo`, `syntax error`.
+    pub what: String,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LowerErrorKind {
+    Unsupported,
+    SyntaxError,
+}
+
+impl fmt::Display for LowerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = match self.kind {
+            LowerErrorKind::Unsupported => "unsupported",
+            LowerErrorKind::SyntaxError => "syntax error",
+        };
+        if self.kind == LowerErrorKind::SyntaxError && self.what == "syntax error" {
+            write!(f, "{kind} at {}", self.span)
+        } else {
+            write!(f, "{kind}: {} at {}", self.what, self.span)
+        }
+    }
+}
+
+/// One function of a program as the front end found it: always present with
+/// its name and signature, with a body if it could be lowered.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FunctionDef {
+    pub name: String,
+    /// Number of parameters: methods are paired by name and arity.
+    pub arity: usize,
+    pub span: Span,
+    pub name_span: Span,
+    pub body: Result<Function, LowerError>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Global {
+    pub name: String,
+    pub ty: Type,
+    /// Java `static final` / C `const` with a constant initialiser: a value,
+    /// not an input.
+    pub constant: Option<Expr>,
+    pub span: Span,
+}
+
+/// A lowered source file.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Program {
+    pub lang: Lang,
+    pub functions: Vec<FunctionDef>,
+    pub globals: Vec<Global>,
+}
+
+impl Program {
+    pub fn function(&self, id: FuncId) -> &FunctionDef {
+        &self.functions[id.0 as usize]
+    }
+    pub fn global(&self, id: GlobalId) -> &Global {
+        &self.globals[id.0 as usize]
+    }
+    /// Functions with this name (several when overloaded).
+    pub fn find(&self, name: &str) -> impl Iterator<Item = (FuncId, &FunctionDef)> {
+        self.functions
+            .iter()
+            .enumerate()
+            .filter(move |(_, f)| f.name == name)
+            .map(|(i, f)| (FuncId(i as u32), f))
+    }
+    pub fn find_global(&self, name: &str) -> Option<GlobalId> {
+        self.globals.iter().position(|g| g.name == name).map(|i| GlobalId(i as u32))
+    }
+}

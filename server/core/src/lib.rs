@@ -1,0 +1,9 @@
+//! eqlens-core: the analysis library behind the eqlens language server and
+//! CLI. It takes source texts and options and returns plain data (verdicts,
+//! counterexamples, spans). It knows nothing of LSP, async runtimes, files or
+//! terminals; see `docs/ARCHITECTURE.md`.
+
+pub mod interp;
+pub mod ir;
+pub mod lang;
+pub mod value;

@@ -1,0 +1,174 @@
+//! Concrete values: the inputs of a counterexample and the outputs the
+//! interpreter computes. Plain data, shared by the interpreter, the checkers
+//! (which build inputs from solver models) and the front layers (which render
+//! them).
+
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use num_traits::{Signed, ToPrimitive, Zero};
+use std::fmt;
+
+/// A real number under math semantics: exact when every operation that
+/// produced it was exact, otherwise an `f64` approximation (results of `sin`,
+/// `exp`, ... or of arithmetic on such results).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Real {
+    Exact(BigRational),
+    Approx(f64),
+}
+
+impl Real {
+    pub fn to_f64(&self) -> f64 {
+        match self {
+            Real::Exact(r) => r.to_f64().unwrap_or(f64::NAN),
+            Real::Approx(x) => *x,
+        }
+    }
+    pub fn is_exact(&self) -> bool {
+        matches!(self, Real::Exact(_))
+    }
+}
+
+impl fmt::Display for Real {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Real::Exact(r) => fmt_rational(r, f),
+            Real::Approx(x) => write!(f, "≈{}", fmt_f64(*x)),
+        }
+    }
+}
+
+/// Decimal when the expansion terminates within 20 digits, `p/q` otherwise:
+/// distinct rationals never print alike.
+fn fmt_rational(r: &BigRational, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    if r.is_integer() {
+        return write!(f, "{}.0", r.numer());
+    }
+    let mut den = r.denom().clone();
+    let two = BigInt::from(2);
+    let five = BigInt::from(5);
+    while (&den % &two).is_zero() {
+        den /= &two;
+    }
+    while (&den % &five).is_zero() {
+        den /= &five;
+    }
+    if den == BigInt::from(1) {
+        // Terminating: print exactly.
+        let neg = r.is_negative();
+        let a = r.abs();
+        let int = a.trunc().to_integer();
+        let mut frac = a.fract();
+        let mut digits = String::new();
+        let ten = BigRational::from_integer(BigInt::from(10));
+        while !frac.is_zero() && digits.len() < 40 {
+            frac *= &ten;
+            let d = frac.trunc().to_integer();
+            digits.push_str(&d.to_string());
+            frac = frac.fract();
+        }
+        if frac.is_zero() {
+            return write!(f, "{}{}.{}", if neg { "-" } else { "" }, int, digits);
+        }
+    }
+    write!(f, "{}/{}", r.numer(), r.denom())
+}
+
+/// Shortest round-tripping form of a double, Java-like (`1.0`, `1.0E10`).
+pub fn fmt_f64(x: f64) -> String {
+    if x.is_nan() {
+        return "NaN".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "Infinity".into() } else { "-Infinity".into() };
+    }
+    let a = x.abs();
+    if a == 0.0 || (1e-3..1e7).contains(&a) {
+        let s = format!("{x:?}");
+        if s.contains('.') || s.contains('e') { s } else { format!("{s}.0") }
+    } else {
+        // Computerized scientific notation, as Java's Double.toString.
+        let s = format!("{x:e}");
+        let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
+        let mant = if mant.contains('.') { mant.to_string() } else { format!("{mant}.0") };
+        format!("{mant}E{exp}")
+    }
+}
+
+/// A concrete value. Integers are kept as [`BigInt`] under both semantics
+/// (under machine semantics they are always within their type's range).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Void,
+    Bool(bool),
+    Int(BigInt),
+    /// Math semantics.
+    Real(Real),
+    /// Machine semantics.
+    F32(f32),
+    F64(f64),
+    /// An array's contents (arrays are references inside the interpreter;
+    /// at the boundary they are copied out as plain data).
+    Array(Vec<Value>),
+}
+
+impl Value {
+    pub fn int(v: i64) -> Value {
+        Value::Int(BigInt::from(v))
+    }
+    pub fn as_int(&self) -> Option<&BigInt> {
+        match self {
+            Value::Int(i) => Some(i),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Void => f.write_str("void"),
+            Value::Bool(b) => write!(f, "{b}"),
+            Value::Int(i) => write!(f, "{i}"),
+            Value::Real(r) => write!(f, "{r}"),
+            Value::F32(x) => {
+                let s = format!("{x:?}");
+                f.write_str(&s)
+            }
+            Value::F64(x) => f.write_str(&fmt_f64(*x)),
+            Value::Array(items) => {
+                f.write_str("{")?;
+                for (i, v) in items.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{v}")?;
+                }
+                f.write_str("}")
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rationals_print_exactly_and_distinctly() {
+        let r = |n: i64, d: i64| Real::Exact(BigRational::new(BigInt::from(n), BigInt::from(d))).to_string();
+        assert_eq!(r(1, 2), "0.5");
+        assert_eq!(r(-3, 4), "-0.75");
+        assert_eq!(r(4, 2), "2.0");
+        assert_eq!(r(1, 3), "1/3");
+    }
+
+    #[test]
+    fn doubles_print_like_java() {
+        assert_eq!(fmt_f64(1.0), "1.0");
+        assert_eq!(fmt_f64(0.1), "0.1");
+        assert_eq!(fmt_f64(1e10), "1.0E10");
+        assert_eq!(fmt_f64(1.5e-5), "1.5E-5");
+        assert_eq!(fmt_f64(f64::NAN), "NaN");
+    }
+}
