@@ -3,7 +3,9 @@
 //! counterexamples, spans). It knows nothing of LSP, async runtimes, files or
 //! terminals; see `docs/ARCHITECTURE.md`.
 
+pub mod check;
 pub mod interp;
 pub mod ir;
 pub mod lang;
 pub mod value;
+

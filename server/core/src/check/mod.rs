@@ -1,0 +1,365 @@
+//! Equivalence checking: the [`Checker`] interface, the options every
+//! checker takes, and the plain-data reports they return.
+//!
+//! The entry point for front layers (CLI, language server) is
+//! [`check_sources`]: two source texts in, one [`FileReport`] out. Nothing in
+//! here does I/O or knows who asked.
+
+pub mod pairing;
+pub mod symbolic;
+
+use crate::interp::Outcome;
+use crate::ir::{FuncId, Lang, LowerError, Program, Semantics, Span};
+use crate::value::Value;
+use serde::Serialize;
+use std::time::Duration;
+
+/// Which algorithm decides.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CheckerKind {
+    /// Full symbolic execution of both versions with bounded loops.
+    #[default]
+    Symbolic,
+}
+
+impl CheckerKind {
+    pub const ALL: &'static [CheckerKind] = &[CheckerKind::Symbolic];
+    pub fn name(self) -> &'static str {
+        match self {
+            CheckerKind::Symbolic => "symbolic",
+        }
+    }
+    pub fn from_name(name: &str) -> Option<CheckerKind> {
+        CheckerKind::ALL.iter().copied().find(|c| c.name() == name)
+    }
+}
+
+/// Options for one check. Plain data, so that a job can be keyed on it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Options {
+    pub semantics: Semantics,
+    pub checker: CheckerKind,
+    /// Loop iterations unrolled (and recursion depth inlined) before the
+    /// encoding stops and records that the bound may be exceeded.
+    pub loop_bound: u32,
+    /// Wall-clock budget for one method pair, in milliseconds.
+    pub timeout_ms: u64,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { semantics: Semantics::Math, checker: CheckerKind::Symbolic, loop_bound: 8, timeout_ms: 10_000 }
+    }
+}
+
+/// The two versions of one method, already lowered. `old_program` and
+/// `new_program` give the context (callees, globals).
+///
+/// The relation between the two versions' inputs is equality of
+/// like-named parameters (by position) and globals; relative equivalence
+/// (a crosswalk between different interfaces) will generalise this.
+pub struct MethodPair<'a> {
+    pub name: &'a str,
+    pub old_program: &'a Program,
+    pub old: FuncId,
+    pub new_program: &'a Program,
+    pub new: FuncId,
+}
+
+/// An equivalence checking algorithm.
+pub trait Checker {
+    fn kind(&self) -> CheckerKind;
+    fn check(&self, pair: &MethodPair<'_>, options: &Options) -> Verdict;
+}
+
+/// The answer for one method pair.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "verdict", rename_all = "snake_case")]
+pub enum Verdict {
+    /// Proved: no input tells the versions apart (or, when `bounded`, none
+    /// that stays within the loop bound).
+    Equivalent(Proof),
+    /// A counterexample replayed on both versions by the interpreter.
+    NotEquivalent(Box<Counterexample>),
+    /// Neither proved nor refuted.
+    Unknown(Unknown),
+}
+
+impl Verdict {
+    pub fn label(&self) -> &'static str {
+        match self {
+            Verdict::Equivalent(p) if p.bounded.is_some() => "equivalent up to bound",
+            Verdict::Equivalent(_) => "equivalent",
+            Verdict::NotEquivalent(_) => "not equivalent",
+            Verdict::Unknown(u) if u.reason.is_unsupported() => "unsupported",
+            Verdict::Unknown(_) => "unknown",
+        }
+    }
+    /// Proved without any loop bound.
+    pub fn is_proved(&self) -> bool {
+        matches!(self, Verdict::Equivalent(p) if p.bounded.is_none())
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Proof {
+    /// `Some(k)`: holds only for executions within `k` loop iterations /
+    /// call depth `k`.
+    pub bounded: Option<u32>,
+    /// Assumptions the proof rests on, in words (e.g. array parameters do
+    /// not alias).
+    pub assumptions: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Unknown {
+    pub reason: UnknownReason,
+    /// Human-readable detail (what timed out, which construct, where).
+    pub detail: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum UnknownReason {
+    Timeout,
+    /// The solver gave up (typically nonlinear arithmetic).
+    SolverUnknown,
+    /// A candidate counterexample that did not replay (uninterpreted
+    /// functions, bound, approximation).
+    SpuriousCounterexample,
+    /// Only executions past the loop bound could differ.
+    Bound,
+    /// A construct the front end or the encoder does not handle.
+    Unsupported { error: LowerError, in_old: bool },
+    /// Anything else that went wrong inside the checker (caught, never a
+    /// crash).
+    Internal,
+}
+
+impl UnknownReason {
+    pub fn is_unsupported(&self) -> bool {
+        matches!(self, UnknownReason::Unsupported { .. })
+    }
+}
+
+/// A named input value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Binding {
+    pub name: String,
+    pub value: Value,
+}
+
+/// What one version did on the counterexample's inputs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Behaviour {
+    pub outcome: Outcome,
+    /// Final values of the globals either version writes, and of array
+    /// parameters.
+    pub state: Vec<Binding>,
+    pub output: String,
+    /// One-based lines executed, in order.
+    pub trace: Vec<u32>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Counterexample {
+    /// Parameters, then globals read.
+    pub inputs: Vec<Binding>,
+    pub old: Behaviour,
+    pub new: Behaviour,
+    /// What differs, one entry per observable: `return value: 3 vs 4`.
+    pub differences: Vec<String>,
+}
+
+impl Serialize for Counterexample {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        // Values are rendered as text: exact rationals and big integers have
+        // no faithful JSON number.
+        #[derive(Serialize)]
+        struct B<'a> {
+            name: &'a str,
+            value: String,
+        }
+        #[derive(Serialize)]
+        struct Beh<'a> {
+            outcome: String,
+            state: Vec<B<'a>>,
+            output: &'a str,
+            trace: &'a [u32],
+        }
+        #[derive(Serialize)]
+        struct C<'a> {
+            inputs: Vec<B<'a>>,
+            old: Beh<'a>,
+            new: Beh<'a>,
+            differences: &'a [String],
+        }
+        let bs = |v: &'a [Binding]| v.iter().map(|b| B { name: &b.name, value: b.value.to_string() }).collect();
+        let beh = |b: &'a Behaviour| Beh {
+            outcome: describe_outcome(&b.outcome),
+            state: bs(&b.state),
+            output: &b.output,
+            trace: &b.trace,
+        };
+        C { inputs: bs(&self.inputs), old: beh(&self.old), new: beh(&self.new), differences: &self.differences }
+            .serialize(s)
+    }
+}
+
+/// `returns 3`, `throws division by zero at 4:9`.
+pub fn describe_outcome(outcome: &Outcome) -> String {
+    use crate::interp::{FaultKind, LimitKind};
+    match outcome {
+        Outcome::Return(Value::Void) => "returns".into(),
+        Outcome::Return(v) => format!("returns {v}"),
+        Outcome::Fault { kind, span } => {
+            let what = match kind {
+                FaultKind::DivisionByZero => "division by zero".to_string(),
+                FaultKind::IndexOutOfBounds { index, length } => {
+                    format!("index {index} out of bounds for length {length}")
+                }
+                FaultKind::NegativeArraySize => "negative array size".to_string(),
+                FaultKind::Undefined(what) => format!("undefined behaviour: {what}"),
+            };
+            format!("fails: {what} at {span}")
+        }
+        Outcome::Limit(LimitKind::Steps) => "did not finish within the step limit".into(),
+        Outcome::Limit(LimitKind::CallDepth) => "exceeded the call depth limit".into(),
+        Outcome::Limit(LimitKind::ArrayTooLarge) => "allocated an array too large to run".into(),
+    }
+}
+
+/// The result for one method pair.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MethodReport {
+    pub name: String,
+    pub arity: usize,
+    /// Spans of the method in each version (for editors).
+    pub old_span: Span,
+    pub new_span: Span,
+    #[serde(flatten)]
+    pub verdict: Verdict,
+    pub checker: CheckerKind,
+    pub semantics: Semantics,
+    pub loop_bound: u32,
+    #[serde(serialize_with = "ser_ms")]
+    pub time: Duration,
+}
+
+fn ser_ms<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64() * 1000.0)
+}
+
+/// A method present in only one version.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Unpaired {
+    pub name: String,
+    pub arity: usize,
+    pub span: Span,
+}
+
+/// The result for a pair of files.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FileReport {
+    pub lang: Lang,
+    pub methods: Vec<MethodReport>,
+    pub added: Vec<Unpaired>,
+    pub removed: Vec<Unpaired>,
+}
+
+/// The file-level verdict: the weakest of the methods' verdicts
+/// (any not-equivalent → not equivalent; else any unknown → unknown; else
+/// any bounded → bounded; else equivalent).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Summary {
+    Equivalent,
+    EquivalentBounded,
+    NotEquivalent,
+    Unknown,
+}
+
+impl FileReport {
+    pub fn summary(&self) -> Summary {
+        let mut s = Summary::Equivalent;
+        for m in &self.methods {
+            match &m.verdict {
+                Verdict::NotEquivalent(_) => return Summary::NotEquivalent,
+                Verdict::Unknown(_) => s = Summary::Unknown,
+                Verdict::Equivalent(p) if p.bounded.is_some() && s == Summary::Equivalent => {
+                    s = Summary::EquivalentBounded
+                }
+                Verdict::Equivalent(_) => {}
+            }
+        }
+        s
+    }
+}
+
+/// Which methods to check.
+#[derive(Clone, Debug, Default)]
+pub enum Selection {
+    /// Every method present in both versions.
+    #[default]
+    All,
+    /// One entry point by name (its callees are part of its behaviour).
+    Method(String),
+}
+
+/// Checks two versions of a source file. `old` and `new` are source texts.
+pub fn check_sources(lang: Lang, old: &str, new: &str, selection: &Selection, options: &Options) -> FileReport {
+    let old_program = crate::lang::lower(lang, old);
+    let new_program = crate::lang::lower(lang, new);
+    check_programs(&old_program, &new_program, selection, options)
+}
+
+/// Checks two lowered programs.
+pub fn check_programs(old: &Program, new: &Program, selection: &Selection, options: &Options) -> FileReport {
+    let pairing = pairing::pair_functions(old, new, selection);
+    let methods = pairing
+        .pairs
+        .iter()
+        .map(|&(o, n)| {
+            let pair = MethodPair {
+                name: &old.function(o).name,
+                old_program: old,
+                old: o,
+                new_program: new,
+                new: n,
+            };
+            check_pair(&pair, options)
+        })
+        .collect();
+    FileReport { lang: old.lang, methods, added: pairing.added, removed: pairing.removed }
+}
+
+/// Checks one method pair with the checker the options name.
+pub fn check_pair(pair: &MethodPair<'_>, options: &Options) -> MethodReport {
+    let start = std::time::Instant::now();
+    let checker: Box<dyn Checker> = match options.checker {
+        CheckerKind::Symbolic => Box::new(symbolic::SymbolicChecker),
+    };
+    let verdict = checker.check(pair, options);
+    let old = pair.old_program.function(pair.old);
+    let new = pair.new_program.function(pair.new);
+    MethodReport {
+        name: pair.name.to_string(),
+        arity: old.arity,
+        old_span: old.name_span,
+        new_span: new.name_span,
+        verdict,
+        checker: checker.kind(),
+        semantics: options.semantics,
+        loop_bound: options.loop_bound,
+        time: start.elapsed(),
+    }
+}
+
+/// Lowering errors of the pair (and of the callees it reaches), as a verdict.
+pub(crate) fn unsupported(error: &LowerError, in_old: bool) -> Verdict {
+    Verdict::Unknown(Unknown {
+        detail: format!("{} ({} version)", error, if in_old { "old" } else { "new" }),
+        reason: UnknownReason::Unsupported { error: error.clone(), in_old },
+    })
+}
