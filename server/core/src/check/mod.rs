@@ -195,13 +195,12 @@ impl Serialize for Counterexample {
             new: Beh<'a>,
             differences: &'a [String],
         }
-        let bs = |v: &'a [Binding]| v.iter().map(|b| B { name: &b.name, value: b.value.to_string() }).collect();
-        let beh = |b: &'a Behaviour| Beh {
-            outcome: describe_outcome(&b.outcome),
-            state: bs(&b.state),
-            output: &b.output,
-            trace: &b.trace,
-        };
+        fn bs(v: &[Binding]) -> Vec<B<'_>> {
+            v.iter().map(|b| B { name: &b.name, value: b.value.to_string() }).collect()
+        }
+        fn beh(b: &Behaviour) -> Beh<'_> {
+            Beh { outcome: describe_outcome(&b.outcome), state: bs(&b.state), output: &b.output, trace: &b.trace }
+        }
         C { inputs: bs(&self.inputs), old: beh(&self.old), new: beh(&self.new), differences: &self.differences }
             .serialize(s)
     }
