@@ -9,4 +9,3 @@ pub mod ir;
 pub mod lang;
 pub mod symbolic;
 pub mod value;
-

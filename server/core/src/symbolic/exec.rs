@@ -11,7 +11,7 @@
 use super::ops::{EResult, EncodeError, FaultCode, MayFault, ObjId, Ops, Sym, Ufs};
 use super::{InputSpace, Strings};
 use crate::ir::{
-    BinOp, Block, Expr, ExprKind, FuncId, Function, GlobalId, LabelId, LocalId, LoopKind, Place, PrintKind,
+    BinOp, Block, Expr, ExprKind, FuncId, GlobalId, LabelId, LocalId, LoopKind, Place, PrintKind,
     Program, Stmt, StmtKind, Type, UnOp,
 };
 use std::collections::HashMap;
@@ -133,7 +133,11 @@ impl<'a> Executor<'a> {
     }
 
     fn check_time(&self) -> EResult<()> {
-        if Instant::now() > self.deadline { Err(EncodeError("timeout".into())) } else { Ok(()) }
+        if Instant::now() > self.deadline {
+            Err(EncodeError("timeout".into()))
+        } else {
+            Ok(())
+        }
     }
 
     /// Encodes `func` with its parameters and the program's globals bound
@@ -147,8 +151,13 @@ impl<'a> Executor<'a> {
             ints: Array::const_array(&Sort::int(), &self.print_int_zero()),
             reals: Array::const_array(&Sort::int(), &self.print_real_zero()),
         };
-        let mut state =
-            State { pc: Bool::from_bool(true), locals: Vec::new(), globals: HashMap::new(), heap: Vec::new(), prints: empty_log };
+        let mut state = State {
+            pc: Bool::from_bool(true),
+            locals: Vec::new(),
+            globals: HashMap::new(),
+            heap: Vec::new(),
+            prints: empty_log,
+        };
         // Globals: constants are evaluated on use; the others are inputs.
         for (i, g) in self.program.globals.iter().enumerate() {
             if g.constant.is_some() {
@@ -202,11 +211,19 @@ impl<'a> Executor<'a> {
             .globals
             .iter()
             .enumerate()
-            .filter_map(|(i, g)| fin.globals.get(&GlobalId(i as u32)).map(|v| (g.name.clone(), g.ty.clone(), v.clone())))
+            .filter_map(|(i, g)| {
+                fin.globals
+                    .get(&GlobalId(i as u32))
+                    .map(|v| (g.name.clone(), g.ty.clone(), v.clone()))
+            })
             .collect();
         Ok(Summary {
             outcome,
-            ret: if matches!(ret_ty, Type::Void) { Sym::Void } else { ret },
+            ret: if matches!(ret_ty, Type::Void) {
+                Sym::Void
+            } else {
+                ret
+            },
             ret_ty,
             globals,
             heap: fin.heap,
@@ -226,14 +243,18 @@ impl<'a> Executor<'a> {
     }
 
     fn print_int_zero(&self) -> Dynamic {
-        if self.ops.machine() { Dynamic::from_ast(&BV::from_i64(0, 64)) } else { Dynamic::from_ast(&Int::from_i64(0)) }
+        if self.ops.machine() {
+            Dynamic::from_ast(&BV::from_i64(0, 64))
+        } else {
+            Dynamic::from_ast(&Int::from_i64(0))
+        }
     }
 
     fn print_real_zero(&self) -> Dynamic {
         if self.ops.machine() {
             Dynamic::from_ast(&Float::from_f64(0.0).to_ieee_bv())
         } else {
-            Dynamic::from_ast(&Real::from_rational(0, 1))
+            Dynamic::from_ast(&crate::symbolic::ops::real_const(0, 1))
         }
     }
 
@@ -245,7 +266,11 @@ impl<'a> Executor<'a> {
                     return Err(unsupported("multi-dimensional array input"));
                 }
                 let (len, data) = self.inputs.array(name, &self.ops, elem)?;
-                state.heap.push(ArrObj { len, data, elem: (**elem).clone() });
+                state.heap.push(ArrObj {
+                    len,
+                    data,
+                    elem: (**elem).clone(),
+                });
                 Ok(Sym::Arr(state.heap.len() - 1))
             }
             _ => self.inputs.scalar(name, &self.ops, ty),
@@ -254,7 +279,12 @@ impl<'a> Executor<'a> {
 
     /// Inlines a call. Returns the state after it (None if no path returns)
     /// and the return value.
-    fn call(&mut self, func: FuncId, args: Vec<Sym>, mut state: State) -> EResult<(Option<State>, Sym)> {
+    fn call(
+        &mut self,
+        func: FuncId,
+        args: Vec<Sym>,
+        mut state: State,
+    ) -> EResult<(Option<State>, Sym)> {
         self.check_time()?;
         let def = self.program.function(func);
         let f = match &def.body {
@@ -280,7 +310,11 @@ impl<'a> Executor<'a> {
         }
         let saved = std::mem::replace(&mut state.locals, locals);
         self.stack.push(func);
-        let mut frame = Frame { returns: Vec::new(), breaks: HashMap::new(), continues: HashMap::new() };
+        let mut frame = Frame {
+            returns: Vec::new(),
+            breaks: HashMap::new(),
+            continues: HashMap::new(),
+        };
         let end = self.block(&mut frame, &f.body, state)?;
         self.stack.pop();
         if let Some(s) = end {
@@ -353,7 +387,9 @@ impl<'a> Executor<'a> {
 
     fn merge_all(&self, states: Vec<State>) -> EResult<Option<State>> {
         let mut it = states.into_iter();
-        let Some(mut acc) = it.next() else { return Ok(None) };
+        let Some(mut acc) = it.next() else {
+            return Ok(None);
+        };
         for s in it {
             acc = self.merge(s, acc)?;
         }
@@ -382,7 +418,9 @@ impl<'a> Executor<'a> {
                     vals.push(self.expr(a, &mut state)?);
                 }
                 let (after, ret) = self.call(*func, vals, state)?;
-                let Some(mut after) = after else { return Ok(None) };
+                let Some(mut after) = after else {
+                    return Ok(None);
+                };
                 if let Some(place) = dest {
                     self.assign(place, ret, &mut after)?;
                 }
@@ -392,7 +430,11 @@ impl<'a> Executor<'a> {
                 self.print(kind, args, &mut state)?;
                 Ok(Some(state))
             }
-            StmtKind::If { cond, then_branch, else_branch } => {
+            StmtKind::If {
+                cond,
+                then_branch,
+                else_branch,
+            } => {
                 let c = self.cond(cond, &mut state)?;
                 let then_pc = Bool::and(&[&state.pc, &c]);
                 let else_pc = Bool::and(&[&state.pc, &c.not()]);
@@ -417,9 +459,13 @@ impl<'a> Executor<'a> {
                     (a, b) => a.or(b),
                 })
             }
-            StmtKind::Loop { label, kind, cond, body, step } => {
-                self.run_loop(frame, *label, kind, cond, body, step, state)
-            }
+            StmtKind::Loop {
+                label,
+                kind,
+                cond,
+                body,
+                step,
+            } => self.run_loop(frame, *label, kind, cond, body, step, state),
             StmtKind::Labeled { label, body } => {
                 let end = self.block(frame, body, state)?;
                 let mut states = frame.breaks.remove(label).unwrap_or_default();
@@ -505,7 +551,10 @@ impl<'a> Executor<'a> {
     fn assign(&mut self, place: &Place, v: Sym, state: &mut State) -> EResult<()> {
         match place {
             Place::Local(LocalId(i)) => {
-                let slot = state.locals.get_mut(*i as usize).ok_or_else(|| unsupported("internal: local out of range"))?;
+                let slot = state
+                    .locals
+                    .get_mut(*i as usize)
+                    .ok_or_else(|| unsupported("internal: local out of range"))?;
                 *slot = v;
             }
             Place::Global(g) => {
@@ -540,9 +589,20 @@ impl<'a> Executor<'a> {
             return Err(unsupported("use of an array that may be unassigned"));
         };
         let obj = *obj;
-        let len = state.heap.get(obj).ok_or_else(|| unsupported("internal: heap"))?.len.clone();
+        let len = state
+            .heap
+            .get(obj)
+            .ok_or_else(|| unsupported("internal: heap"))?
+            .len
+            .clone();
         let ok = self.ops.in_bounds(i, &len)?;
-        self.fault(state, vec![MayFault { cond: ok.not(), code: FaultCode::IndexOutOfBounds }]);
+        self.fault(
+            state,
+            vec![MayFault {
+                cond: ok.not(),
+                code: FaultCode::IndexOutOfBounds,
+            }],
+        );
         Ok(obj)
     }
 
@@ -575,9 +635,11 @@ impl<'a> Executor<'a> {
             ExprKind::FloatLit(f) => ops.float_lit(&f.text, f.value, &e.ty)?,
             ExprKind::BoolLit(b) => Sym::Bool(Bool::from_bool(*b)),
             ExprKind::StrLit(_) => return Err(unsupported("string value outside printing")),
-            ExprKind::Local(LocalId(i)) => {
-                state.locals.get(*i as usize).cloned().ok_or_else(|| unsupported("internal: local out of range"))?
-            }
+            ExprKind::Local(LocalId(i)) => state
+                .locals
+                .get(*i as usize)
+                .cloned()
+                .ok_or_else(|| unsupported("internal: local out of range"))?,
             ExprKind::Global(g) => self.global(*g, state)?,
             ExprKind::Unary(op, a) => {
                 let v = self.expr(a, state)?;
@@ -590,13 +652,25 @@ impl<'a> Executor<'a> {
             ExprKind::Binary(op @ (BinOp::And | BinOp::Or), a, b) => {
                 let x = self.cond(a, state)?;
                 // The right operand runs only when the left does not decide.
-                let run_right = if *op == BinOp::And { x.clone() } else { x.not() };
+                let run_right = if *op == BinOp::And {
+                    x.clone()
+                } else {
+                    x.not()
+                };
                 let saved = state.pc.clone();
                 state.pc = Bool::and(&[&saved, &run_right]);
-                let y = if is_false(&state.pc) { Bool::from_bool(false) } else { self.cond(b, state)? };
+                let y = if is_false(&state.pc) {
+                    Bool::from_bool(false)
+                } else {
+                    self.cond(b, state)?
+                };
                 let skipped = Bool::and(&[&saved, &run_right.not()]);
                 state.pc = Bool::or(&[&skipped, &state.pc]);
-                Sym::Bool(if *op == BinOp::And { Bool::and(&[&x, &y]) } else { Bool::or(&[&x, &y]) })
+                Sym::Bool(if *op == BinOp::And {
+                    Bool::and(&[&x, &y])
+                } else {
+                    Bool::or(&[&x, &y])
+                })
             }
             ExprKind::Binary(op, a, b) => {
                 let x = self.expr(a, state)?;
@@ -611,10 +685,18 @@ impl<'a> Executor<'a> {
                 let then_pc = Bool::and(&[&saved, &c]);
                 let else_pc = Bool::and(&[&saved, &c.not()]);
                 state.pc = then_pc.clone();
-                let x = if is_false(&then_pc) { None } else { Some(self.expr(a, state)?) };
+                let x = if is_false(&then_pc) {
+                    None
+                } else {
+                    Some(self.expr(a, state)?)
+                };
                 let then_after = state.pc.clone();
                 state.pc = else_pc.clone();
-                let y = if is_false(&else_pc) { None } else { Some(self.expr(b, state)?) };
+                let y = if is_false(&else_pc) {
+                    None
+                } else {
+                    Some(self.expr(b, state)?)
+                };
                 let else_after = state.pc.clone();
                 state.pc = Bool::or(&[&then_after, &else_after]);
                 match (x, y) {
@@ -643,19 +725,34 @@ impl<'a> Executor<'a> {
                 let Sym::Arr(obj) = self.expr(a, state)? else {
                     return Err(unsupported("length of an array that may be unassigned"));
                 };
-                let len = state.heap.get(obj).ok_or_else(|| unsupported("internal: heap"))?.len.clone();
+                let len = state
+                    .heap
+                    .get(obj)
+                    .ok_or_else(|| unsupported("internal: heap"))?
+                    .len
+                    .clone();
                 // Lengths live in the index sort; bring them to the expression's type.
                 self.from_index(&len, &e.ty)?
             }
             ExprKind::NewArray(n) => {
-                let Type::Array(elem) = &e.ty else { return Err(unsupported("internal: new array type")) };
+                let Type::Array(elem) = &e.ty else {
+                    return Err(unsupported("internal: new array type"));
+                };
                 let len = self.index_value(n, state)?;
                 let neg = ops.is_negative_index(&len)?;
-                self.fault(state, vec![MayFault { cond: neg, code: FaultCode::NegativeArraySize }]);
+                self.fault(
+                    state,
+                    vec![MayFault {
+                        cond: neg,
+                        code: FaultCode::NegativeArraySize,
+                    }],
+                );
                 self.alloc(elem, len, &[], state)?
             }
             ExprKind::ArrayLit(items) => {
-                let Type::Array(elem) = &e.ty else { return Err(unsupported("internal: array literal type")) };
+                let Type::Array(elem) = &e.ty else {
+                    return Err(unsupported("internal: array literal type"));
+                };
                 let mut vals = Vec::new();
                 for it in items {
                     vals.push(self.expr(it, state)?);
@@ -677,7 +774,11 @@ impl<'a> Executor<'a> {
         match (len, ty) {
             (Sym::Int(_), _) => Ok(len.clone()),
             (Sym::Bv(b), Type::Int(t)) => {
-                let from = crate::ir::IntTy { bits: b.get_size() as u8, signed: true, is_char: false };
+                let from = crate::ir::IntTy {
+                    bits: b.get_size() as u8,
+                    signed: true,
+                    is_char: false,
+                };
                 Ok(Sym::Bv(super::ops::resize_bv(b, &from, t.bits as u32)))
             }
             _ => Err(unsupported("internal: length type")),
@@ -688,14 +789,26 @@ impl<'a> Executor<'a> {
         if matches!(elem, Type::Array(_)) {
             return Err(unsupported("arrays of arrays"));
         }
-        let zero = self.ops.zero(elem)?.to_dyn().ok_or_else(|| unsupported("internal: array element"))?;
+        let zero = self
+            .ops
+            .zero(elem)?
+            .to_dyn()
+            .ok_or_else(|| unsupported("internal: array element"))?;
         let mut data = Array::const_array(&self.ops.index_sort(), &zero);
         for (i, v) in items.iter().enumerate() {
-            let idx = self.ops.index_lit(i as i64).to_dyn().ok_or_else(|| unsupported("internal: index"))?;
+            let idx = self
+                .ops
+                .index_lit(i as i64)
+                .to_dyn()
+                .ok_or_else(|| unsupported("internal: index"))?;
             let d = v.to_dyn().ok_or_else(|| unsupported("arrays of arrays"))?;
             data = data.store(&idx, &d);
         }
-        state.heap.push(ArrObj { len, data, elem: elem.clone() });
+        state.heap.push(ArrObj {
+            len,
+            data,
+            elem: elem.clone(),
+        });
         Ok(Sym::Arr(state.heap.len() - 1))
     }
 
@@ -714,7 +827,10 @@ impl<'a> Executor<'a> {
                 }
                 Ok(v)
             }
-            None => Err(unsupported(format!("internal: global {} has no value", decl.name))),
+            None => Err(unsupported(format!(
+                "internal: global {} has no value",
+                decl.name
+            ))),
         }
     }
 
@@ -767,7 +883,10 @@ impl<'a> Executor<'a> {
                 (Sym::Bv(b), _) => int_payload = Dynamic::from_ast(b),
                 (Sym::Real(r), _) => real_payload = Dynamic::from_ast(r),
                 (Sym::Fp(f), _) => {
-                    let d = f.to_fp_with_rounding_mode(&z3::ast::RoundingMode::round_nearest_ties_to_even(), &Sort::double());
+                    let d = f.to_fp_with_rounding_mode(
+                        &z3::ast::RoundingMode::round_nearest_ties_to_even(),
+                        &Sort::double(),
+                    );
                     real_payload = Dynamic::from_ast(&d.to_ieee_bv());
                 }
                 _ => return Err(unsupported("printing this value")),
@@ -781,4 +900,3 @@ impl<'a> Executor<'a> {
         Ok(())
     }
 }
-

@@ -22,8 +22,17 @@ use z3::ast::{Array, Bool, Dynamic, Int};
 /// One input of the pair (shared by both versions).
 #[derive(Clone, Debug)]
 pub enum InputVar {
-    Scalar { name: String, ty: Type, value: Sym },
-    Array { name: String, elem: Type, len: Sym, data: Array },
+    Scalar {
+        name: String,
+        ty: Type,
+        value: Sym,
+    },
+    Array {
+        name: String,
+        elem: Type,
+        len: Sym,
+        data: Array,
+    },
 }
 
 impl InputVar {
@@ -45,23 +54,35 @@ impl InputSpace {
     pub fn scalar(&mut self, name: &str, ops: &Ops, ty: &Type) -> EResult<Sym> {
         if let Some(&i) = self.index.get(name) {
             return match &self.vars[i] {
-                InputVar::Scalar { ty: t, value, .. } if t == ty || same_sort(ops, t, ty) => Ok(value.clone()),
-                _ => Err(EncodeError(format!("input {} has different types in the two versions", display_name(name)))),
+                InputVar::Scalar { ty: t, value, .. } if t == ty || same_sort(ops, t, ty) => {
+                    Ok(value.clone())
+                }
+                _ => Err(EncodeError(format!(
+                    "input {} has different types in the two versions",
+                    display_name(name)
+                ))),
             };
         }
         let value = ops.input(name, ty)?;
         self.index.insert(name.to_string(), self.vars.len());
-        self.vars.push(InputVar::Scalar { name: name.to_string(), ty: ty.clone(), value: value.clone() });
+        self.vars.push(InputVar::Scalar {
+            name: name.to_string(),
+            ty: ty.clone(),
+            value: value.clone(),
+        });
         Ok(value)
     }
 
     pub fn array(&mut self, name: &str, ops: &Ops, elem: &Type) -> EResult<(Sym, Array)> {
         if let Some(&i) = self.index.get(name) {
             return match &self.vars[i] {
-                InputVar::Array { elem: e, len, data, .. } if e == elem || same_sort(ops, e, elem) => {
-                    Ok((len.clone(), data.clone()))
-                }
-                _ => Err(EncodeError(format!("input {} has different types in the two versions", display_name(name)))),
+                InputVar::Array {
+                    elem: e, len, data, ..
+                } if e == elem || same_sort(ops, e, elem) => Ok((len.clone(), data.clone())),
+                _ => Err(EncodeError(format!(
+                    "input {} has different types in the two versions",
+                    display_name(name)
+                ))),
             };
         }
         let isort = ops.index_sort();
@@ -71,7 +92,12 @@ impl InputSpace {
         )?;
         let data = Array::new_const(format!("{name}[]"), &isort, &ops.sort(elem)?);
         self.index.insert(name.to_string(), self.vars.len());
-        self.vars.push(InputVar::Array { name: name.to_string(), elem: elem.clone(), len: len.clone(), data: data.clone() });
+        self.vars.push(InputVar::Array {
+            name: name.to_string(),
+            elem: elem.clone(),
+            len: len.clone(),
+            data: data.clone(),
+        });
         Ok((len, data))
     }
 }
@@ -106,7 +132,10 @@ pub struct Strings {
 impl Strings {
     pub fn tag(&mut self, s: &str) -> i64 {
         let n = self.tags.len() as i64;
-        *self.tags.entry(s.to_string()).or_insert(exec::tag::FIRST_STRING + n)
+        *self
+            .tags
+            .entry(s.to_string())
+            .or_insert(exec::tag::FIRST_STRING + n)
     }
 }
 
@@ -135,13 +164,41 @@ pub fn encode_pair(
     let mut inputs = InputSpace::default();
     let mut ufs = ops::Ufs::default();
     let mut strings = Strings::default();
-    let old_sum = exec::Executor::new(ops, old.0, &mut inputs, &mut ufs, &mut strings, loop_bound, deadline)
-        .run(old.1)
-        .map_err(|error| PairError { error, in_old: true })?;
-    let new_sum = exec::Executor::new(ops, new.0, &mut inputs, &mut ufs, &mut strings, loop_bound, deadline)
-        .run(new.1)
-        .map_err(|error| PairError { error, in_old: false })?;
-    Ok(PairEncoding { ops, inputs, ufs, old: old_sum, new: new_sum })
+    let old_sum = exec::Executor::new(
+        ops,
+        old.0,
+        &mut inputs,
+        &mut ufs,
+        &mut strings,
+        loop_bound,
+        deadline,
+    )
+    .run(old.1)
+    .map_err(|error| PairError {
+        error,
+        in_old: true,
+    })?;
+    let new_sum = exec::Executor::new(
+        ops,
+        new.0,
+        &mut inputs,
+        &mut ufs,
+        &mut strings,
+        loop_bound,
+        deadline,
+    )
+    .run(new.1)
+    .map_err(|error| PairError {
+        error,
+        in_old: false,
+    })?;
+    Ok(PairEncoding {
+        ops,
+        inputs,
+        ufs,
+        old: old_sum,
+        new: new_sum,
+    })
 }
 
 impl PairEncoding {
@@ -151,12 +208,16 @@ impl PairEncoding {
         let ops = &self.ops;
         let (o, n) = (&self.old, &self.new);
         let mut diffs = vec![o.outcome.eq(&n.outcome).not()];
-        let both_normal = Bool::and(&[o.outcome.eq(Int::from_i64(0)), n.outcome.eq(Int::from_i64(0))]);
+        let both_normal = Bool::and(&[
+            o.outcome.eq(Int::from_i64(0)),
+            n.outcome.eq(Int::from_i64(0)),
+        ]);
         let ret_diff = match (&o.ret, &n.ret) {
-            (Sym::Arr(a), Sym::Arr(b)) => {
-                array_diff(ops, o.heap.get(*a), n.heap.get(*b), "ret")?
-            }
-            (a, b) => ops.obs_eq(a, b).map_err(|_| EncodeError("the return types differ".into()))?.not(),
+            (Sym::Arr(a), Sym::Arr(b)) => array_diff(ops, o.heap.get(*a), n.heap.get(*b), "ret")?,
+            (a, b) => ops
+                .obs_eq(a, b)
+                .map_err(|_| EncodeError("the return types differ".into()))?
+                .not(),
         };
         diffs.push(Bool::and(&[both_normal, ret_diff]));
         // Globals by name; one present in only one version keeps its input value
@@ -169,7 +230,11 @@ impl PairEncoding {
         }
         for name in names {
             let find = |s: &Summary| s.globals.iter().find(|g| g.0 == name).map(|g| g.2.clone());
-            let input = self.inputs.vars.iter().find(|v| v.name() == format!("g.{name}"));
+            let input = self
+                .inputs
+                .vars
+                .iter()
+                .find(|v| v.name() == format!("g.{name}"));
             let (a, b) = (find(o), find(n));
             let input_val = match input {
                 Some(InputVar::Scalar { value, .. }) => Some(value.clone()),
@@ -185,7 +250,12 @@ impl PairEncoding {
         }
         for (pos, obj) in &o.param_arrays {
             if let Some((_, obj2)) = n.param_arrays.iter().find(|(p, _)| p == pos) {
-                diffs.push(array_diff(ops, o.heap.get(*obj), n.heap.get(*obj2), &format!("arg{pos}"))?);
+                diffs.push(array_diff(
+                    ops,
+                    o.heap.get(*obj),
+                    n.heap.get(*obj2),
+                    &format!("arg{pos}"),
+                )?);
             }
         }
         diffs.push(print_diff(&o.prints, &n.prints));
@@ -197,8 +267,13 @@ fn array_diff(ops: &Ops, a: Option<&ArrObj>, b: Option<&ArrObj>, name: &str) -> 
     let (Some(a), Some(b)) = (a, b) else {
         return Err(EncodeError("internal: array object missing".into()));
     };
-    let k = ops.from_dyn(&index_type(ops), &Dynamic::fresh_const(&format!("k.{name}"), &ops.index_sort()))?;
-    let kd = k.to_dyn().ok_or_else(|| EncodeError("internal: index".into()))?;
+    let k = ops.from_dyn(
+        &index_type(ops),
+        &Dynamic::fresh_const(&format!("k.{name}"), &ops.index_sort()),
+    )?;
+    let kd = k
+        .to_dyn()
+        .ok_or_else(|| EncodeError("internal: index".into()))?;
     let len_diff = ops.obs_eq(&a.len, &b.len)?.not();
     let x = ops.from_dyn(&a.elem, &a.data.select(&kd))?;
     let y = ops.from_dyn(&b.elem, &b.data.select(&kd))?;
@@ -219,5 +294,9 @@ fn print_diff(a: &PrintLog, b: &PrintLog) -> Bool {
 
 /// Sort used for integer print payloads (for model reading).
 pub fn print_int_sort(ops: &Ops) -> Sort {
-    if ops.machine() { Sort::bitvector(64) } else { Sort::int() }
+    if ops.machine() {
+        Sort::bitvector(64)
+    } else {
+        Sort::int()
+    }
 }

@@ -17,17 +17,32 @@ const MAX_ARRAY_LEN: usize = 10_000;
 
 /// Evaluates every input in `model`. Returns the interpreter inputs and the
 /// same values as (input name, value) pairs in input order.
-pub fn read_inputs(model: &Model, ops: &Ops, space: &InputSpace, arity: usize) -> Result<(Inputs, Vec<(String, Value)>), String> {
-    let mut inputs = Inputs { args: vec![Value::Void; arity], globals: Default::default() };
+pub fn read_inputs(
+    model: &Model,
+    ops: &Ops,
+    space: &InputSpace,
+    arity: usize,
+) -> Result<(Inputs, Vec<(String, Value)>), String> {
+    let mut inputs = Inputs {
+        args: vec![Value::Void; arity],
+        globals: Default::default(),
+    };
     let mut named = Vec::new();
     for var in &space.vars {
         let value = match var {
             InputVar::Scalar { ty, value, .. } => scalar(model, value, ty)?,
-            InputVar::Array { elem, len, data, .. } => {
+            InputVar::Array {
+                elem, len, data, ..
+            } => {
                 let n = scalar(model, len, &index_type(ops))?;
-                let n = n.as_int().and_then(|n| n.to_usize()).ok_or("array length out of range")?;
+                let n = n
+                    .as_int()
+                    .and_then(|n| n.to_usize())
+                    .ok_or("array length out of range")?;
                 if n > MAX_ARRAY_LEN {
-                    return Err(format!("counterexample array of length {n} is too large to replay"));
+                    return Err(format!(
+                        "counterexample array of length {n} is too large to replay"
+                    ));
                 }
                 let mut items = Vec::with_capacity(n);
                 for i in 0..n {
@@ -40,7 +55,10 @@ pub fn read_inputs(model: &Model, ops: &Ops, space: &InputSpace, arity: usize) -
             }
         };
         let name = var.name();
-        if let Some(pos) = name.strip_prefix("arg").and_then(|p| p.parse::<usize>().ok()) {
+        if let Some(pos) = name
+            .strip_prefix("arg")
+            .and_then(|p| p.parse::<usize>().ok())
+        {
             if let Some(slot) = inputs.args.get_mut(pos) {
                 *slot = value.clone();
             }
@@ -63,13 +81,26 @@ pub fn block(model: &Model, space: &InputSpace) -> Option<Bool> {
             eqs.push(d.eq(&v));
         }
     }
-    if eqs.is_empty() { None } else { Some(Bool::and(&eqs).not()) }
+    if eqs.is_empty() {
+        None
+    } else {
+        Some(Bool::and(&eqs).not())
+    }
 }
 
 fn scalar(model: &Model, v: &Sym, ty: &Type) -> Result<Value, String> {
-    let eval = |d: &Dynamic| model.eval(d, true).ok_or_else(|| "model has no value".to_string());
+    let eval = |d: &Dynamic| {
+        model
+            .eval(d, true)
+            .ok_or_else(|| "model has no value".to_string())
+    };
     Ok(match (v, ty) {
-        (Sym::Bool(b), _) => Value::Bool(model.eval(b, true).and_then(|b| b.as_bool()).ok_or("boolean without value")?),
+        (Sym::Bool(b), _) => Value::Bool(
+            model
+                .eval(b, true)
+                .and_then(|b| b.as_bool())
+                .ok_or("boolean without value")?,
+        ),
         (Sym::Int(i), _) => {
             let e = model.eval(i, true).ok_or("integer without value")?;
             Value::Int(parse_int(&e.to_string()).ok_or_else(|| format!("unreadable integer {e}"))?)
@@ -77,10 +108,15 @@ fn scalar(model: &Model, v: &Sym, ty: &Type) -> Result<Value, String> {
         (Sym::Real(r), _) => {
             let e = model.eval(r, true).ok_or("real without value")?;
             let text = e.to_string();
-            Value::Real(RealValue::Exact(parse_rational(&text).ok_or_else(|| format!("irrational or unreadable real {text}"))?))
+            Value::Real(RealValue::Exact(
+                parse_rational(&text)
+                    .ok_or_else(|| format!("irrational or unreadable real {text}"))?,
+            ))
         }
         (Sym::Bv(b), Type::Int(t)) => {
-            let e = eval(&Dynamic::from_ast(b))?.as_bv().ok_or("bit-vector without value")?;
+            let e = eval(&Dynamic::from_ast(b))?
+                .as_bv()
+                .ok_or("bit-vector without value")?;
             let bits = e.as_u64().ok_or("bit-vector value unreadable")?;
             let w = t.bits as u32;
             let mut n = BigInt::from(bits);
@@ -90,7 +126,9 @@ fn scalar(model: &Model, v: &Sym, ty: &Type) -> Result<Value, String> {
             Value::Int(n)
         }
         (Sym::Fp(f), Type::Float(ft)) => {
-            let bv = model.eval(&f.to_ieee_bv(), true).ok_or("float without value")?;
+            let bv = model
+                .eval(&f.to_ieee_bv(), true)
+                .ok_or("float without value")?;
             let bits = bv.as_u64().ok_or("float value unreadable")?;
             match ft {
                 FloatTy::F32 => Value::F32(f32::from_bits(bits as u32)),
@@ -133,7 +171,10 @@ pub fn parse_rational(text: &str) -> Option<BigRational> {
             }
         }
         let i = split?;
-        let (a, b) = (parse_rational(&inner[..i])?, parse_rational(&inner[i + 1..])?);
+        let (a, b) = (
+            parse_rational(&inner[..i])?,
+            parse_rational(&inner[i + 1..])?,
+        );
         if b.is_zero() {
             return None;
         }

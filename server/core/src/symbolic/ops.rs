@@ -9,8 +9,8 @@
 use crate::ir::{BinOp, FloatTy, IntTy, Intrinsic, Lang, Semantics, Type};
 use num_bigint::BigInt;
 use num_rational::BigRational;
-use z3::ast::{Ast, BV, Bool, Dynamic, Float, Int, Real};
 use z3::ast::RoundingMode;
+use z3::ast::{Ast, BV, Bool, Dynamic, Float, Int, Real};
 use z3::{FuncDecl, Sort};
 
 /// Index of an array object on the symbolic heap.
@@ -134,7 +134,7 @@ impl Ops {
         Ok(match (ty, self.sem) {
             (Type::Bool, _) => Sym::Bool(Bool::from_bool(false)),
             (Type::Int(_), Semantics::Math) => Sym::Int(Int::from_i64(0)),
-            (Type::Float(_), Semantics::Math) => Sym::Real(Real::from_rational(0, 1)),
+            (Type::Float(_), Semantics::Math) => Sym::Real(real_const(0, 1)),
             (Type::Int(t), Semantics::Machine) => Sym::Bv(BV::from_i64(0, t.bits as u32)),
             (Type::Float(FloatTy::F32), Semantics::Machine) => Sym::Fp(Float::from_f32(0.0)),
             (Type::Float(FloatTy::F64), Semantics::Machine) => Sym::Fp(Float::from_f64(0.0)),
@@ -160,7 +160,9 @@ impl Ops {
                     None => return err(format!("literal {value} has no real value")),
                 }
             }
-            (Type::Float(FloatTy::F32), Semantics::Machine) => Sym::Fp(Float::from_f32(value as f32)),
+            (Type::Float(FloatTy::F32), Semantics::Machine) => {
+                Sym::Fp(Float::from_f32(value as f32))
+            }
             (Type::Float(FloatTy::F64), Semantics::Machine) => Sym::Fp(Float::from_f64(value)),
             (t, _) => return err(format!("float literal of type {t}")),
         })
@@ -227,9 +229,10 @@ impl Ops {
             (Sym::Int(x), Sym::Int(y)) => x.eq(y),
             (Sym::Real(x), Sym::Real(y)) => x.eq(y),
             (Sym::Bv(x), Sym::Bv(y)) if x.get_size() == y.get_size() => x.eq(y),
-            (Sym::Fp(x), Sym::Fp(y)) => {
-                Bool::or(&[Bool::and(&[x.is_nan(), y.is_nan()]), x.to_ieee_bv().eq(y.to_ieee_bv())])
-            }
+            (Sym::Fp(x), Sym::Fp(y)) => Bool::or(&[
+                Bool::and(&[x.is_nan(), y.is_nan()]),
+                x.to_ieee_bv().eq(y.to_ieee_bv()),
+            ]),
             _ => return err("return or state types differ between the versions"),
         })
     }
@@ -290,9 +293,16 @@ impl Ops {
                 Sub => Sym::Int(Int::sub(&[x, y])),
                 Mul => Sym::Int(Int::mul(&[x, y])),
                 Div | Rem => {
-                    faults.push(MayFault { cond: y.eq(Int::from_i64(0)), code: FaultCode::DivisionByZero });
+                    faults.push(MayFault {
+                        cond: y.eq(Int::from_i64(0)),
+                        code: FaultCode::DivisionByZero,
+                    });
                     let q = tdiv(x, y);
-                    if op == Div { Sym::Int(q) } else { Sym::Int(Int::sub(&[x.clone(), Int::mul(&[y, &q])])) }
+                    if op == Div {
+                        Sym::Int(q)
+                    } else {
+                        Sym::Int(Int::sub(&[x.clone(), Int::mul(&[y, &q])]))
+                    }
                 }
                 Eq => Sym::Bool(x.eq(y)),
                 Ne => Sym::Bool(x.eq(y).not()),
@@ -316,11 +326,17 @@ impl Ops {
                 Sub => Sym::Real(Real::sub(&[x, y])),
                 Mul => Sym::Real(Real::mul(&[x, y])),
                 Div => {
-                    faults.push(MayFault { cond: y.eq(real0()), code: FaultCode::DivisionByZero });
+                    faults.push(MayFault {
+                        cond: y.eq(real0()),
+                        code: FaultCode::DivisionByZero,
+                    });
                     Sym::Real(x.div(y))
                 }
                 Rem => {
-                    faults.push(MayFault { cond: y.eq(real0()), code: FaultCode::DivisionByZero });
+                    faults.push(MayFault {
+                        cond: y.eq(real0()),
+                        code: FaultCode::DivisionByZero,
+                    });
                     let q = real_trunc(&x.div(y)).to_real();
                     Sym::Real(Real::sub(&[x.clone(), Real::mul(&[y, &q])]))
                 }
@@ -363,9 +379,10 @@ impl Ops {
             (_, c) => c,
         };
         Ok(match (op, count) {
-            (BinOp::Shl, Some(c)) if (0..=64).contains(&c) => {
-                Sym::Int(Int::mul(&[x.clone(), Int::from_big_int(&(BigInt::from(1) << c as usize))]))
-            }
+            (BinOp::Shl, Some(c)) if (0..=64).contains(&c) => Sym::Int(Int::mul(&[
+                x.clone(),
+                Int::from_big_int(&(BigInt::from(1) << c as usize)),
+            ])),
             (BinOp::Shr, Some(c)) if (0..=64).contains(&c) => {
                 // Floor division by a positive power of two.
                 Sym::Int(x.div(Int::from_big_int(&(BigInt::from(1) << c as usize))))
@@ -404,11 +421,17 @@ impl Ops {
             Sub => Sym::Bv(x.bvsub(y)),
             Mul => Sym::Bv(x.bvmul(y)),
             Div | Rem => {
-                faults.push(MayFault { cond: y.eq(BV::from_i64(0, w)), code: FaultCode::DivisionByZero });
+                faults.push(MayFault {
+                    cond: y.eq(BV::from_i64(0, w)),
+                    code: FaultCode::DivisionByZero,
+                });
                 if c && signed {
                     let min = bv_min(w);
                     let overflow = Bool::and(&[x.eq(&min), y.eq(BV::from_i64(-1, w))]);
-                    faults.push(MayFault { cond: overflow, code: FaultCode::Undefined });
+                    faults.push(MayFault {
+                        cond: overflow,
+                        code: FaultCode::Undefined,
+                    });
                 }
                 Sym::Bv(match (op, signed) {
                     (Div, true) => x.bvsdiv(y),
@@ -428,7 +451,10 @@ impl Ops {
                         count.bvsge(BV::from_i64(0, w)),
                         count.bvslt(BV::from_i64(w as i64, w)),
                     ]);
-                    faults.push(MayFault { cond: ok.not(), code: FaultCode::Undefined });
+                    faults.push(MayFault {
+                        cond: ok.not(),
+                        code: FaultCode::Undefined,
+                    });
                     count
                 } else {
                     count.bvand(BV::from_i64(if w == 64 { 63 } else { 31 }, w))
@@ -490,18 +516,29 @@ impl Ops {
             Lang::Java => {
                 // Java narrows to byte/short/char through int.
                 let wide = if t.bits == 64 { 64 } else { 32 };
-                let (lo, hi) = if wide == 64 { (i64::MIN as f64, 9.223372036854776e18) } else { (-2147483648.0, 2147483648.0) };
+                let (lo, hi) = if wide == 64 {
+                    (i64::MIN as f64, 9.223372036854776e18)
+                } else {
+                    (-2147483648.0, 2147483648.0)
+                };
                 let min = bv_min(wide);
                 let max = bv_max(wide);
                 let conv = x.to_sbv_with_rounding_mode(&rtz, wide);
                 let r = x.is_nan().ite(
                     &BV::from_i64(0, wide),
-                    &x.le(Float::from_f64(lo).to_fp_with_rounding_mode(&rne(), &fp_sort_of(x))).ite(
-                        &min,
-                        &x.ge(Float::from_f64(hi).to_fp_with_rounding_mode(&rne(), &fp_sort_of(x))).ite(&max, &conv),
-                    ),
+                    &x.le(Float::from_f64(lo).to_fp_with_rounding_mode(&rne(), &fp_sort_of(x)))
+                        .ite(
+                            &min,
+                            &x.ge(Float::from_f64(hi)
+                                .to_fp_with_rounding_mode(&rne(), &fp_sort_of(x)))
+                                .ite(&max, &conv),
+                        ),
                 );
-                let from = IntTy { bits: wide as u8, signed: true, is_char: false };
+                let from = IntTy {
+                    bits: wide as u8,
+                    signed: true,
+                    is_char: false,
+                };
                 (resize_bv(&r, &from, t.bits as u32), Vec::new())
             }
             Lang::C => {
@@ -511,10 +548,28 @@ impl Ops {
                     x.to_ubv_with_rounding_mode(&rtz, t.bits as u32)
                 };
                 // In range iff the truncated value converts back exactly.
-                let back = bv_to_fp(&conv, t.signed, if fp_sort_is_f32(x) { FloatTy::F32 } else { FloatTy::F64 });
+                let back = bv_to_fp(
+                    &conv,
+                    t.signed,
+                    if fp_sort_is_f32(x) {
+                        FloatTy::F32
+                    } else {
+                        FloatTy::F64
+                    },
+                );
                 let truncated = x.round_to_integral_with_rounding_mode(&rtz);
-                let ok = Bool::and(&[x.is_nan().not(), x.is_infinite().not(), back.eq_fpa(&truncated)]);
-                (conv, vec![MayFault { cond: ok.not(), code: FaultCode::Undefined }])
+                let ok = Bool::and(&[
+                    x.is_nan().not(),
+                    x.is_infinite().not(),
+                    back.eq_fpa(&truncated),
+                ]);
+                (
+                    conv,
+                    vec![MayFault {
+                        cond: ok.not(),
+                        code: FaultCode::Undefined,
+                    }],
+                )
             }
         }
     }
@@ -522,7 +577,10 @@ impl Ops {
     /// An intrinsic call. `arg_tys` are the argument types, `ty` the result.
     pub fn intrinsic(&self, f: Intrinsic, ty: &Type, args: &[Sym], uf: &mut Ufs) -> EResult<Sym> {
         use Intrinsic::*;
-        let arg = |i: usize| args.get(i).ok_or_else(|| EncodeError(format!("{} needs more arguments", f.name())));
+        let arg = |i: usize| {
+            args.get(i)
+                .ok_or_else(|| EncodeError(format!("{} needs more arguments", f.name())))
+        };
         match f {
             Abs => {
                 let x = arg(0)?;
@@ -547,7 +605,9 @@ impl Ops {
                         } else {
                             Bool::or(&[a.gt(b), Bool::and(&[a.eq_fpa(b), a.is_positive()])])
                         };
-                        Ok(Sym::Fp(Bool::or(&[a.is_nan(), b.is_nan()]).ite(&nan, &pick_a.ite(a, b))))
+                        Ok(Sym::Fp(
+                            Bool::or(&[a.is_nan(), b.is_nan()]).ite(&nan, &pick_a.ite(a, b)),
+                        ))
                     }
                     _ => {
                         let op = if f == Min { BinOp::Le } else { BinOp::Ge };
@@ -565,24 +625,31 @@ impl Ops {
                 } else {
                     x.unary_minus().to_int().to_real().unary_minus()
                 })),
-                Sym::Fp(x) => Ok(Sym::Fp(x.round_to_integral_with_rounding_mode(&if f == Floor {
-                    RoundingMode::round_towards_negative()
-                } else {
-                    RoundingMode::round_towards_positive()
-                }))),
+                Sym::Fp(x) => Ok(Sym::Fp(x.round_to_integral_with_rounding_mode(
+                    &if f == Floor {
+                        RoundingMode::round_towards_negative()
+                    } else {
+                        RoundingMode::round_towards_positive()
+                    },
+                ))),
                 _ => err("floor/ceil of a non-floating value"),
             },
             Round => match (arg(0)?, ty) {
                 (Sym::Real(x), Type::Int(_)) => {
-                    Ok(Sym::Int(Real::add(&[x.clone(), Real::from_rational(1, 2)]).to_int()))
+                    Ok(Sym::Int(Real::add(&[x.clone(), real_const(1, 2)]).to_int()))
                 }
                 (Sym::Fp(x), Type::Int(t)) => {
                     // Java: closest integer, ties toward +∞, NaN → 0, saturating.
-                    let fl = x.round_to_integral_with_rounding_mode(&RoundingMode::round_towards_negative());
+                    let fl = x.round_to_integral_with_rounding_mode(
+                        &RoundingMode::round_towards_negative(),
+                    );
                     let diff = x.sub_with_rounding_mode(&fl, &rne());
-                    let half = Float::from_f64(0.5).to_fp_with_rounding_mode(&rne(), &fp_sort_of(x));
+                    let half =
+                        Float::from_f64(0.5).to_fp_with_rounding_mode(&rne(), &fp_sort_of(x));
                     let one = Float::from_f64(1.0).to_fp_with_rounding_mode(&rne(), &fp_sort_of(x));
-                    let r = diff.ge(&half).ite(&fl.add_with_rounding_mode(&one, &rne()), &fl);
+                    let r = diff
+                        .ge(&half)
+                        .ite(&fl.add_with_rounding_mode(&one, &rne()), &fl);
                     let (v, _) = self.fp_to_int(&r, t);
                     Ok(Sym::Bv(v))
                 }
@@ -628,7 +695,14 @@ pub struct Ufs {
 impl Ufs {
     pub fn apply(&mut self, name: &str, args: &[Dynamic], range: &Sort) -> Dynamic {
         let sorts: Vec<Sort> = args.iter().map(|a| a.get_sort()).collect();
-        let key = format!("{name}:{}->{range}", sorts.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(","));
+        let key = format!(
+            "{name}:{}->{range}",
+            sorts
+                .iter()
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        );
         let decl = self.decls.entry(key).or_insert_with(|| {
             let refs: Vec<&Sort> = sorts.iter().collect();
             FuncDecl::new(format!("{name}!{}", sorts.len()), &refs, range)
@@ -640,12 +714,14 @@ impl Ufs {
 
     fn apply_int(&mut self, name: &str, args: &[&Int]) -> Int {
         let dyns: Vec<Dynamic> = args.iter().map(|a| Dynamic::from_ast(*a)).collect();
-        self.apply(name, &dyns, &Sort::int()).as_int().unwrap_or_else(|| Int::from_i64(0))
+        self.apply(name, &dyns, &Sort::int())
+            .as_int()
+            .unwrap_or_else(|| Int::from_i64(0))
     }
 }
 
 fn real0() -> Real {
-    Real::from_rational(0, 1)
+    real_const(0, 1)
 }
 
 /// Truncating integer division (Java/C), from Z3's floor-style `div` on
@@ -661,7 +737,8 @@ fn tdiv(x: &Int, y: &Int) -> Int {
 
 /// Truncation toward zero of a real.
 pub fn real_trunc(x: &Real) -> Int {
-    x.ge(real0()).ite(&x.to_int(), &x.unary_minus().to_int().unary_minus())
+    x.ge(real0())
+        .ite(&x.to_int(), &x.unary_minus().to_int().unary_minus())
 }
 
 /// C `fmod` / Java `%` on floats from IEEE remainder: shift the result by
@@ -670,7 +747,10 @@ fn fmod(x: &Float, y: &Float) -> Float {
     let r = x.rem(y);
     let ay = y.unary_abs();
     let fix = Bool::and(&[r.is_zero().not(), r.is_negative().eq(x.is_negative()).not()]);
-    let adj = x.is_negative().ite(&r.sub_with_rounding_mode(&ay, &rne()), &r.add_with_rounding_mode(&ay, &rne()));
+    let adj = x.is_negative().ite(
+        &r.sub_with_rounding_mode(&ay, &rne()),
+        &r.add_with_rounding_mode(&ay, &rne()),
+    );
     fix.ite(&adj, &r)
 }
 
@@ -683,7 +763,11 @@ fn fp_sort_is_f32(x: &Float) -> bool {
 }
 
 pub fn bv_from_i128(v: i128, bits: u32) -> BV {
-    let masked = if bits >= 128 { v as u128 } else { (v as u128) & ((1u128 << bits) - 1) };
+    let masked = if bits >= 128 {
+        v as u128
+    } else {
+        (v as u128) & ((1u128 << bits) - 1)
+    };
     if bits <= 64 {
         BV::from_u64(masked as u64, bits)
     } else {
@@ -727,9 +811,19 @@ fn bv_to_fp(x: &BV, signed: bool, t: FloatTy) -> Float {
     // The z3 crate has no wrapper for these two conversions.
     unsafe {
         let raw = if signed {
-            z3_sys::Z3_mk_fpa_to_fp_signed(ctx.get_z3_context(), rm.get_z3_ast(), x.get_z3_ast(), sort.get_z3_sort())
+            z3_sys::Z3_mk_fpa_to_fp_signed(
+                ctx.get_z3_context(),
+                rm.get_z3_ast(),
+                x.get_z3_ast(),
+                sort.get_z3_sort(),
+            )
         } else {
-            z3_sys::Z3_mk_fpa_to_fp_unsigned(ctx.get_z3_context(), rm.get_z3_ast(), x.get_z3_ast(), sort.get_z3_sort())
+            z3_sys::Z3_mk_fpa_to_fp_unsigned(
+                ctx.get_z3_context(),
+                rm.get_z3_ast(),
+                x.get_z3_ast(),
+                sort.get_z3_sort(),
+            )
         };
         match raw {
             Some(ast) => Float::wrap(ctx, ast),
@@ -780,4 +874,11 @@ mod tests {
         assert_eq!(r("1e3").as_deref(), Some("1000"));
         assert_eq!(r("abc"), None);
     }
+}
+
+/// A rational constant. (The z3 crate's `Real::from_rational` calls
+/// `Z3_mk_real_int64`, which libz3 4.8.12 lacks; numerals work everywhere.)
+pub fn real_const(num: i64, den: i64) -> Real {
+    Real::from_rational_str(&num.to_string(), &den.to_string())
+        .unwrap_or_else(|| Int::from_i64(num).to_real())
 }
