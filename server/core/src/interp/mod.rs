@@ -95,6 +95,9 @@ pub struct Execution {
     /// Some value that influenced the result was approximated (math
     /// semantics: results of `sin`, `exp`, ...).
     pub inexact: bool,
+    /// Names of the entry function's parameters, in order (to name array
+    /// arguments in differences).
+    pub arg_names: Vec<String>,
 }
 
 /// How two executions compare on observable behaviour.
