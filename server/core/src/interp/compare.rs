@@ -29,7 +29,11 @@ fn close_f64(a: f64, b: f64) -> Close {
     }
     let diff = (a - b).abs();
     let scale = a.abs().max(b.abs());
-    if diff > ABS_TOL && diff > REL_TOL * scale { Close::Different } else { Close::Within }
+    if diff > ABS_TOL && diff > REL_TOL * scale {
+        Close::Different
+    } else {
+        Close::Within
+    }
 }
 
 fn close(a: &Value, b: &Value) -> Close {
@@ -46,13 +50,21 @@ fn close(a: &Value, b: &Value) -> Close {
         },
         // Machine floats are exact IEEE results: compared bit for bit, but
         // every NaN is the same NaN.
-        (Value::F64(x), Value::F64(y)) => same_float(x.is_nan() && y.is_nan(), x.to_bits() == y.to_bits()),
-        (Value::F32(x), Value::F32(y)) => same_float(x.is_nan() && y.is_nan(), x.to_bits() == y.to_bits()),
+        (Value::F64(x), Value::F64(y)) => {
+            same_float(x.is_nan() && y.is_nan(), x.to_bits() == y.to_bits())
+        }
+        (Value::F32(x), Value::F32(y)) => {
+            same_float(x.is_nan() && y.is_nan(), x.to_bits() == y.to_bits())
+        }
         (Value::Array(xs), Value::Array(ys)) => {
             if xs.len() != ys.len() {
                 return Close::Different;
             }
-            xs.iter().zip(ys).map(|(x, y)| close(x, y)).max().unwrap_or(Close::Equal)
+            xs.iter()
+                .zip(ys)
+                .map(|(x, y)| close(x, y))
+                .max()
+                .unwrap_or(Close::Equal)
         }
         (a, b) => {
             if a == b {
@@ -65,7 +77,11 @@ fn close(a: &Value, b: &Value) -> Close {
 }
 
 fn same_float(both_nan: bool, same_bits: bool) -> Close {
-    if both_nan || same_bits { Close::Equal } else { Close::Different }
+    if both_nan || same_bits {
+        Close::Equal
+    } else {
+        Close::Different
+    }
 }
 
 /// An outcome as shown in a difference (no span: spans differ between
@@ -82,7 +98,9 @@ fn describe(o: &Outcome) -> String {
 fn fault_text(k: &FaultKind) -> String {
     match k {
         FaultKind::DivisionByZero => "division by zero".into(),
-        FaultKind::IndexOutOfBounds { index, length } => format!("index {index} out of bounds for length {length}"),
+        FaultKind::IndexOutOfBounds { index, length } => {
+            format!("index {index} out of bounds for length {length}")
+        }
         FaultKind::NegativeArraySize => "negative array size".into(),
         FaultKind::Undefined(w) => format!("undefined behaviour: {w}"),
     }
@@ -107,7 +125,9 @@ impl Diffs {
     fn value(&mut self, what: String, a: &Value, b: &Value) {
         match close(a, b) {
             Close::Equal => {}
-            Close::Within => self.doubtful.push(format!("{what} differs only within approximation error: {a} vs {b}")),
+            Close::Within => self.doubtful.push(format!(
+                "{what} differs only within approximation error: {a} vs {b}"
+            )),
             Close::Different => self.real.push(format!("{what}: {a} vs {b}")),
         }
     }
@@ -124,12 +144,19 @@ pub(crate) fn compare(old: &Execution, new: &Execution, globals: &[String]) -> C
         (Outcome::Return(a), Outcome::Return(b)) => d.value("return value".into(), a, b),
         // Faults compare by kind only: the index or the span is not part of
         // the observable behaviour (Java reports the exception type).
-        (Outcome::Fault { kind: a, .. }, Outcome::Fault { kind: b, .. }) if discriminant(a) == discriminant(b) => {}
-        (a, b) => d.real.push(format!("outcome: {} vs {}", describe(a), describe(b))),
+        (Outcome::Fault { kind: a, .. }, Outcome::Fault { kind: b, .. })
+            if discriminant(a) == discriminant(b) => {}
+        (a, b) => d
+            .real
+            .push(format!("outcome: {} vs {}", describe(a), describe(b))),
     }
     for (i, (a, b)) in old.args_final.iter().zip(&new.args_final).enumerate() {
         if matches!(a, Value::Array(_)) || matches!(b, Value::Array(_)) {
-            let name = old.arg_names.get(i).or(new.arg_names.get(i)).filter(|n| !n.is_empty());
+            let name = old
+                .arg_names
+                .get(i)
+                .or(new.arg_names.get(i))
+                .filter(|n| !n.is_empty());
             let what = match name {
                 Some(n) => format!("array argument {i} ({n})"),
                 None => format!("array argument {i}"),
@@ -150,8 +177,12 @@ pub(crate) fn compare(old: &Execution, new: &Execution, globals: &[String]) -> C
         if old.inexact || new.inexact {
             match close_text(&old.output_text, &new.output_text) {
                 Some(Close::Different) => d.real.push(what),
-                Some(_) => d.doubtful.push(format!("{what} (within approximation error)")),
-                None => d.doubtful.push(format!("{what} (approximated values involved)")),
+                Some(_) => d
+                    .doubtful
+                    .push(format!("{what} (within approximation error)")),
+                None => d
+                    .doubtful
+                    .push(format!("{what} (approximated values involved)")),
             }
         } else {
             d.real.push(what);
@@ -213,9 +244,18 @@ fn tokens(s: &str) -> Vec<Tok<'_>> {
                 j = k;
             }
         }
-        let mut num = if mantissa_ok { s[num_start..j].parse::<f64>().ok() } else { None };
+        let mut num = if mantissa_ok {
+            s[num_start..j].parse::<f64>().ok()
+        } else {
+            None
+        };
         if num.is_none() {
-            for (word, v) in [("NaN", f64::NAN), ("nan", f64::NAN), ("Infinity", f64::INFINITY), ("inf", f64::INFINITY)] {
+            for (word, v) in [
+                ("NaN", f64::NAN),
+                ("nan", f64::NAN),
+                ("Infinity", f64::INFINITY),
+                ("inf", f64::INFINITY),
+            ] {
                 if s[digits_start..].starts_with(word) {
                     let neg = digits_start > num_start && b[num_start] == b'-';
                     num = Some(if neg { -v } else { v });

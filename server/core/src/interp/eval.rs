@@ -5,8 +5,8 @@ use super::ops::{Arith, internal};
 use super::render::{self, PArg};
 use super::{Execution, FaultKind, Inputs, LimitKind, Limits, Outcome, Printed, Stop};
 use crate::ir::{
-    BinOp, Block, Expr, ExprKind, FuncId, Function, LabelId, LoopKind, Place, PrintKind, Program, Semantics, Span,
-    Stmt, StmtKind, Type,
+    BinOp, Block, Expr, ExprKind, FuncId, Function, LabelId, LoopKind, Place, PrintKind, Program,
+    Semantics, Span, Stmt, StmtKind, Type,
 };
 use crate::value::{Real, Value};
 use num_bigint::BigInt;
@@ -72,7 +72,13 @@ pub(crate) struct Interp<'p> {
 /// the single-array limit.
 const HEAP_FACTOR: usize = 4;
 
-pub(crate) fn run(program: &Program, func: FuncId, inputs: &Inputs, semantics: Semantics, limits: &Limits) -> Execution {
+pub(crate) fn run(
+    program: &Program,
+    func: FuncId,
+    inputs: &Inputs,
+    semantics: Semantics,
+    limits: &Limits,
+) -> Execution {
     let mut it = Interp {
         program,
         limits,
@@ -85,7 +91,11 @@ pub(crate) fn run(program: &Program, func: FuncId, inputs: &Inputs, semantics: S
         printed: Vec::new(),
         trace: Vec::new(),
     };
-    let input_approx = inputs.args.iter().chain(inputs.globals.values()).any(has_approx);
+    let input_approx = inputs
+        .args
+        .iter()
+        .chain(inputs.globals.values())
+        .any(has_approx);
 
     // Globals: constants evaluate their initialiser (in declaration order,
     // so a constant may use earlier ones); the rest are inputs.
@@ -102,7 +112,15 @@ pub(crate) fn run(program: &Program, func: FuncId, inputs: &Inputs, semantics: S
     // Arguments, converted to the parameter types. The original references
     // are kept: `args_final` reports what the caller's arrays hold at the end.
     let param_tys: Vec<Type> = match program.functions.get(func.0 as usize).map(|d| &d.body) {
-        Some(Ok(f)) => f.params.iter().map(|p| f.locals.get(p.0 as usize).map_or(Type::Void, |l| l.ty.clone())).collect(),
+        Some(Ok(f)) => f
+            .params
+            .iter()
+            .map(|p| {
+                f.locals
+                    .get(p.0 as usize)
+                    .map_or(Type::Void, |l| l.ty.clone())
+            })
+            .collect(),
         _ => Vec::new(),
     };
     let args: Vec<V> = inputs
@@ -121,8 +139,12 @@ pub(crate) fn run(program: &Program, func: FuncId, inputs: &Inputs, semantics: S
         Err(Stop::Limit(l)) => Outcome::Limit(l),
     };
     let args_final = args.iter().map(|v| it.export(v)).collect();
-    let globals_final: BTreeMap<String, Value> =
-        program.globals.iter().zip(&it.globals).map(|(g, v)| (g.name.clone(), it.export(v))).collect();
+    let globals_final: BTreeMap<String, Value> = program
+        .globals
+        .iter()
+        .zip(&it.globals)
+        .map(|(g, v)| (g.name.clone(), it.export(v)))
+        .collect();
     let output_text = render::render_output(&it.printed);
     let arg_names = param_names(program, func);
     Execution {
@@ -139,7 +161,15 @@ pub(crate) fn run(program: &Program, func: FuncId, inputs: &Inputs, semantics: S
 
 fn param_names(program: &Program, func: FuncId) -> Vec<String> {
     match program.functions.get(func.0 as usize).map(|d| &d.body) {
-        Some(Ok(f)) => f.params.iter().map(|p| f.locals.get(p.0 as usize).map_or(String::new(), |l| l.name.clone())).collect(),
+        Some(Ok(f)) => f
+            .params
+            .iter()
+            .map(|p| {
+                f.locals
+                    .get(p.0 as usize)
+                    .map_or(String::new(), |l| l.name.clone())
+            })
+            .collect(),
         _ => Vec::new(),
     }
 }
@@ -196,7 +226,11 @@ impl Interp<'_> {
             V::F32(x) => Value::F32(*x),
             V::F64(x) => Value::F64(*x),
             V::Null => Value::Array(Vec::new()),
-            V::Arr(r) => Value::Array(self.heap.get(*r).map_or_else(Vec::new, |a| a.iter().map(|x| self.export(x)).collect())),
+            V::Arr(r) => Value::Array(
+                self.heap
+                    .get(*r)
+                    .map_or_else(Vec::new, |a| a.iter().map(|x| self.export(x)).collect()),
+            ),
         }
     }
 
@@ -208,7 +242,8 @@ impl Interp<'_> {
 
     fn alloc(&mut self, vals: Vec<V>) -> Result<V, Stop> {
         if vals.len() > self.limits.max_array_len
-            || self.heap_cells.saturating_add(vals.len()) > self.limits.max_array_len.saturating_mul(HEAP_FACTOR)
+            || self.heap_cells.saturating_add(vals.len())
+                > self.limits.max_array_len.saturating_mul(HEAP_FACTOR)
         {
             return Err(Stop::Limit(LimitKind::ArrayTooLarge));
         }
@@ -226,7 +261,10 @@ impl Interp<'_> {
             Ok(f) => f,
             Err(e) => {
                 return Err(Stop::Fault(
-                    FaultKind::Undefined(format!("call to {}, which could not be analysed ({e})", def.name)),
+                    FaultKind::Undefined(format!(
+                        "call to {}, which could not be analysed ({e})",
+                        def.name
+                    )),
                     span,
                 ));
             }
@@ -234,7 +272,9 @@ impl Interp<'_> {
         if self.depth >= self.limits.max_call_depth {
             return Err(Stop::Limit(LimitKind::CallDepth));
         }
-        let mut frame = Frame { locals: f.locals.iter().map(|l| self.ar.zero(&l.ty)).collect() };
+        let mut frame = Frame {
+            locals: f.locals.iter().map(|l| self.ar.zero(&l.ty)).collect(),
+        };
         for (p, v) in f.params.iter().zip(args) {
             if let Some(slot) = frame.locals.get_mut(p.0 as usize) {
                 *slot = v;
@@ -299,11 +339,21 @@ impl Interp<'_> {
                 }
             }
             StmtKind::Print { kind, args } => self.print(fr, kind, args)?,
-            StmtKind::If { cond, then_branch, else_branch } => {
+            StmtKind::If {
+                cond,
+                then_branch,
+                else_branch,
+            } => {
                 let b = self.eval_bool(fr, cond)?;
                 return self.exec_block(fr, if b { then_branch } else { else_branch });
             }
-            StmtKind::Loop { label, kind, cond, body, step } => {
+            StmtKind::Loop {
+                label,
+                kind,
+                cond,
+                body,
+                step,
+            } => {
                 let mut first = true;
                 loop {
                     // Every iteration is a step, so an empty infinite loop
@@ -311,7 +361,8 @@ impl Interp<'_> {
                     if !first {
                         self.tick(s.span)?;
                     }
-                    if !(first && *kind == LoopKind::DoWhile) && !self.eval_bool(fr, cond)? {
+                    let skip_test = first && *kind == LoopKind::DoWhile;
+                    if !skip_test && !self.eval_bool(fr, cond)? {
                         break;
                     }
                     first = false;
@@ -374,10 +425,15 @@ impl Interp<'_> {
             Loc::Elem { array, index } => {
                 let len = array.and_then(|r| self.heap.get(r)).map_or(0, Vec::len);
                 let i = checked_index(&index, len).ok_or(Stop::Fault(
-                    FaultKind::IndexOutOfBounds { index: Value::Int(index.clone()), length: len },
+                    FaultKind::IndexOutOfBounds {
+                        index: Value::Int(index.clone()),
+                        length: len,
+                    },
                     span,
                 ))?;
-                array.and_then(|r| self.heap.get_mut(r)).and_then(|a| a.get_mut(i))
+                array
+                    .and_then(|r| self.heap.get_mut(r))
+                    .and_then(|a| a.get_mut(i))
             }
         };
         match slot {
@@ -435,7 +491,8 @@ impl Interp<'_> {
     fn parg(&self, v: V, ty: &Type) -> PArg {
         match (v, ty) {
             (V::Str(s), _) => PArg::Str(s),
-            (v @ (V::Arr(_) | V::Null), Type::Array(elem)) if matches!(**elem, Type::Int(t) if t.bits == 8) => {
+            (v @ (V::Arr(_) | V::Null), Type::Array(elem)) if matches!(**elem, Type::Int(t) if t.bits == 8) =>
+            {
                 let Value::Array(items) = self.export(&v) else {
                     return PArg::Str(String::new());
                 };
@@ -492,7 +549,11 @@ impl Interp<'_> {
                 let x = self.eval_bool(fr, a)?;
                 // Lazy: the right operand (and any fault in it) is only
                 // evaluated when it decides the result.
-                if x == (*op == BinOp::Or) { V::Bool(x) } else { V::Bool(self.eval_bool(fr, b)?) }
+                if x == (*op == BinOp::Or) {
+                    V::Bool(x)
+                } else {
+                    V::Bool(self.eval_bool(fr, b)?)
+                }
             }
             ExprKind::Binary(op, a, b) => {
                 let x = self.eval(fr, a)?;
@@ -521,7 +582,10 @@ impl Interp<'_> {
                     Some(v) => v.clone(),
                     None => {
                         return Err(Stop::Fault(
-                            FaultKind::IndexOutOfBounds { index: Value::Int(idx), length: len },
+                            FaultKind::IndexOutOfBounds {
+                                index: Value::Int(idx),
+                                length: len,
+                            },
                             span,
                         ));
                     }
@@ -529,7 +593,9 @@ impl Interp<'_> {
             }
             ExprKind::Length(a) => {
                 let r = self.array_ref(fr, a)?;
-                V::Int(BigInt::from(r.and_then(|r| self.heap.get(r)).map_or(0, Vec::len)))
+                V::Int(BigInt::from(
+                    r.and_then(|r| self.heap.get(r)).map_or(0, Vec::len),
+                ))
             }
             ExprKind::NewArray(n) => {
                 let V::Int(n) = self.eval(fr, n)? else {

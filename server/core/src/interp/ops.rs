@@ -41,7 +41,10 @@ fn undefined(what: &str, span: Span) -> Stop {
 /// An operation the front ends never produce (ill-typed IR). Reported as a
 /// fault rather than a panic, with a message that makes the cause findable.
 pub(crate) fn internal(what: &str, span: Span) -> Stop {
-    Stop::Fault(FaultKind::Undefined(format!("internal error: {what}")), span)
+    Stop::Fault(
+        FaultKind::Undefined(format!("internal error: {what}")),
+        span,
+    )
 }
 
 /// `i` reduced to the range of `t` (two's complement wrap-around).
@@ -63,14 +66,21 @@ pub(crate) fn wrap(i: &BigInt, t: IntTy) -> BigInt {
     }
     let modulus = BigInt::one() << bits;
     let r = i.mod_floor(&modulus);
-    if t.signed && r >= (BigInt::one() << (bits - 1)) { r - modulus } else { r }
+    if t.signed && r >= (BigInt::one() << (bits - 1)) {
+        r - modulus
+    } else {
+        r
+    }
 }
 
 /// Smallest and largest value of `t`.
 pub(crate) fn int_range(t: IntTy) -> (BigInt, BigInt) {
     let bits = u32::from(t.bits.max(1));
     if t.signed {
-        (-(BigInt::one() << (bits - 1)), (BigInt::one() << (bits - 1)) - 1)
+        (
+            -(BigInt::one() << (bits - 1)),
+            (BigInt::one() << (bits - 1)) - 1,
+        )
     } else {
         (BigInt::zero(), (BigInt::one() << bits) - 1)
     }
@@ -118,10 +128,18 @@ pub(crate) fn parse_decimal(text: &str) -> Option<BigRational> {
         return None;
     }
     let digits = format!("{int}{frac}");
-    let n: BigInt = if digits.is_empty() { BigInt::zero() } else { digits.parse().ok()? };
+    let n: BigInt = if digits.is_empty() {
+        BigInt::zero()
+    } else {
+        digits.parse().ok()?
+    };
     let ten = BigInt::from(10);
     let p = num_traits::pow(ten, exp.unsigned_abs() as usize);
-    let r = if exp >= 0 { BigRational::from_integer(n * p) } else { BigRational::new(n, p) };
+    let r = if exp >= 0 {
+        BigRational::from_integer(n * p)
+    } else {
+        BigRational::new(n, p)
+    };
     Some(if sign < 0 { -r } else { r })
 }
 
@@ -158,14 +176,23 @@ macro_rules! ieee_binary {
             BinOp::Div => $wrap(a / b),
             BinOp::Rem => $wrap(a % b),
             op if op.is_comparison() => V::Bool(cmp_result(op, a.partial_cmp(&b))),
-            _ => return Err(internal("bitwise operator on floating-point operands", $span)),
+            _ => {
+                return Err(internal(
+                    "bitwise operator on floating-point operands",
+                    $span,
+                ));
+            }
         })
     }};
 }
 
 impl Arith {
     pub fn new(semantics: Semantics, lang: Lang) -> Arith {
-        Arith { math: semantics == Semantics::Math, java: lang == Lang::Java, inexact: false }
+        Arith {
+            math: semantics == Semantics::Math,
+            java: lang == Lang::Java,
+            inexact: false,
+        }
     }
 
     /// Wraps an integer result to its type under machine semantics.
@@ -203,7 +230,11 @@ impl Arith {
     /// math semantics, the nearest binary32/64 under machine semantics.
     pub fn float_lit(&mut self, value: f64, text: &str, ty: &Type) -> V {
         if self.math {
-            let exact = if text.is_empty() { None } else { parse_decimal(text) };
+            let exact = if text.is_empty() {
+                None
+            } else {
+                parse_decimal(text)
+            };
             return match exact.or_else(|| rat_of_f64(value)) {
                 Some(r) => V::Real(Real::Exact(r)),
                 None => self.approx(value),
@@ -251,7 +282,15 @@ impl Arith {
     /// A binary operator other than the lazy `And`/`Or` (which the evaluator
     /// handles). `ty` is the expression's type, `lhs_ty` the left operand's
     /// (they differ for comparisons).
-    pub fn binary(&mut self, op: BinOp, a: V, b: V, ty: &Type, lhs_ty: &Type, span: Span) -> Result<V, Stop> {
+    pub fn binary(
+        &mut self,
+        op: BinOp,
+        a: V,
+        b: V,
+        ty: &Type,
+        lhs_ty: &Type,
+        span: Span,
+    ) -> Result<V, Stop> {
         match (a, b) {
             (V::Bool(x), V::Bool(y)) => Ok(V::Bool(match op {
                 BinOp::BitAnd | BinOp::And => x & y,
@@ -270,14 +309,23 @@ impl Arith {
             (V::Real(x), V::Real(y)) => self.real_binary(op, x, y, span),
             (V::F64(x), V::F64(y)) => ieee_binary!(op, x, y, V::F64, span),
             (V::F32(x), V::F32(y)) => ieee_binary!(op, x, y, V::F32, span),
-            (V::Null, _) | (_, V::Null) | (V::Arr(_), _) | (_, V::Arr(_)) if matches!(op, BinOp::Eq | BinOp::Ne) => {
+            (V::Null, _) | (_, V::Null) | (V::Arr(_), _) | (_, V::Arr(_))
+                if matches!(op, BinOp::Eq | BinOp::Ne) =>
+            {
                 Err(internal("comparison of array references", span))
             }
             _ => Err(internal("ill-typed binary operands", span)),
         }
     }
 
-    fn int_binary(&mut self, op: BinOp, x: BigInt, y: BigInt, t: IntTy, span: Span) -> Result<V, Stop> {
+    fn int_binary(
+        &mut self,
+        op: BinOp,
+        x: BigInt,
+        y: BigInt,
+        t: IntTy,
+        span: Span,
+    ) -> Result<V, Stop> {
         let r = match op {
             BinOp::Add => x + y,
             BinOp::Sub => x - y,
@@ -288,7 +336,12 @@ impl Arith {
                 }
                 // C: `MIN / -1` (and `MIN % -1`, whose quotient is the same
                 // unrepresentable value, C11 6.5.5p6) is undefined.
-                if !self.math && !self.java && t.signed && y == BigInt::from(-1) && x == int_range(t).0 {
+                if !self.math
+                    && !self.java
+                    && t.signed
+                    && y == BigInt::from(-1)
+                    && x == int_range(t).0
+                {
                     return Err(undefined("signed integer overflow in division", span));
                 }
                 // BigInt `/` and `%` truncate toward zero, as Java and C do.
@@ -405,7 +458,10 @@ impl Arith {
                             // ℝ has no infinity: only an approximation can
                             // produce one, and nothing exact corresponds.
                             BigInt::from_f64(x.trunc()).ok_or_else(|| {
-                                undefined("conversion of an infinite approximation to an integer", span)
+                                undefined(
+                                    "conversion of an infinite approximation to an integer",
+                                    span,
+                                )
                             })?
                         }
                     }
@@ -427,7 +483,15 @@ impl Arith {
             if x.is_nan() {
                 return Ok(V::Int(BigInt::zero()));
             }
-            let via = if t.bits > 32 { IntTy { bits: t.bits, signed: t.signed, is_char: false } } else { IntTy::I32 };
+            let via = if t.bits > 32 {
+                IntTy {
+                    bits: t.bits,
+                    signed: t.signed,
+                    is_char: false,
+                }
+            } else {
+                IntTy::I32
+            };
             let i = match BigInt::from_f64(x.trunc()) {
                 Some(i) => clamp(i, via),
                 None if x > 0.0 => int_range(via).1,
@@ -437,14 +501,18 @@ impl Arith {
         }
         let i = BigInt::from_f64(x.trunc());
         match i {
-            Some(i) if {
-                let (lo, hi) = int_range(t);
-                lo <= i && i <= hi
-            } =>
+            Some(i)
+                if {
+                    let (lo, hi) = int_range(t);
+                    lo <= i && i <= hi
+                } =>
             {
                 Ok(V::Int(i))
             }
-            _ => Err(undefined("floating-point value out of range of the integer type", span)),
+            _ => Err(undefined(
+                "floating-point value out of range of the integer type",
+                span,
+            )),
         }
     }
 
@@ -477,7 +545,11 @@ impl Arith {
                     self.real(r)
                 } else {
                     let x = r.to_f64();
-                    if *f == FloatTy::F32 { V::F32(x as f32) } else { V::F64(x) }
+                    if *f == FloatTy::F32 {
+                        V::F32(x as f32)
+                    } else {
+                        V::F64(x)
+                    }
                 }
             }
             (V::F64(x), Type::Float(_)) if self.math => match rat_of_f64(x) {
@@ -499,8 +571,12 @@ impl Arith {
                 };
                 V::Int(self.fit_int(i, *t))
             }
-            (V::F64(x), Type::Int(t)) => V::Int(wrap(&BigInt::from_f64(x.trunc()).unwrap_or_default(), *t)),
-            (V::F32(x), Type::Int(t)) => V::Int(wrap(&BigInt::from_f32(x.trunc()).unwrap_or_default(), *t)),
+            (V::F64(x), Type::Int(t)) => {
+                V::Int(wrap(&BigInt::from_f64(x.trunc()).unwrap_or_default(), *t))
+            }
+            (V::F32(x), Type::Int(t)) => {
+                V::Int(wrap(&BigInt::from_f32(x.trunc()).unwrap_or_default(), *t))
+            }
             (v @ (V::Arr(_) | V::Null), Type::Array(_)) => v,
             (v @ V::Str(_), Type::Str) => v,
             (_, to) => self.zero(to),
@@ -509,7 +585,13 @@ impl Arith {
 
     /// A library function. Exact ones (abs, min, max, floor, ceil, round)
     /// are computed exactly; the rest in `f64`, approximate under math.
-    pub fn intrinsic(&mut self, k: Intrinsic, args: Vec<V>, ty: &Type, span: Span) -> Result<V, Stop> {
+    pub fn intrinsic(
+        &mut self,
+        k: Intrinsic,
+        args: Vec<V>,
+        ty: &Type,
+        span: Span,
+    ) -> Result<V, Stop> {
         let mut it = args.into_iter();
         let Some(a) = it.next() else {
             return Err(internal("intrinsic without arguments", span));
@@ -525,12 +607,16 @@ impl Arith {
                 V::F32(x) => V::F32(x.abs()),
                 _ => return Err(internal("abs of a non-number", span)),
             },
-            Intrinsic::Min | Intrinsic::Max => self.min_max(k == Intrinsic::Max, a, two(b)?, span)?,
+            Intrinsic::Min | Intrinsic::Max => {
+                self.min_max(k == Intrinsic::Max, a, two(b)?, span)?
+            }
             Intrinsic::Floor | Intrinsic::Ceil => {
                 let up = k == Intrinsic::Ceil;
                 match a {
                     V::Int(i) => V::Int(i),
-                    V::Real(Real::Exact(r)) => V::Real(Real::Exact(if up { r.ceil() } else { r.floor() })),
+                    V::Real(Real::Exact(r)) => {
+                        V::Real(Real::Exact(if up { r.ceil() } else { r.floor() }))
+                    }
                     V::Real(Real::Approx(x)) => self.approx(if up { x.ceil() } else { x.floor() }),
                     V::F64(x) => V::F64(if up { x.ceil() } else { x.floor() }),
                     V::F32(x) => V::F32(if up { x.ceil() } else { x.floor() }),
@@ -615,7 +701,13 @@ impl Arith {
     /// `Math.min`/`max` (Java: NaN wins, -0.0 < +0.0) or C `fmin`/`fmax`
     /// (a NaN operand is ignored); exact on integers and exact reals.
     fn min_max(&mut self, max: bool, a: V, b: V, span: Span) -> Result<V, Stop> {
-        let pick_b = |o: Ordering| if max { o == Ordering::Less } else { o == Ordering::Greater };
+        let pick_b = |o: Ordering| {
+            if max {
+                o == Ordering::Less
+            } else {
+                o == Ordering::Greater
+            }
+        };
         macro_rules! ieee {
             ($x:expr, $y:expr, $w:path) => {{
                 let (x, y) = ($x, $y);
@@ -624,17 +716,29 @@ impl Arith {
                         $w(x + y)
                     } else if x == 0.0 && y == 0.0 {
                         // Signed zeros: min prefers -0.0, max +0.0.
-                        let neg = if max { x.is_sign_negative() && y.is_sign_negative() } else { x.is_sign_negative() || y.is_sign_negative() };
+                        let neg = if max {
+                            x.is_sign_negative() && y.is_sign_negative()
+                        } else {
+                            x.is_sign_negative() || y.is_sign_negative()
+                        };
                         $w(if neg { -0.0 } else { 0.0 })
                     } else {
-                        $w(if pick_b(x.partial_cmp(&y).unwrap_or(Ordering::Equal)) { y } else { x })
+                        $w(if pick_b(x.partial_cmp(&y).unwrap_or(Ordering::Equal)) {
+                            y
+                        } else {
+                            x
+                        })
                     }
                 } else if x.is_nan() {
                     $w(y)
                 } else if y.is_nan() {
                     $w(x)
                 } else {
-                    $w(if pick_b(x.partial_cmp(&y).unwrap_or(Ordering::Equal)) { y } else { x })
+                    $w(if pick_b(x.partial_cmp(&y).unwrap_or(Ordering::Equal)) {
+                        y
+                    } else {
+                        x
+                    })
                 }
             }};
         }
@@ -760,5 +864,9 @@ fn exact_sqrt(r: &BigRational) -> Option<BigRational> {
     }
     let n = r.numer().sqrt();
     let d = r.denom().sqrt();
-    if &(&n * &n) == r.numer() && &(&d * &d) == r.denom() { Some(BigRational::new(n, d)) } else { None }
+    if &(&n * &n) == r.numer() && &(&d * &d) == r.denom() {
+        Some(BigRational::new(n, d))
+    } else {
+        None
+    }
 }

@@ -32,9 +32,11 @@ pub(crate) fn render_output(items: &[Printed]) -> String {
 /// reals print exactly (`0.5`, `1/3`) or as `≈x` when approximated.
 pub(crate) fn java_value(v: &Value, ty: &Type) -> String {
     match (v, ty) {
-        (Value::Int(i), Type::Int(t)) if t.is_char => {
-            i.to_u32().and_then(char::from_u32).unwrap_or(char::REPLACEMENT_CHARACTER).to_string()
-        }
+        (Value::Int(i), Type::Int(t)) if t.is_char => i
+            .to_u32()
+            .and_then(char::from_u32)
+            .unwrap_or(char::REPLACEMENT_CHARACTER)
+            .to_string(),
         (Value::Void, _) => String::new(),
         (Value::F32(x), _) => fmt_f32(*x),
         (Value::F64(x), _) => fmt_f64(*x),
@@ -49,16 +51,28 @@ pub fn fmt_f32(x: f32) -> String {
         return "NaN".into();
     }
     if x.is_infinite() {
-        return if x > 0.0 { "Infinity".into() } else { "-Infinity".into() };
+        return if x > 0.0 {
+            "Infinity".into()
+        } else {
+            "-Infinity".into()
+        };
     }
     let a = x.abs();
     if a == 0.0 || (1e-3..1e7).contains(&a) {
         let s = format!("{x:?}");
-        if s.contains('.') || s.contains('e') { s } else { format!("{s}.0") }
+        if s.contains('.') || s.contains('e') {
+            s
+        } else {
+            format!("{s}.0")
+        }
     } else {
         let s = format!("{x:e}");
         let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
-        let mant = if mant.contains('.') { mant.to_string() } else { format!("{mant}.0") };
+        let mant = if mant.contains('.') {
+            mant.to_string()
+        } else {
+            format!("{mant}.0")
+        };
         format!("{mant}E{exp}")
     }
 }
@@ -101,7 +115,10 @@ pub(crate) fn printf(format: &str, args: &[PArg], math: bool) -> String {
             continue;
         }
         let mut raw = String::from("%");
-        let mut spec = Spec { int_bits: 32, ..Spec::default() };
+        let mut spec = Spec {
+            int_bits: 32,
+            ..Spec::default()
+        };
         while let Some(&f) = chars.peek() {
             match f {
                 '-' => spec.left = true,
@@ -133,7 +150,11 @@ pub(crate) fn printf(format: &str, args: &[PArg], math: bool) -> String {
                 raw.push('*');
                 let p = int_arg(args.next()).unwrap_or_default();
                 // A negative precision is taken as if omitted.
-                spec.prec = if p.is_negative() { None } else { Some(p.to_usize().unwrap_or(MAX_WIDTH).min(MAX_WIDTH)) };
+                spec.prec = if p.is_negative() {
+                    None
+                } else {
+                    Some(p.to_usize().unwrap_or(MAX_WIDTH).min(MAX_WIDTH))
+                };
             } else {
                 spec.prec = Some(digits(&mut chars, &mut raw).min(MAX_WIDTH));
             }
@@ -255,7 +276,11 @@ fn pad(body: String, spec: &Spec, zero_ok: bool) -> String {
 fn fmt_int(i: BigInt, conv: char, spec: &Spec, math: bool) -> String {
     let signed = matches!(conv, 'd' | 'i');
     let bits = spec.int_bits;
-    let t = crate::ir::IntTy { bits, signed, is_char: false };
+    let t = crate::ir::IntTy {
+        bits,
+        signed,
+        is_char: false,
+    };
     let v = if signed {
         if math { i } else { super::ops::wrap(&i, t) }
     } else if math && !i.is_negative() {
@@ -295,7 +320,12 @@ fn fmt_int(i: BigInt, conv: char, spec: &Spec, math: bool) -> String {
     } else {
         ""
     };
-    pad_num(format!("{prefix}{digits}"), prefix.len(), spec, spec.prec.is_none())
+    pad_num(
+        format!("{prefix}{digits}"),
+        prefix.len(),
+        spec,
+        spec.prec.is_none(),
+    )
 }
 
 /// `%e` body of a non-negative finite `a`: `d.ddde±XX`.
@@ -316,7 +346,11 @@ fn strip_zeros(s: &str) -> String {
         Some(p) => (&s[..p], &s[p..]),
         None => (s, ""),
     };
-    let mant = if mant.contains('.') { mant.trim_end_matches('0').trim_end_matches('.') } else { mant };
+    let mant = if mant.contains('.') {
+        mant.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        mant
+    };
     format!("{mant}{exp}")
 }
 
@@ -333,7 +367,11 @@ fn fmt_float(x: f64, conv: char, spec: &Spec) -> String {
     };
     if !x.is_finite() {
         let body = if x.is_nan() { "nan" } else { "inf" };
-        let body = if upper { body.to_uppercase() } else { body.to_string() };
+        let body = if upper {
+            body.to_uppercase()
+        } else {
+            body.to_string()
+        };
         return pad(format!("{sign}{body}"), spec, false);
     }
     let a = x.abs();
@@ -349,7 +387,11 @@ fn fmt_float(x: f64, conv: char, spec: &Spec) -> String {
         'e' => exp_form(a, prec, spec.alt).0,
         _ => {
             let p = if prec == 0 { 1 } else { prec };
-            let x_exp = if a == 0.0 { 0 } else { exp_form(a, p - 1, false).1 };
+            let x_exp = if a == 0.0 {
+                0
+            } else {
+                exp_form(a, p - 1, false).1
+            };
             let s = if x_exp < p as i32 && x_exp >= -4 {
                 let fp = (p as i32 - 1 - x_exp).max(0) as usize;
                 let mut s = format!("{a:.fp$}");
