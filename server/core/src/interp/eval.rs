@@ -91,11 +91,14 @@ pub(crate) fn run(
         printed: Vec::new(),
         trace: Vec::new(),
     };
-    let input_approx = inputs
-        .args
-        .iter()
-        .chain(inputs.globals.values())
-        .any(has_approx);
+    // Under machine semantics inputs are converted to IEEE values, so an
+    // approximate input real is no longer an approximation of anything.
+    let input_approx = semantics == Semantics::Math
+        && inputs
+            .args
+            .iter()
+            .chain(inputs.globals.values())
+            .any(has_approx);
 
     // Globals: constants evaluate their initialiser (in declaration order,
     // so a constant may use earlier ones); the rest are inputs.
