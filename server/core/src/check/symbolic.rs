@@ -13,7 +13,7 @@ use crate::symbolic::ops::{Ops, Sym};
 use crate::symbolic::{self, InputVar, PairEncoding, model};
 use crate::value::Value;
 use std::time::{Duration, Instant};
-use z3::ast::{Ast, BV, Bool, Int, Real};
+use z3::ast::{Ast, BV, Bool, Int};
 use z3::{Params, SatResult, Solver};
 
 /// Candidate counterexamples tried before giving up on a satisfiable query.

@@ -17,7 +17,7 @@ use crate::ir::{
 use std::collections::HashMap;
 use std::time::Instant;
 use z3::Sort;
-use z3::ast::{Array, Ast, BV, Bool, Dynamic, Float, Int, Real};
+use z3::ast::{Array, Ast, BV, Bool, Dynamic, Float, Int};
 
 /// Iterations of a loop whose guard is a constant `true` do not count
 /// against the loop bound (they are not a choice), up to this cap.
@@ -79,6 +79,13 @@ pub struct Summary {
     pub prints: PrintLog,
     /// Some input runs past the loop bound or the call depth.
     pub bound_exceeded: Bool,
+}
+
+/// An assignment target with its array and index already evaluated.
+enum Target {
+    Local(LocalId),
+    Global(GlobalId),
+    Element(Sym, Sym),
 }
 
 struct Frame {
@@ -408,11 +415,18 @@ impl<'a> Executor<'a> {
     fn stmt(&mut self, frame: &mut Frame, stmt: &Stmt, mut state: State) -> EResult<Option<State>> {
         match &stmt.kind {
             StmtKind::Assign { place, value } => {
+                // Java order: the element's array and index first, then the
+                // value, then the bounds check.
+                let target = self.target(place, &mut state)?;
                 let v = self.expr(value, &mut state)?;
-                self.assign(place, v, &mut state)?;
+                self.store(target, v, &mut state)?;
                 Ok(Some(state))
             }
             StmtKind::Call { dest, func, args } => {
+                let target = match dest {
+                    Some(place) => Some(self.target(place, &mut state)?),
+                    None => None,
+                };
                 let mut vals = Vec::new();
                 for a in args {
                     vals.push(self.expr(a, &mut state)?);
@@ -421,8 +435,8 @@ impl<'a> Executor<'a> {
                 let Some(mut after) = after else {
                     return Ok(None);
                 };
-                if let Some(place) = dest {
-                    self.assign(place, ret, &mut after)?;
+                if let Some(target) = target {
+                    self.store(target, ret, &mut after)?;
                 }
                 Ok(Some(after))
             }
@@ -548,21 +562,33 @@ impl<'a> Executor<'a> {
         self.merge_all(exits)
     }
 
-    fn assign(&mut self, place: &Place, v: Sym, state: &mut State) -> EResult<()> {
-        match place {
-            Place::Local(LocalId(i)) => {
-                let slot = state
-                    .locals
-                    .get_mut(*i as usize)
-                    .ok_or_else(|| unsupported("internal: local out of range"))?;
-                *slot = v;
-            }
-            Place::Global(g) => {
-                state.globals.insert(*g, v);
-            }
+    /// Evaluates the parts of an assignment target that come before the
+    /// assigned value.
+    fn target(&mut self, place: &Place, state: &mut State) -> EResult<Target> {
+        Ok(match place {
+            Place::Local(id) => Target::Local(*id),
+            Place::Global(g) => Target::Global(*g),
             Place::Index { array, index } => {
                 let arr = self.expr(array, state)?;
                 let i = self.index_value(index, state)?;
+                Target::Element(arr, i)
+            }
+        })
+    }
+
+    fn store(&mut self, target: Target, v: Sym, state: &mut State) -> EResult<()> {
+        match target {
+            Target::Local(LocalId(i)) => {
+                let slot = state
+                    .locals
+                    .get_mut(i as usize)
+                    .ok_or_else(|| unsupported("internal: local out of range"))?;
+                *slot = v;
+            }
+            Target::Global(g) => {
+                state.globals.insert(g, v);
+            }
+            Target::Element(arr, i) => {
                 let obj = self.checked_obj(&arr, &i, state)?;
                 let d = v.to_dyn().ok_or_else(|| unsupported("arrays of arrays"))?;
                 let o = &mut state.heap[obj];

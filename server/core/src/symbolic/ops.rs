@@ -310,7 +310,7 @@ impl Ops {
                 Le => Sym::Bool(x.le(y)),
                 Gt => Sym::Bool(x.gt(y)),
                 Ge => Sym::Bool(x.ge(y)),
-                Shl | Shr | UShr => self.math_shift(op, lhs_ty, x, y, uf)?,
+                Shl | Shr | UShr => self.math_shift(op, lhs_ty, x, y, uf, &mut faults)?,
                 BitAnd | BitOr | BitXor => {
                     let name = match op {
                         BitAnd => "bitand",
@@ -368,11 +368,27 @@ impl Ops {
         Ok((v, faults))
     }
 
-    fn math_shift(&self, op: BinOp, lhs_ty: &Type, x: &Int, y: &Int, uf: &mut Ufs) -> EResult<Sym> {
+    fn math_shift(
+        &self,
+        op: BinOp,
+        lhs_ty: &Type,
+        x: &Int,
+        y: &Int,
+        uf: &mut Ufs,
+        faults: &mut Vec<MayFault>,
+    ) -> EResult<Sym> {
         let width = match lhs_ty {
             Type::Int(t) => t.bits as i64,
             _ => 32,
         };
+        if self.lang == Lang::C {
+            // Undefined in C whatever the integer model.
+            let ok = Bool::and(&[y.ge(Int::from_i64(0)), y.lt(Int::from_i64(width))]);
+            faults.push(MayFault {
+                cond: ok.not(),
+                code: FaultCode::Undefined,
+            });
+        }
         let count = y.simplify().as_i64();
         let count = match (self.lang, count) {
             (Lang::Java, Some(c)) => Some(c & if width == 64 { 63 } else { 31 }),
