@@ -563,22 +563,22 @@ impl Ops {
                 } else {
                     x.to_ubv_with_rounding_mode(&rtz, t.bits as u32)
                 };
-                // In range iff the truncated value converts back exactly.
-                let back = bv_to_fp(
-                    &conv,
-                    t.signed,
-                    if fp_sort_is_f32(x) {
-                        FloatTy::F32
-                    } else {
-                        FloatTy::F64
-                    },
-                );
+                // In range iff lo <= trunc(x) < hi, both bounds powers of two
+                // (exact in every float format).
+                let sort = fp_sort_of(x);
+                let pow2 =
+                    |e: i32| Float::from_f64(2f64.powi(e)).to_fp_with_rounding_mode(&rne(), &sort);
+                let bits = t.bits as i32;
                 let truncated = x.round_to_integral_with_rounding_mode(&rtz);
-                let ok = Bool::and(&[
-                    x.is_nan().not(),
-                    x.is_infinite().not(),
-                    back.eq_fpa(&truncated),
-                ]);
+                let (lo, hi) = if t.signed {
+                    (pow2(bits - 1).unary_neg(), pow2(bits - 1))
+                } else {
+                    (
+                        Float::from_f64(0.0).to_fp_with_rounding_mode(&rne(), &sort),
+                        pow2(bits),
+                    )
+                };
+                let ok = Bool::and(&[x.is_nan().not(), truncated.ge(&lo), truncated.lt(&hi)]);
                 (
                     conv,
                     vec![MayFault {
@@ -772,10 +772,6 @@ fn fmod(x: &Float, y: &Float) -> Float {
 
 fn fp_sort_of(x: &Float) -> Sort {
     x.get_sort()
-}
-
-fn fp_sort_is_f32(x: &Float) -> bool {
-    x.get_sort().float_significand_size() == Some(24)
 }
 
 pub fn bv_from_i128(v: i128, bits: u32) -> BV {
