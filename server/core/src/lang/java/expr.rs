@@ -102,7 +102,8 @@ fn bin_op(text: &str) -> Option<BinOp> {
 /// each side for shifts, `Bool` for logical operators.
 pub(super) fn binop(op: BinOp, a: Expr, b: Expr, n: Node, op_text: &str) -> R<Expr> {
     let sp = span(n);
-    let mismatch = || unsupported(n, format!("operator {op_text} on {} and {}", a.ty, b.ty));
+    let mismatch =
+        || unsupported(n, format!("operator {op_text} on {} and {}", super::jname(&a.ty), super::jname(&b.ty)));
     let bin = |a: Expr, b: Expr, ty: Type| mk(ExprKind::Binary(op, Box::new(a), Box::new(b)), ty, sp);
     match op {
         BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem => {
@@ -230,7 +231,7 @@ impl<'c, 't> FnCx<'c, 't> {
     pub(super) fn cond(&mut self, n: Node, out: &mut Block) -> R<Expr> {
         let e = self.expr(n, out)?;
         if e.ty != Type::Bool {
-            return Err(unsupported(n, format!("condition of type {}", e.ty)));
+            return Err(unsupported(n, format!("condition of type {}", super::jname(&e.ty))));
         }
         Ok(e)
     }
@@ -244,7 +245,7 @@ impl<'c, 't> FnCx<'c, 't> {
         if e.ty.is_numeric() && ty.is_numeric() {
             return Ok(cast(e, ty));
         }
-        Err(unsupported(n, format!("conversion from {} to {}", e.ty, ty)))
+        Err(unsupported(n, format!("conversion from {} to {}", super::jname(&e.ty), super::jname(ty))))
     }
 
     /// True when re-evaluating `e` later gives the same value whatever
@@ -256,6 +257,31 @@ impl<'c, 't> FnCx<'c, 't> {
             ExprKind::Local(id) => self.is_temp(*id),
             _ => false,
         }
+    }
+
+    /// True when evaluating `e` after the statements `b` gives the value and
+    /// the faults it would give before them: `e` cannot fault and reads no
+    /// variable that `b` may write (calls may write globals, never the
+    /// caller's locals). Array reads are never deferred.
+    fn deferrable(&self, e: &Expr, b: &Block) -> bool {
+        match &e.kind {
+            ExprKind::IntLit(_) | ExprKind::FloatLit(_) | ExprKind::BoolLit(_) | ExprKind::StrLit(_) => true,
+            ExprKind::Local(id) => self.is_temp(*id) || !writes(b, &|p| matches!(p, Place::Local(x) if x == id), false),
+            ExprKind::Global(g) => !writes(b, &|p| matches!(p, Place::Global(x) if x == g), true),
+            ExprKind::Unary(_, a) | ExprKind::Cast(a) => self.deferrable(a, b),
+            ExprKind::Binary(op, x, y) => {
+                !matches!(op, BinOp::Div | BinOp::Rem) && self.deferrable(x, b) && self.deferrable(y, b)
+            }
+            ExprKind::Cond(c, x, y) => self.deferrable(c, b) && self.deferrable(x, b) && self.deferrable(y, b),
+            ExprKind::Intrinsic(_, xs) => xs.iter().all(|x| self.deferrable(x, b)),
+            _ => false,
+        }
+    }
+
+    /// Keeps `e` for use after the statements `b` (about to be appended to
+    /// `out`), spilling it to a temporary first unless that is unnecessary.
+    fn keep_past(&mut self, e: Expr, b: &Block, out: &mut Block) -> Expr {
+        if self.deferrable(&e, b) { e } else { self.spill(e, out) }
     }
 
     /// Evaluates `e` now into a temporary (unless it is stable) so that later
@@ -285,7 +311,7 @@ impl<'c, 't> FnCx<'c, 't> {
             if !b.is_empty() {
                 let mut spilled = Vec::with_capacity(vals.len());
                 for v in vals {
-                    spilled.push(self.spill(v, out));
+                    spilled.push(self.keep_past(v, &b, out));
                 }
                 vals = spilled;
                 out.extend(b);
@@ -375,10 +401,10 @@ impl<'c, 't> FnCx<'c, 't> {
 
     fn index(&self, a: Expr, i: Expr, n: Node) -> R<Expr> {
         let Type::Array(elem) = a.ty.clone() else {
-            return Err(unsupported(n, format!("indexing a value of type {}", a.ty)));
+            return Err(unsupported(n, format!("indexing a value of type {}", super::jname(&a.ty))));
         };
         if !is_integral(&i.ty) {
-            return Err(unsupported(n, format!("array index of type {}", i.ty)));
+            return Err(unsupported(n, format!("array index of type {}", super::jname(&i.ty))));
         }
         let i = cast(i, &Type::INT);
         Ok(mk(ExprKind::Index(Box::new(a), Box::new(i)), *elem, span(n)))
@@ -513,7 +539,7 @@ impl<'c, 't> FnCx<'c, 't> {
             }
         }
         let e = self.expr(operand, out)?;
-        let bad = |e: &Expr| unsupported(n, format!("operator {op} on {}", e.ty));
+        let bad = |e: &Expr| unsupported(n, format!("operator {op} on {}", super::jname(&e.ty)));
         match op {
             "-" | "+" | "~" => {
                 if !e.ty.is_numeric() || (op == "~" && !is_integral(&e.ty)) {
@@ -553,8 +579,9 @@ impl<'c, 't> FnCx<'c, 't> {
         let a = self.expr(an, &mut ab)?;
         let mut bb = Vec::new();
         let b = self.expr(bn, &mut bb)?;
-        let ty = ternary_type(&a, &b)
-            .ok_or_else(|| unsupported(n, format!("conditional expression mixing {} and {}", a.ty, b.ty)))?;
+        let ty = ternary_type(&a, &b).ok_or_else(|| {
+            unsupported(n, format!("conditional expression mixing {} and {}", super::jname(&a.ty), super::jname(&b.ty)))
+        })?;
         let a = cast(a, &ty);
         let b = cast(b, &ty);
         if ab.is_empty() && bb.is_empty() {
@@ -581,7 +608,7 @@ impl<'c, 't> FnCx<'c, 't> {
             c.span = span(n);
             return Ok(c);
         }
-        Err(unsupported(n, format!("cast from {} to {}", e.ty, ty)))
+        Err(unsupported(n, format!("cast from {} to {}", super::jname(&e.ty), super::jname(&ty))))
     }
 
     fn array_creation(&mut self, n: Node, out: &mut Block) -> R<Expr> {
@@ -606,7 +633,7 @@ impl<'c, 't> FnCx<'c, 't> {
         };
         let len = self.expr(first_named(*dn)?, out)?;
         if !is_integral(&len.ty) {
-            return Err(unsupported(*dn, format!("array length of type {}", len.ty)));
+            return Err(unsupported(*dn, format!("array length of type {}", super::jname(&len.ty))));
         }
         let len = cast(len, &Type::INT);
         Ok(mk(ExprKind::NewArray(Box::new(len)), ty, span(n)))
@@ -615,7 +642,7 @@ impl<'c, 't> FnCx<'c, 't> {
     /// `{a, b, c}` as a value of array type `ty`.
     pub(super) fn array_init(&mut self, n: Node, ty: &Type, out: &mut Block) -> R<Expr> {
         let Type::Array(elem) = ty else {
-            return Err(unsupported(n, format!("array initializer for {ty}")));
+            return Err(unsupported(n, format!("array initializer for {}", super::jname(ty))));
         };
         let items = named_children(n);
         if let Some(inner) = items.iter().find(|c| c.kind() == "array_initializer") {
@@ -700,13 +727,14 @@ impl<'c, 't> FnCx<'c, 't> {
         }
     }
 
-    /// Freezes the array and index of an element place so that statements
-    /// lifted afterwards cannot change which element is meant.
-    fn stabilise(&mut self, p: PlaceL, out: &mut Block) -> PlaceL {
+    /// Freezes the array and index of an element place so that the
+    /// statements `b`, lifted afterwards, cannot change which element is
+    /// meant.
+    fn stabilise(&mut self, p: PlaceL, b: &Block, out: &mut Block) -> PlaceL {
         match p {
             PlaceL::Index(a, i, t) => {
-                let a = self.spill(a, out);
-                let i = self.spill(i, out);
+                let a = self.keep_past(a, b, out);
+                let i = self.keep_past(i, b, out);
                 PlaceL::Index(a, i, t)
             }
             other => other,
@@ -732,7 +760,7 @@ impl<'c, 't> FnCx<'c, 't> {
             let p = if rb.is_empty() {
                 p
             } else {
-                let p = self.stabilise(p, out);
+                let p = self.stabilise(p, &rb, out);
                 out.append(&mut rb);
                 p
             };
@@ -749,15 +777,15 @@ impl<'c, 't> FnCx<'c, 't> {
                 let old = p.read(span(l));
                 (p, old)
             } else {
-                let p = self.stabilise(p, out);
+                let p = self.stabilise(p, &rb, out);
                 let old = p.read(span(l));
-                let old = self.spill(old, out);
+                let old = self.keep_past(old, &rb, out);
                 out.append(&mut rb);
                 (p, old)
             };
             let val = binop(op, old, v, n, bop_text)?;
             if val.ty.is_numeric() != pty.is_numeric() {
-                return Err(unsupported(n, format!("operator {op_text} on {pty}")));
+                return Err(unsupported(n, format!("operator {op_text} on {}", super::jname(&pty))));
             }
             (p, cast(val, &pty))
         };
@@ -777,7 +805,7 @@ impl<'c, 't> FnCx<'c, 't> {
         let p = self.place(operand, out)?;
         let pty = p.ty();
         if !pty.is_numeric() {
-            return Err(unsupported(n, format!("{} on {pty}", if inc { "++" } else { "--" })));
+            return Err(unsupported(n, format!("{} on {}", if inc { "++" } else { "--" }, super::jname(&pty))));
         }
         let pt = promote(&pty);
         let one = match &pt {
@@ -855,7 +883,10 @@ impl<'c, 't> FnCx<'c, 't> {
             }
             _ => {}
         }
-        Err(unsupported(n, format!("call to {}.{name}", short(otext))))
+        // A method of a value: report what the value is if it is itself
+        // unsupported (a String field, a string literal), else the call.
+        let o = self.expr(obj, out)?;
+        Err(unsupported(n, format!("call to method {name} of a {}", super::jname(&o.ty))))
     }
 
     fn program_call(
@@ -979,7 +1010,7 @@ impl<'c, 't> FnCx<'c, 't> {
         }
         let args = self.seq(arg_nodes, out)?;
         if let Some(a) = args.iter().find(|a| !a.ty.is_numeric()) {
-            return Err(unsupported(n, format!("Math.{name} of {}", a.ty)));
+            return Err(unsupported(n, format!("Math.{name} of {}", super::jname(&a.ty))));
         }
         let f32_ = Type::Float(FloatTy::F32);
         let (args, ty): (Vec<Expr>, Type) = match f {
@@ -1100,6 +1131,21 @@ impl<'c, 't> FnCx<'c, 't> {
         let units = decode_escapes(body).map_err(|w| unsupported(n, format!("string literal: {w}")))?;
         Ok(mk(ExprKind::StrLit(String::from_utf16_lossy(&units)), Type::Str, span(n)))
     }
+}
+
+/// Whether the statements `b` may write a place matching `pred` (any
+/// global when `calls_write` and `b` contains a call).
+fn writes(b: &Block, pred: &dyn Fn(&Place) -> bool, calls_write: bool) -> bool {
+    b.iter().any(|s| match &s.kind {
+        StmtKind::Assign { place, .. } => pred(place),
+        StmtKind::Call { dest, .. } => calls_write || dest.as_ref().is_some_and(pred),
+        StmtKind::If { then_branch, else_branch, .. } => {
+            writes(then_branch, pred, calls_write) || writes(else_branch, pred, calls_write)
+        }
+        StmtKind::Loop { body, step, .. } => writes(body, pred, calls_write) || writes(step, pred, calls_write),
+        StmtKind::Labeled { body, .. } | StmtKind::Block(body) => writes(body, pred, calls_write),
+        StmtKind::Print { .. } | StmtKind::Break(_) | StmtKind::Continue(_) | StmtKind::Return(_) => false,
+    })
 }
 
 fn field_type_error(name: &str, e: &TyErr) -> String {

@@ -33,12 +33,37 @@ type R<T> = Result<T, LowerError>;
 
 /// Deepest expression/statement nesting lowered before giving up: the
 /// lowering is recursive and must not overflow the stack on adversarial
-/// input.
-const MAX_DEPTH: u32 = 200;
+/// input (long `else if` chains count one level per `if`).
+const MAX_DEPTH: u32 = 1000;
+
+/// Stack for the lowering thread: enough for [`MAX_DEPTH`] levels even in an
+/// unoptimised build, whose frames are large. Only touched pages are
+/// committed.
+const STACK_SIZE: usize = 512 << 20;
 
 /// Parses and lowers a Java compilation unit. Never panics; a file that does
 /// not parse at all yields an empty program.
+///
+/// The recursive lowering runs on its own thread with a large stack so that
+/// deeply nested code cannot overflow the caller's (possibly small) stack.
 pub(crate) fn lower(source: &str) -> Program {
+    let joined = std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .name("java-lower".into())
+            .stack_size(STACK_SIZE)
+            .spawn_scoped(s, || lower_here(source))
+            .map(|h| h.join())
+    });
+    match joined {
+        Ok(Ok(p)) => p,
+        // The thread could not be started: lower on this one.
+        Err(_) => lower_here(source),
+        // Lowering panicked: a bug, but a file must still yield a program.
+        Ok(Err(_)) => Program { lang: Lang::Java, functions: Vec::new(), globals: Vec::new() },
+    }
+}
+
+fn lower_here(source: &str) -> Program {
     let mut program = Program { lang: Lang::Java, functions: Vec::new(), globals: Vec::new() };
     let mut parser = Parser::new();
     let language: tree_sitter::Language = tree_sitter_java::LANGUAGE.into();
@@ -531,7 +556,7 @@ fn add_dims(ty: Type, dims: Option<Node>, src: &str) -> Result<Type, TyErr> {
     let mut t = ty;
     for _ in 0..count {
         if matches!(t, Type::Array(_)) {
-            return Err(TyErr::MultiDim(format!("{t}[]")));
+            return Err(TyErr::MultiDim(format!("{}[]", jname(&t))));
         }
         if t == Type::Void {
             return Err(TyErr::Other("void[]".into()));
@@ -539,6 +564,25 @@ fn add_dims(ty: Type, dims: Option<Node>, src: &str) -> Result<Type, TyErr> {
         t = Type::Array(Box::new(t));
     }
     Ok(t)
+}
+
+/// A type as Java spells it, for messages.
+fn jname(t: &Type) -> String {
+    match t {
+        Type::Int(i) if i.is_char => "char".into(),
+        Type::Int(i) => match i.bits {
+            8 => "byte",
+            16 => "short",
+            32 => "int",
+            _ => "long",
+        }
+        .into(),
+        Type::Float(FloatTy::F32) => "float".into(),
+        Type::Float(FloatTy::F64) => "double".into(),
+        Type::Array(e) => format!("{}[]", jname(e)),
+        Type::Str => "String".into(),
+        other => other.to_string(),
+    }
 }
 
 fn is_integral(t: &Type) -> bool {

@@ -159,7 +159,7 @@ impl<'c, 't> FnCx<'c, 't> {
                     };
                     let e = self.expr(v, out)?;
                     if matches!(e.ty, Type::Str | Type::Void) {
-                        return Err(unsupported(d, format!("var of type {}", e.ty)));
+                        return Err(unsupported(d, format!("var of type {}", super::jname(&e.ty))));
                     }
                     (e.ty.clone(), Some(e))
                 }
@@ -300,7 +300,7 @@ impl<'c, 't> FnCx<'c, 't> {
         self.push_scope();
         let arr = self.expr(vn, out)?;
         let Type::Array(elem) = arr.ty.clone() else {
-            return Err(unsupported(vn, format!("enhanced for over {}", arr.ty)));
+            return Err(unsupported(vn, format!("enhanced for over {}", super::jname(&arr.ty))));
         };
         let asp = arr.span;
         let a = self.temp(arr.ty.clone(), asp);
@@ -394,7 +394,7 @@ impl<'c, 't> FnCx<'c, 't> {
         let sp = span(n);
         let scrut = self.expr(cn, out)?;
         if !matches!(&scrut.ty, Type::Int(i) if i.bits <= 32) {
-            return Err(unsupported(cn, format!("switch on {}", scrut.ty)));
+            return Err(unsupported(cn, format!("switch on {}", super::jname(&scrut.ty))));
         }
         let ssp = scrut.span;
         let sv = self.temp(scrut.ty.clone(), ssp);
