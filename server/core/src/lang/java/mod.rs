@@ -39,7 +39,7 @@ const MAX_DEPTH: u32 = 1000;
 /// Stack for the lowering thread: enough for [`MAX_DEPTH`] levels even in an
 /// unoptimised build, whose frames are large. Only touched pages are
 /// committed.
-const STACK_SIZE: usize = 512 << 20;
+const STACK_SIZE: usize = 64 << 20;
 
 /// Parses and lowers a Java compilation unit. Never panics; a file that does
 /// not parse at all yields an empty program.
