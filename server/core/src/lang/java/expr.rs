@@ -3,12 +3,12 @@
 //! before the expression in Java's evaluation order.
 
 use super::{
-    FnCx, R, Role, TyErr, bnp, cast, decode_escapes, float_literal, int_in_range, int_literal, is_integral, java_type,
-    mk, named_children, promote, span, st, unsupported, widens,
+    FnCx, R, Role, TyErr, bnp, cast, decode_escapes, float_literal, int_in_range, int_literal,
+    is_integral, java_type, mk, named_children, promote, span, st, unsupported, widens,
 };
 use crate::ir::{
-    BinOp, Block, Expr, ExprKind, FloatLit, FloatTy, FuncId, GlobalId, IntTy, Intrinsic, LocalId, Place, PrintKind,
-    Span, StmtKind, Type, UnOp,
+    BinOp, Block, Expr, ExprKind, FloatLit, FloatTy, FuncId, GlobalId, IntTy, Intrinsic, LocalId,
+    Place, PrintKind, Span, StmtKind, Type, UnOp,
 };
 use tree_sitter::Node;
 
@@ -32,7 +32,11 @@ impl PlaceL {
         match self {
             PlaceL::Local(id, t) => mk(ExprKind::Local(*id), t.clone(), sp),
             PlaceL::Global(id, t) => mk(ExprKind::Global(*id), t.clone(), sp),
-            PlaceL::Index(a, i, t) => mk(ExprKind::Index(Box::new(a.clone()), Box::new(i.clone())), t.clone(), sp),
+            PlaceL::Index(a, i, t) => mk(
+                ExprKind::Index(Box::new(a.clone()), Box::new(i.clone())),
+                t.clone(),
+                sp,
+            ),
         }
     }
 
@@ -40,7 +44,10 @@ impl PlaceL {
         match self {
             PlaceL::Local(id, _) => Place::Local(*id),
             PlaceL::Global(id, _) => Place::Global(*id),
-            PlaceL::Index(a, i, _) => Place::Index { array: Box::new(a.clone()), index: Box::new(i.clone()) },
+            PlaceL::Index(a, i, _) => Place::Index {
+                array: Box::new(a.clone()),
+                index: Box::new(i.clone()),
+            },
         }
     }
 }
@@ -55,11 +62,18 @@ pub(super) fn not(e: Expr) -> Expr {
 }
 
 pub(super) fn or(a: Expr, b: Expr, sp: Span) -> Expr {
-    mk(ExprKind::Binary(BinOp::Or, Box::new(a), Box::new(b)), Type::Bool, sp)
+    mk(
+        ExprKind::Binary(BinOp::Or, Box::new(a), Box::new(b)),
+        Type::Bool,
+        sp,
+    )
 }
 
 fn first_named(n: Node) -> R<Node> {
-    named_children(n).into_iter().next().ok_or_else(|| unsupported(n, "empty expression"))
+    named_children(n)
+        .into_iter()
+        .next()
+        .ok_or_else(|| unsupported(n, "empty expression"))
 }
 
 /// Shortens source text quoted in an error message.
@@ -102,9 +116,18 @@ fn bin_op(text: &str) -> Option<BinOp> {
 /// each side for shifts, `Bool` for logical operators.
 pub(super) fn binop(op: BinOp, a: Expr, b: Expr, n: Node, op_text: &str) -> R<Expr> {
     let sp = span(n);
-    let mismatch =
-        || unsupported(n, format!("operator {op_text} on {} and {}", super::jname(&a.ty), super::jname(&b.ty)));
-    let bin = |a: Expr, b: Expr, ty: Type| mk(ExprKind::Binary(op, Box::new(a), Box::new(b)), ty, sp);
+    let mismatch = || {
+        unsupported(
+            n,
+            format!(
+                "operator {op_text} on {} and {}",
+                super::jname(&a.ty),
+                super::jname(&b.ty)
+            ),
+        )
+    };
+    let bin =
+        |a: Expr, b: Expr, ty: Type| mk(ExprKind::Binary(op, Box::new(a), Box::new(b)), ty, sp);
     match op {
         BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem => {
             let t = bnp(&a.ty, &b.ty).ok_or_else(mismatch)?;
@@ -158,7 +181,9 @@ fn ternary_type(a: &Expr, b: &Expr) -> Option<Type> {
     }
     let small = |t: &Type| matches!(t, Type::Int(i) if i.bits < 32);
     let fits = |lit: &Expr, t: &Type| match (&lit.kind, &lit.ty, t) {
-        (ExprKind::IntLit(v), Type::Int(li), Type::Int(ti)) => li.bits == 32 && li.signed && int_in_range(*v, *ti),
+        (ExprKind::IntLit(v), Type::Int(li), Type::Int(ti)) => {
+            li.bits == 32 && li.signed && int_in_range(*v, *ti)
+        }
         _ => false,
     };
     if small(&a.ty) && fits(b, &a.ty) {
@@ -184,8 +209,18 @@ fn builtin_constant(class: &str, field: &str, sp: Span) -> Option<Expr> {
     let int = |v: i128, t: IntTy| Some(mk(ExprKind::IntLit(v), Type::Int(t), sp));
     let f32_ = Type::Float(FloatTy::F32);
     match (class, field) {
-        ("Math", "PI") => Some(float_const(std::f64::consts::PI, Type::DOUBLE, sp, std::f64::consts::PI.to_string())),
-        ("Math", "E") => Some(float_const(std::f64::consts::E, Type::DOUBLE, sp, std::f64::consts::E.to_string())),
+        ("Math", "PI") => Some(float_const(
+            std::f64::consts::PI,
+            Type::DOUBLE,
+            sp,
+            std::f64::consts::PI.to_string(),
+        )),
+        ("Math", "E") => Some(float_const(
+            std::f64::consts::E,
+            Type::DOUBLE,
+            sp,
+            std::f64::consts::E.to_string(),
+        )),
         ("Integer", "MAX_VALUE") => int(i128::from(i32::MAX), IntTy::I32),
         ("Integer", "MIN_VALUE") => int(i128::from(i32::MIN), IntTy::I32),
         ("Long", "MAX_VALUE") => int(i128::from(i64::MAX), IntTy::I64),
@@ -196,7 +231,12 @@ fn builtin_constant(class: &str, field: &str, sp: Span) -> Option<Expr> {
         ("Byte", "MIN_VALUE") => int(i128::from(i8::MIN), IntTy::I8),
         ("Character", "MAX_VALUE") => int(0xFFFF, IntTy::JAVA_CHAR),
         ("Character", "MIN_VALUE") => int(0, IntTy::JAVA_CHAR),
-        ("Double", "MAX_VALUE") => Some(float_const(f64::MAX, Type::DOUBLE, sp, format!("{:e}", f64::MAX))),
+        ("Double", "MAX_VALUE") => Some(float_const(
+            f64::MAX,
+            Type::DOUBLE,
+            sp,
+            format!("{:e}", f64::MAX),
+        )),
         ("Double", "MIN_VALUE") => {
             let v = f64::from_bits(1);
             Some(float_const(v, Type::DOUBLE, sp, format!("{v:e}")))
@@ -231,7 +271,10 @@ impl<'c, 't> FnCx<'c, 't> {
     pub(super) fn cond(&mut self, n: Node, out: &mut Block) -> R<Expr> {
         let e = self.expr(n, out)?;
         if e.ty != Type::Bool {
-            return Err(unsupported(n, format!("condition of type {}", super::jname(&e.ty))));
+            return Err(unsupported(
+                n,
+                format!("condition of type {}", super::jname(&e.ty)),
+            ));
         }
         Ok(e)
     }
@@ -245,7 +288,14 @@ impl<'c, 't> FnCx<'c, 't> {
         if e.ty.is_numeric() && ty.is_numeric() {
             return Ok(cast(e, ty));
         }
-        Err(unsupported(n, format!("conversion from {} to {}", super::jname(&e.ty), super::jname(ty))))
+        Err(unsupported(
+            n,
+            format!(
+                "conversion from {} to {}",
+                super::jname(&e.ty),
+                super::jname(ty)
+            ),
+        ))
     }
 
     /// True when re-evaluating `e` later gives the same value whatever
@@ -253,7 +303,10 @@ impl<'c, 't> FnCx<'c, 't> {
     /// (each is assigned once per evaluation of its expression).
     fn stable(&self, e: &Expr) -> bool {
         match &e.kind {
-            ExprKind::IntLit(_) | ExprKind::FloatLit(_) | ExprKind::BoolLit(_) | ExprKind::StrLit(_) => true,
+            ExprKind::IntLit(_)
+            | ExprKind::FloatLit(_)
+            | ExprKind::BoolLit(_)
+            | ExprKind::StrLit(_) => true,
             ExprKind::Local(id) => self.is_temp(*id),
             _ => false,
         }
@@ -265,14 +318,23 @@ impl<'c, 't> FnCx<'c, 't> {
     /// caller's locals). Array reads are never deferred.
     fn deferrable(&self, e: &Expr, b: &Block) -> bool {
         match &e.kind {
-            ExprKind::IntLit(_) | ExprKind::FloatLit(_) | ExprKind::BoolLit(_) | ExprKind::StrLit(_) => true,
-            ExprKind::Local(id) => self.is_temp(*id) || !writes(b, &|p| matches!(p, Place::Local(x) if x == id), false),
+            ExprKind::IntLit(_)
+            | ExprKind::FloatLit(_)
+            | ExprKind::BoolLit(_)
+            | ExprKind::StrLit(_) => true,
+            ExprKind::Local(id) => {
+                self.is_temp(*id) || !writes(b, &|p| matches!(p, Place::Local(x) if x == id), false)
+            }
             ExprKind::Global(g) => !writes(b, &|p| matches!(p, Place::Global(x) if x == g), true),
             ExprKind::Unary(_, a) | ExprKind::Cast(a) => self.deferrable(a, b),
             ExprKind::Binary(op, x, y) => {
-                !matches!(op, BinOp::Div | BinOp::Rem) && self.deferrable(x, b) && self.deferrable(y, b)
+                !matches!(op, BinOp::Div | BinOp::Rem)
+                    && self.deferrable(x, b)
+                    && self.deferrable(y, b)
             }
-            ExprKind::Cond(c, x, y) => self.deferrable(c, b) && self.deferrable(x, b) && self.deferrable(y, b),
+            ExprKind::Cond(c, x, y) => {
+                self.deferrable(c, b) && self.deferrable(x, b) && self.deferrable(y, b)
+            }
             ExprKind::Intrinsic(_, xs) => xs.iter().all(|x| self.deferrable(x, b)),
             _ => false,
         }
@@ -281,7 +343,11 @@ impl<'c, 't> FnCx<'c, 't> {
     /// Keeps `e` for use after the statements `b` (about to be appended to
     /// `out`), spilling it to a temporary first unless that is unnecessary.
     fn keep_past(&mut self, e: Expr, b: &Block, out: &mut Block) -> Expr {
-        if self.deferrable(&e, b) { e } else { self.spill(e, out) }
+        if self.deferrable(&e, b) {
+            e
+        } else {
+            self.spill(e, out)
+        }
     }
 
     /// Evaluates `e` now into a temporary (unless it is stable) so that later
@@ -293,7 +359,13 @@ impl<'c, 't> FnCx<'c, 't> {
         let sp = e.span;
         let ty = e.ty.clone();
         let t = self.temp(ty.clone(), sp);
-        out.push(st(StmtKind::Assign { place: Place::Local(t), value: e }, sp));
+        out.push(st(
+            StmtKind::Assign {
+                place: Place::Local(t),
+                value: e,
+            },
+            sp,
+        ));
         mk(ExprKind::Local(t), ty, sp)
     }
 
@@ -343,21 +415,35 @@ impl<'c, 't> FnCx<'c, 't> {
                 let inner = first_named(n)?;
                 self.expr(inner, out)
             }
-            "decimal_integer_literal" | "hex_integer_literal" | "octal_integer_literal" | "binary_integer_literal" => {
+            "decimal_integer_literal"
+            | "hex_integer_literal"
+            | "octal_integer_literal"
+            | "binary_integer_literal" => {
                 let (v, ty) = int_literal(self.text(n), false).map_err(|w| unsupported(n, w))?;
                 Ok(mk(ExprKind::IntLit(v), ty, sp))
             }
             "decimal_floating_point_literal" => {
-                let (lit, ty) = float_literal(self.text(n), false).map_err(|w| unsupported(n, w))?;
+                let (lit, ty) =
+                    float_literal(self.text(n), false).map_err(|w| unsupported(n, w))?;
                 Ok(mk(ExprKind::FloatLit(lit), ty, sp))
             }
-            "hex_floating_point_literal" => Err(unsupported(n, "hexadecimal floating-point literal")),
+            "hex_floating_point_literal" => {
+                Err(unsupported(n, "hexadecimal floating-point literal"))
+            }
             "character_literal" => {
                 let t = self.text(n);
-                let body = t.strip_prefix('\'').and_then(|t| t.strip_suffix('\'')).unwrap_or("");
-                let units = decode_escapes(body).map_err(|w| unsupported(n, format!("character literal: {w}")))?;
+                let body = t
+                    .strip_prefix('\'')
+                    .and_then(|t| t.strip_suffix('\''))
+                    .unwrap_or("");
+                let units = decode_escapes(body)
+                    .map_err(|w| unsupported(n, format!("character literal: {w}")))?;
                 match units.as_slice() {
-                    [u] => Ok(mk(ExprKind::IntLit(i128::from(*u)), Type::Int(IntTy::JAVA_CHAR), sp)),
+                    [u] => Ok(mk(
+                        ExprKind::IntLit(i128::from(*u)),
+                        Type::Int(IntTy::JAVA_CHAR),
+                        sp,
+                    )),
                     _ => Err(unsupported(n, format!("character literal {t}"))),
                 }
             }
@@ -369,15 +455,24 @@ impl<'c, 't> FnCx<'c, 't> {
             "this" => Err(unsupported(n, "use of this as a value")),
             "field_access" => self.field_access(n, out),
             "array_access" => {
-                let (Some(an), Some(in_)) = (n.child_by_field_name("array"), n.child_by_field_name("index")) else {
+                let (Some(an), Some(in_)) = (
+                    n.child_by_field_name("array"),
+                    n.child_by_field_name("index"),
+                ) else {
                     return Err(unsupported(n, "array access"));
                 };
                 let (a, i) = self.two(an, in_, out)?;
                 self.index(a, i, n)
             }
-            "method_invocation" => self.invocation(n, out, true)?.ok_or_else(|| unsupported(n, "method call")),
-            "assignment_expression" => self.assign(n, out, true)?.ok_or_else(|| unsupported(n, "assignment")),
-            "update_expression" => self.update(n, out, true)?.ok_or_else(|| unsupported(n, "update")),
+            "method_invocation" => self
+                .invocation(n, out, true)?
+                .ok_or_else(|| unsupported(n, "method call")),
+            "assignment_expression" => self
+                .assign(n, out, true)?
+                .ok_or_else(|| unsupported(n, "assignment")),
+            "update_expression" => self
+                .update(n, out, true)?
+                .ok_or_else(|| unsupported(n, "update")),
             "binary_expression" => self.binary(n, out),
             "unary_expression" => self.unary(n, out),
             "ternary_expression" => self.ternary(n, out),
@@ -395,19 +490,32 @@ impl<'c, 't> FnCx<'c, 't> {
     }
 
     pub(super) fn object_creation(&self, n: Node) -> crate::ir::LowerError {
-        let ty = n.child_by_field_name("type").map(|t| self.text(t)).unwrap_or("?");
+        let ty = n
+            .child_by_field_name("type")
+            .map(|t| self.text(t))
+            .unwrap_or("?");
         unsupported(n, format!("object creation new {ty}(...)"))
     }
 
     fn index(&self, a: Expr, i: Expr, n: Node) -> R<Expr> {
         let Type::Array(elem) = a.ty.clone() else {
-            return Err(unsupported(n, format!("indexing a value of type {}", super::jname(&a.ty))));
+            return Err(unsupported(
+                n,
+                format!("indexing a value of type {}", super::jname(&a.ty)),
+            ));
         };
         if !is_integral(&i.ty) {
-            return Err(unsupported(n, format!("array index of type {}", super::jname(&i.ty))));
+            return Err(unsupported(
+                n,
+                format!("array index of type {}", super::jname(&i.ty)),
+            ));
         }
         let i = cast(i, &Type::INT);
-        Ok(mk(ExprKind::Index(Box::new(a), Box::new(i)), *elem, span(n)))
+        Ok(mk(
+            ExprKind::Index(Box::new(a), Box::new(i)),
+            *elem,
+            span(n),
+        ))
     }
 
     fn ident(&mut self, n: Node) -> R<Expr> {
@@ -430,7 +538,12 @@ impl<'c, 't> FnCx<'c, 't> {
             (Err(e), _) => Err(unsupported(n, field_type_error(name, e))),
             (Ok(ty), Some(g)) => {
                 if self.const_mode {
-                    match self.cx.globals.get(g.0 as usize).and_then(|g| g.constant.clone()) {
+                    match self
+                        .cx
+                        .globals
+                        .get(g.0 as usize)
+                        .and_then(|g| g.constant.clone())
+                    {
                         Some(mut c) => {
                             c.span = span(n);
                             Ok(c)
@@ -448,11 +561,15 @@ impl<'c, 't> FnCx<'c, 't> {
     /// Whether an identifier names a value (local or field) rather than a
     /// class.
     fn is_value_name(&self, name: &str) -> bool {
-        (!self.const_mode && self.lookup(name).is_some()) || self.cx.field(self.class, name).is_some()
+        (!self.const_mode && self.lookup(name).is_some())
+            || self.cx.field(self.class, name).is_some()
     }
 
     fn field_access(&mut self, n: Node, out: &mut Block) -> R<Expr> {
-        let (Some(obj), Some(field)) = (n.child_by_field_name("object"), n.child_by_field_name("field")) else {
+        let (Some(obj), Some(field)) = (
+            n.child_by_field_name("object"),
+            n.child_by_field_name("field"),
+        ) else {
             return Err(unsupported(n, "field access"));
         };
         let fname = self.text(field);
@@ -467,7 +584,10 @@ impl<'c, 't> FnCx<'c, 't> {
                     if let Some(c) = self.cx.class_named(oname) {
                         return self.field_value(n, Some(c), fname);
                     }
-                    return Err(unsupported(n, format!("field access {}", short(self.text(n)))));
+                    return Err(unsupported(
+                        n,
+                        format!("field access {}", short(self.text(n))),
+                    ));
                 }
             }
             _ => {}
@@ -476,19 +596,27 @@ impl<'c, 't> FnCx<'c, 't> {
         if matches!(o.ty, Type::Array(_)) && fname == "length" {
             return Ok(mk(ExprKind::Length(Box::new(o)), Type::INT, span(n)));
         }
-        Err(unsupported(n, format!("field access {}", short(self.text(n)))))
+        Err(unsupported(
+            n,
+            format!("field access {}", short(self.text(n))),
+        ))
     }
 
     fn binary(&mut self, n: Node, out: &mut Block) -> R<Expr> {
-        let (Some(l), Some(r), Some(opn)) =
-            (n.child_by_field_name("left"), n.child_by_field_name("right"), n.child_by_field_name("operator"))
-        else {
+        let (Some(l), Some(r), Some(opn)) = (
+            n.child_by_field_name("left"),
+            n.child_by_field_name("right"),
+            n.child_by_field_name("operator"),
+        ) else {
             return Err(unsupported(n, "binary expression"));
         };
         let op_text = self.text(opn);
         let op = bin_op(op_text).ok_or_else(|| unsupported(opn, format!("operator {op_text}")))?;
         if op == BinOp::Add && self.stringy(n, 0) {
-            return Err(unsupported(n, "string concatenation outside System.out.print"));
+            return Err(unsupported(
+                n,
+                "string concatenation outside System.out.print",
+            ));
         }
         if matches!(op, BinOp::And | BinOp::Or) {
             return self.logical(op, l, r, n, out);
@@ -506,19 +634,49 @@ impl<'c, 't> FnCx<'c, 't> {
         let mut rb = Vec::new();
         let b = self.cond(r, &mut rb)?;
         if rb.is_empty() {
-            return Ok(mk(ExprKind::Binary(op, Box::new(a), Box::new(b)), Type::Bool, sp));
+            return Ok(mk(
+                ExprKind::Binary(op, Box::new(a), Box::new(b)),
+                Type::Bool,
+                sp,
+            ));
         }
         let t = self.temp(Type::Bool, sp);
         let tv = mk(ExprKind::Local(t), Type::Bool, sp);
-        out.push(st(StmtKind::Assign { place: Place::Local(t), value: a }, sp));
-        rb.push(st(StmtKind::Assign { place: Place::Local(t), value: b }, sp));
-        let cond = if op == BinOp::And { tv.clone() } else { not(tv.clone()) };
-        out.push(st(StmtKind::If { cond, then_branch: rb, else_branch: Vec::new() }, sp));
+        out.push(st(
+            StmtKind::Assign {
+                place: Place::Local(t),
+                value: a,
+            },
+            sp,
+        ));
+        rb.push(st(
+            StmtKind::Assign {
+                place: Place::Local(t),
+                value: b,
+            },
+            sp,
+        ));
+        let cond = if op == BinOp::And {
+            tv.clone()
+        } else {
+            not(tv.clone())
+        };
+        out.push(st(
+            StmtKind::If {
+                cond,
+                then_branch: rb,
+                else_branch: Vec::new(),
+            },
+            sp,
+        ));
         Ok(tv)
     }
 
     fn unary(&mut self, n: Node, out: &mut Block) -> R<Expr> {
-        let (Some(opn), Some(operand)) = (n.child_by_field_name("operator"), n.child_by_field_name("operand")) else {
+        let (Some(opn), Some(operand)) = (
+            n.child_by_field_name("operator"),
+            n.child_by_field_name("operand"),
+        ) else {
             return Err(unsupported(n, "unary expression"));
         };
         let sp = span(n);
@@ -528,11 +686,13 @@ impl<'c, 't> FnCx<'c, 't> {
             // valid that way).
             match operand.kind() {
                 "decimal_integer_literal" => {
-                    let (v, ty) = int_literal(self.text(operand), true).map_err(|w| unsupported(operand, w))?;
+                    let (v, ty) = int_literal(self.text(operand), true)
+                        .map_err(|w| unsupported(operand, w))?;
                     return Ok(mk(ExprKind::IntLit(v), ty, sp));
                 }
                 "decimal_floating_point_literal" => {
-                    let (lit, ty) = float_literal(self.text(operand), true).map_err(|w| unsupported(operand, w))?;
+                    let (lit, ty) = float_literal(self.text(operand), true)
+                        .map_err(|w| unsupported(operand, w))?;
                     return Ok(mk(ExprKind::FloatLit(lit), ty, sp));
                 }
                 _ => {}
@@ -580,25 +740,59 @@ impl<'c, 't> FnCx<'c, 't> {
         let mut bb = Vec::new();
         let b = self.expr(bn, &mut bb)?;
         let ty = ternary_type(&a, &b).ok_or_else(|| {
-            unsupported(n, format!("conditional expression mixing {} and {}", super::jname(&a.ty), super::jname(&b.ty)))
+            unsupported(
+                n,
+                format!(
+                    "conditional expression mixing {} and {}",
+                    super::jname(&a.ty),
+                    super::jname(&b.ty)
+                ),
+            )
         })?;
         let a = cast(a, &ty);
         let b = cast(b, &ty);
         if ab.is_empty() && bb.is_empty() {
-            return Ok(mk(ExprKind::Cond(Box::new(c), Box::new(a), Box::new(b)), ty, sp));
+            return Ok(mk(
+                ExprKind::Cond(Box::new(c), Box::new(a), Box::new(b)),
+                ty,
+                sp,
+            ));
         }
         let t = self.temp(ty.clone(), sp);
-        ab.push(st(StmtKind::Assign { place: Place::Local(t), value: a }, sp));
-        bb.push(st(StmtKind::Assign { place: Place::Local(t), value: b }, sp));
-        out.push(st(StmtKind::If { cond: c, then_branch: ab, else_branch: bb }, sp));
+        ab.push(st(
+            StmtKind::Assign {
+                place: Place::Local(t),
+                value: a,
+            },
+            sp,
+        ));
+        bb.push(st(
+            StmtKind::Assign {
+                place: Place::Local(t),
+                value: b,
+            },
+            sp,
+        ));
+        out.push(st(
+            StmtKind::If {
+                cond: c,
+                then_branch: ab,
+                else_branch: bb,
+            },
+            sp,
+        ));
         Ok(mk(ExprKind::Local(t), ty, sp))
     }
 
     fn cast_expr(&mut self, n: Node, out: &mut Block) -> R<Expr> {
-        let (Some(tn), Some(vn)) = (n.child_by_field_name("type"), n.child_by_field_name("value")) else {
+        let (Some(tn), Some(vn)) = (
+            n.child_by_field_name("type"),
+            n.child_by_field_name("value"),
+        ) else {
             return Err(unsupported(n, "cast"));
         };
-        let ty = java_type(self.cx.src, tn).map_err(|_| unsupported(n, format!("cast to {}", self.text(tn))))?;
+        let ty = java_type(self.cx.src, tn)
+            .map_err(|_| unsupported(n, format!("cast to {}", self.text(tn))))?;
         let e = self.expr(vn, out)?;
         if e.ty == ty {
             return Ok(e);
@@ -608,19 +802,29 @@ impl<'c, 't> FnCx<'c, 't> {
             c.span = span(n);
             return Ok(c);
         }
-        Err(unsupported(n, format!("cast from {} to {}", super::jname(&e.ty), super::jname(&ty))))
+        Err(unsupported(
+            n,
+            format!("cast from {} to {}", super::jname(&e.ty), super::jname(&ty)),
+        ))
     }
 
     fn array_creation(&mut self, n: Node, out: &mut Block) -> R<Expr> {
         let Some(tn) = n.child_by_field_name("type") else {
             return Err(unsupported(n, "array creation"));
         };
-        let elem =
-            java_type(self.cx.src, tn).map_err(|e| unsupported(n, format!("array of {}", e.describe(Role::Var))))?;
+        let elem = java_type(self.cx.src, tn)
+            .map_err(|e| unsupported(n, format!("array of {}", e.describe(Role::Var))))?;
         let kids = named_children(n);
-        let dim_exprs: Vec<Node> = kids.iter().copied().filter(|c| c.kind() == "dimensions_expr").collect();
-        let empty_dims: usize =
-            kids.iter().filter(|c| c.kind() == "dimensions").map(|d| self.text(*d).matches('[').count()).sum();
+        let dim_exprs: Vec<Node> = kids
+            .iter()
+            .copied()
+            .filter(|c| c.kind() == "dimensions_expr")
+            .collect();
+        let empty_dims: usize = kids
+            .iter()
+            .filter(|c| c.kind() == "dimensions")
+            .map(|d| self.text(*d).matches('[').count())
+            .sum();
         if dim_exprs.len() + empty_dims != 1 || matches!(elem, Type::Array(_)) {
             return Err(unsupported(n, "multi-dimensional array"));
         }
@@ -633,7 +837,10 @@ impl<'c, 't> FnCx<'c, 't> {
         };
         let len = self.expr(first_named(*dn)?, out)?;
         if !is_integral(&len.ty) {
-            return Err(unsupported(*dn, format!("array length of type {}", super::jname(&len.ty))));
+            return Err(unsupported(
+                *dn,
+                format!("array length of type {}", super::jname(&len.ty)),
+            ));
         }
         let len = cast(len, &Type::INT);
         Ok(mk(ExprKind::NewArray(Box::new(len)), ty, span(n)))
@@ -642,7 +849,10 @@ impl<'c, 't> FnCx<'c, 't> {
     /// `{a, b, c}` as a value of array type `ty`.
     pub(super) fn array_init(&mut self, n: Node, ty: &Type, out: &mut Block) -> R<Expr> {
         let Type::Array(elem) = ty else {
-            return Err(unsupported(n, format!("array initializer for {}", super::jname(ty))));
+            return Err(unsupported(
+                n,
+                format!("array initializer for {}", super::jname(ty)),
+            ));
         };
         let items = named_children(n);
         if let Some(inner) = items.iter().find(|c| c.kind() == "array_initializer") {
@@ -681,21 +891,35 @@ impl<'c, 't> FnCx<'c, 't> {
                 self.field_place(n, self.class, name)
             }
             "field_access" => {
-                let (Some(obj), Some(field)) = (n.child_by_field_name("object"), n.child_by_field_name("field")) else {
+                let (Some(obj), Some(field)) = (
+                    n.child_by_field_name("object"),
+                    n.child_by_field_name("field"),
+                ) else {
                     return Err(unsupported(n, "field access"));
                 };
                 let fname = self.text(field);
                 match obj.kind() {
                     "this" => self.field_place(n, self.class, fname),
-                    "identifier" if !self.is_value_name(self.text(obj)) => match self.cx.class_named(self.text(obj)) {
-                        Some(c) => self.field_place(n, Some(c), fname),
-                        None => Err(unsupported(n, format!("assignment to {}", short(self.text(n))))),
-                    },
-                    _ => Err(unsupported(n, format!("assignment to {}", short(self.text(n))))),
+                    "identifier" if !self.is_value_name(self.text(obj)) => {
+                        match self.cx.class_named(self.text(obj)) {
+                            Some(c) => self.field_place(n, Some(c), fname),
+                            None => Err(unsupported(
+                                n,
+                                format!("assignment to {}", short(self.text(n))),
+                            )),
+                        }
+                    }
+                    _ => Err(unsupported(
+                        n,
+                        format!("assignment to {}", short(self.text(n))),
+                    )),
                 }
             }
             "array_access" => {
-                let (Some(an), Some(in_)) = (n.child_by_field_name("array"), n.child_by_field_name("index")) else {
+                let (Some(an), Some(in_)) = (
+                    n.child_by_field_name("array"),
+                    n.child_by_field_name("index"),
+                ) else {
                     return Err(unsupported(n, "array access"));
                 };
                 let (a, i) = self.two(an, in_, out)?;
@@ -707,7 +931,10 @@ impl<'c, 't> FnCx<'c, 't> {
                     _ => Err(unsupported(n, "array access")),
                 }
             }
-            _ => Err(unsupported(n, format!("assignment to {}", n.kind().replace('_', " ")))),
+            _ => Err(unsupported(
+                n,
+                format!("assignment to {}", n.kind().replace('_', " ")),
+            )),
         }
     }
 
@@ -718,8 +945,16 @@ impl<'c, 't> FnCx<'c, 't> {
         match (&f.ty, f.global) {
             (Err(e), _) => Err(unsupported(n, field_type_error(name, e))),
             (Ok(ty), Some(g)) => {
-                if self.cx.globals.get(g.0 as usize).is_some_and(|g| g.constant.is_some()) {
-                    return Err(unsupported(n, format!("assignment to constant field {name}")));
+                if self
+                    .cx
+                    .globals
+                    .get(g.0 as usize)
+                    .is_some_and(|g| g.constant.is_some())
+                {
+                    return Err(unsupported(
+                        n,
+                        format!("assignment to constant field {name}"),
+                    ));
                 }
                 Ok(PlaceL::Global(g, ty.clone()))
             }
@@ -745,9 +980,11 @@ impl<'c, 't> FnCx<'c, 't> {
     /// narrowing: `b += 1` is `b = (byte)(b + 1)`. The left operand is read
     /// before the right one is evaluated.
     pub(super) fn assign(&mut self, n: Node, out: &mut Block, want: bool) -> R<Option<Expr>> {
-        let (Some(l), Some(r), Some(opn)) =
-            (n.child_by_field_name("left"), n.child_by_field_name("right"), n.child_by_field_name("operator"))
-        else {
+        let (Some(l), Some(r), Some(opn)) = (
+            n.child_by_field_name("left"),
+            n.child_by_field_name("right"),
+            n.child_by_field_name("operator"),
+        ) else {
             return Err(unsupported(n, "assignment"));
         };
         let sp = span(n);
@@ -768,9 +1005,13 @@ impl<'c, 't> FnCx<'c, 't> {
             (p, v)
         } else {
             let bop_text = op_text.strip_suffix('=').unwrap_or(op_text);
-            let op = bin_op(bop_text).ok_or_else(|| unsupported(opn, format!("operator {op_text}")))?;
+            let op =
+                bin_op(bop_text).ok_or_else(|| unsupported(opn, format!("operator {op_text}")))?;
             if self.stringy(r, 0) {
-                return Err(unsupported(n, "string concatenation outside System.out.print"));
+                return Err(unsupported(
+                    n,
+                    "string concatenation outside System.out.print",
+                ));
             }
             let v = self.expr(r, &mut rb)?;
             let (p, old) = if rb.is_empty() {
@@ -785,11 +1026,20 @@ impl<'c, 't> FnCx<'c, 't> {
             };
             let val = binop(op, old, v, n, bop_text)?;
             if val.ty.is_numeric() != pty.is_numeric() {
-                return Err(unsupported(n, format!("operator {op_text} on {}", super::jname(&pty))));
+                return Err(unsupported(
+                    n,
+                    format!("operator {op_text} on {}", super::jname(&pty)),
+                ));
             }
             (p, cast(val, &pty))
         };
-        out.push(st(StmtKind::Assign { place: p.to_ir(), value }, sp));
+        out.push(st(
+            StmtKind::Assign {
+                place: p.to_ir(),
+                value,
+            },
+            sp,
+        ));
         Ok(want.then(|| p.read(sp)))
     }
 
@@ -799,17 +1049,33 @@ impl<'c, 't> FnCx<'c, 't> {
         let sp = span(n);
         let mut c = n.walk();
         let kids: Vec<Node> = n.children(&mut c).collect();
-        let prefix = kids.first().is_some_and(|k| matches!(k.kind(), "++" | "--"));
+        let prefix = kids
+            .first()
+            .is_some_and(|k| matches!(k.kind(), "++" | "--"));
         let inc = kids.iter().any(|k| k.kind() == "++");
         let operand = first_named(n)?;
         let p = self.place(operand, out)?;
         let pty = p.ty();
         if !pty.is_numeric() {
-            return Err(unsupported(n, format!("{} on {}", if inc { "++" } else { "--" }, super::jname(&pty))));
+            return Err(unsupported(
+                n,
+                format!(
+                    "{} on {}",
+                    if inc { "++" } else { "--" },
+                    super::jname(&pty)
+                ),
+            ));
         }
         let pt = promote(&pty);
         let one = match &pt {
-            Type::Float(_) => mk(ExprKind::FloatLit(FloatLit { value: 1.0, text: "1".into() }), pt.clone(), sp),
+            Type::Float(_) => mk(
+                ExprKind::FloatLit(FloatLit {
+                    value: 1.0,
+                    text: "1".into(),
+                }),
+                pt.clone(),
+                sp,
+            ),
             _ => mk(ExprKind::IntLit(1), pt.clone(), sp),
         };
         let op = if inc { BinOp::Add } else { BinOp::Sub };
@@ -817,14 +1083,32 @@ impl<'c, 't> FnCx<'c, 't> {
         if want && !prefix {
             let old = p.read(sp);
             let t = self.temp(pty.clone(), sp);
-            out.push(st(StmtKind::Assign { place: Place::Local(t), value: old }, sp));
+            out.push(st(
+                StmtKind::Assign {
+                    place: Place::Local(t),
+                    value: old,
+                },
+                sp,
+            ));
             let tv = mk(ExprKind::Local(t), pty.clone(), sp);
             let val = cast(binop(op, tv.clone(), one, n, op_text)?, &pty);
-            out.push(st(StmtKind::Assign { place: p.to_ir(), value: val }, sp));
+            out.push(st(
+                StmtKind::Assign {
+                    place: p.to_ir(),
+                    value: val,
+                },
+                sp,
+            ));
             return Ok(Some(tv));
         }
         let val = cast(binop(op, p.read(sp), one, n, op_text)?, &pty);
-        out.push(st(StmtKind::Assign { place: p.to_ir(), value: val }, sp));
+        out.push(st(
+            StmtKind::Assign {
+                place: p.to_ir(),
+                value: val,
+            },
+            sp,
+        ));
         Ok(want.then(|| p.read(sp)))
     }
 
@@ -837,7 +1121,10 @@ impl<'c, 't> FnCx<'c, 't> {
             "method_invocation" => self.invocation(n, out, false).map(|_| ()),
             "object_creation_expression" => Err(self.object_creation(n)),
             "parenthesized_expression" => first_named(n).and_then(|i| self.expr_stmt(i, out)),
-            k => Err(unsupported(n, format!("{} as a statement", k.replace('_', " ")))),
+            k => Err(unsupported(
+                n,
+                format!("{} as a statement", k.replace('_', " ")),
+            )),
         };
         self.leave();
         r
@@ -852,7 +1139,10 @@ impl<'c, 't> FnCx<'c, 't> {
             return Err(unsupported(n, "method call"));
         };
         let name = self.text(name_node);
-        let args: Vec<Node> = n.child_by_field_name("arguments").map(named_children).unwrap_or_default();
+        let args: Vec<Node> = n
+            .child_by_field_name("arguments")
+            .map(named_children)
+            .unwrap_or_default();
         if n.child_by_field_name("type_arguments").is_some() {
             return Err(unsupported(n, "generic method call"));
         }
@@ -876,7 +1166,10 @@ impl<'c, 't> FnCx<'c, 't> {
                     return Err(unsupported(n, format!("call to System.out.{name}")));
                 }
                 if want {
-                    return Err(unsupported(n, format!("use of the result of System.out.{name}")));
+                    return Err(unsupported(
+                        n,
+                        format!("use of the result of System.out.{name}"),
+                    ));
                 }
                 self.print(n, name == "println", &args, out)?;
                 return Ok(None);
@@ -886,7 +1179,10 @@ impl<'c, 't> FnCx<'c, 't> {
         // A method of a value: report what the value is if it is itself
         // unsupported (a String field, a string literal), else the call.
         let o = self.expr(obj, out)?;
-        Err(unsupported(n, format!("call to method {name} of a {}", super::jname(&o.ty))))
+        Err(unsupported(
+            n,
+            format!("call to method {name} of a {}", super::jname(&o.ty)),
+        ))
     }
 
     fn program_call(
@@ -908,20 +1204,22 @@ impl<'c, 't> FnCx<'c, 't> {
             return Err(unsupported(n, format!("call to unknown method {name}")));
         }
         let types_of = |i: usize| self.cx.methods.get(i).and_then(|m| m.params.as_ref().ok());
-        let exact = cands
-            .iter()
-            .copied()
-            .find(|&i| types_of(i).is_some_and(|ps| ps.iter().zip(&args).all(|((_, t, _), a)| *t == a.ty)));
-        let applicable = cands
-            .iter()
-            .copied()
-            .find(|&i| types_of(i).is_some_and(|ps| ps.iter().zip(&args).all(|((_, t, _), a)| widens(&a.ty, t))));
+        let exact = cands.iter().copied().find(|&i| {
+            types_of(i).is_some_and(|ps| ps.iter().zip(&args).all(|((_, t, _), a)| *t == a.ty))
+        });
+        let applicable = cands.iter().copied().find(|&i| {
+            types_of(i)
+                .is_some_and(|ps| ps.iter().zip(&args).all(|((_, t, _), a)| widens(&a.ty, t)))
+        });
         let pick = exact.or(applicable).unwrap_or(cands[0]);
         let Some(m) = self.cx.methods.get(pick) else {
             return Err(unsupported(n, format!("call to unknown method {name}")));
         };
         let (Ok(params), Ok(ret)) = (&m.params, &m.ret) else {
-            return Err(unsupported(n, format!("call to method {name}, whose signature is unsupported")));
+            return Err(unsupported(
+                n,
+                format!("call to method {name}, whose signature is unsupported"),
+            ));
         };
         let mut conv = Vec::with_capacity(args.len());
         for ((a, (_, t, _)), an) in args.into_iter().zip(params.iter()).zip(arg_nodes.iter()) {
@@ -930,13 +1228,30 @@ impl<'c, 't> FnCx<'c, 't> {
         let func = FuncId(pick as u32);
         if want {
             if *ret == Type::Void {
-                return Err(unsupported(n, format!("use of the result of void method {name}")));
+                return Err(unsupported(
+                    n,
+                    format!("use of the result of void method {name}"),
+                ));
             }
             let t = self.temp(ret.clone(), sp);
-            out.push(st(StmtKind::Call { dest: Some(Place::Local(t)), func, args: conv }, sp));
+            out.push(st(
+                StmtKind::Call {
+                    dest: Some(Place::Local(t)),
+                    func,
+                    args: conv,
+                },
+                sp,
+            ));
             return Ok(Some(mk(ExprKind::Local(t), ret.clone(), sp)));
         }
-        out.push(st(StmtKind::Call { dest: None, func, args: conv }, sp));
+        out.push(st(
+            StmtKind::Call {
+                dest: None,
+                func,
+                args: conv,
+            },
+            sp,
+        ));
         Ok(None)
     }
 
@@ -969,7 +1284,13 @@ impl<'c, 't> FnCx<'c, 't> {
                 break;
             }
         }
-        self.cx.methods.iter().enumerate().filter(|(_, m)| m.name == name && m.arity == arity).map(|(i, _)| i).collect()
+        self.cx
+            .methods
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| m.name == name && m.arity == arity)
+            .map(|(i, _)| i)
+            .collect()
     }
 
     /// `Math.f(...)`: arguments promoted as Java's overload resolution
@@ -1006,11 +1327,17 @@ impl<'c, 't> FnCx<'c, 't> {
             _ => return Err(unsupported(n, format!("call to Math.{name}"))),
         };
         if arg_nodes.len() != arity {
-            return Err(unsupported(n, format!("call to Math.{name} with {} arguments", arg_nodes.len())));
+            return Err(unsupported(
+                n,
+                format!("call to Math.{name} with {} arguments", arg_nodes.len()),
+            ));
         }
         let args = self.seq(arg_nodes, out)?;
         if let Some(a) = args.iter().find(|a| !a.ty.is_numeric()) {
-            return Err(unsupported(n, format!("Math.{name} of {}", super::jname(&a.ty))));
+            return Err(unsupported(
+                n,
+                format!("Math.{name} of {}", super::jname(&a.ty)),
+            ));
         }
         let f32_ = Type::Float(FloatTy::F32);
         let (args, ty): (Vec<Expr>, Type) = match f {
@@ -1028,10 +1355,17 @@ impl<'c, 't> FnCx<'c, 't> {
             I::Round | I::GetExponent => {
                 let is_double = args.first().is_some_and(|a| a.ty == Type::DOUBLE);
                 let at = if is_double { Type::DOUBLE } else { f32_ };
-                let rt = if f == I::Round && is_double { Type::LONG } else { Type::INT };
+                let rt = if f == I::Round && is_double {
+                    Type::LONG
+                } else {
+                    Type::INT
+                };
                 (args.into_iter().map(|a| cast(a, &at)).collect(), rt)
             }
-            _ => (args.into_iter().map(|a| cast(a, &Type::DOUBLE)).collect(), Type::DOUBLE),
+            _ => (
+                args.into_iter().map(|a| cast(a, &Type::DOUBLE)).collect(),
+                Type::DOUBLE,
+            ),
         };
         Ok(mk(ExprKind::Intrinsic(f, args), ty, sp))
     }
@@ -1048,13 +1382,19 @@ impl<'c, 't> FnCx<'c, 't> {
             "string_literal" => true,
             "parenthesized_expression" => first_named(n).is_ok_and(|i| self.stringy(i, depth + 1)),
             "binary_expression" => {
-                n.child_by_field_name("operator").is_some_and(|o| self.text(o) == "+")
-                    && (n.child_by_field_name("left").is_some_and(|l| self.stringy(l, depth + 1))
-                        || n.child_by_field_name("right").is_some_and(|r| self.stringy(r, depth + 1)))
+                n.child_by_field_name("operator")
+                    .is_some_and(|o| self.text(o) == "+")
+                    && (n
+                        .child_by_field_name("left")
+                        .is_some_and(|l| self.stringy(l, depth + 1))
+                        || n.child_by_field_name("right")
+                            .is_some_and(|r| self.stringy(r, depth + 1)))
             }
             "ternary_expression" => {
-                n.child_by_field_name("consequence").is_some_and(|c| self.stringy(c, depth + 1))
-                    || n.child_by_field_name("alternative").is_some_and(|c| self.stringy(c, depth + 1))
+                n.child_by_field_name("consequence")
+                    .is_some_and(|c| self.stringy(c, depth + 1))
+                    || n.child_by_field_name("alternative")
+                        .is_some_and(|c| self.stringy(c, depth + 1))
             }
             "identifier" => {
                 let name = self.text(n);
@@ -1064,9 +1404,9 @@ impl<'c, 't> FnCx<'c, 't> {
                         .field(self.class, name)
                         .is_some_and(|f| matches!(&f.ty, Err(TyErr::Class(c)) if c == "String"))
             }
-            "method_invocation" => {
-                n.child_by_field_name("name").is_some_and(|m| matches!(self.text(m), "toString" | "valueOf"))
-            }
+            "method_invocation" => n
+                .child_by_field_name("name")
+                .is_some_and(|m| matches!(self.text(m), "toString" | "valueOf")),
             _ => false,
         }
     }
@@ -1083,7 +1423,10 @@ impl<'c, 't> FnCx<'c, 't> {
                     return self.flatten(first_named(n)?, parts, depth + 1);
                 }
                 "binary_expression" => {
-                    if let (Some(l), Some(r)) = (n.child_by_field_name("left"), n.child_by_field_name("right")) {
+                    if let (Some(l), Some(r)) = (
+                        n.child_by_field_name("left"),
+                        n.child_by_field_name("right"),
+                    ) {
                         self.flatten(l, parts, depth + 1)?;
                         return self.flatten(r, parts, depth + 1);
                     }
@@ -1102,7 +1445,10 @@ impl<'c, 't> FnCx<'c, 't> {
             [] if newline => {}
             [a] => self.flatten(*a, &mut parts, 0)?,
             _ => {
-                return Err(unsupported(n, format!("System.out.print with {} arguments", args.len())));
+                return Err(unsupported(
+                    n,
+                    format!("System.out.print with {} arguments", args.len()),
+                ));
             }
         }
         let vals = self.seq_with(parts.len(), out, |s, i, b| {
@@ -1118,7 +1464,13 @@ impl<'c, 't> FnCx<'c, 't> {
             }
             Ok(e)
         })?;
-        out.push(st(StmtKind::Print { kind: PrintKind::Java { newline }, args: vals }, sp));
+        out.push(st(
+            StmtKind::Print {
+                kind: PrintKind::Java { newline },
+                args: vals,
+            },
+            sp,
+        ));
         Ok(())
     }
 
@@ -1127,9 +1479,17 @@ impl<'c, 't> FnCx<'c, 't> {
         if t.starts_with("\"\"\"") {
             return Err(unsupported(n, "text block"));
         }
-        let body = t.strip_prefix('"').and_then(|t| t.strip_suffix('"')).unwrap_or("");
-        let units = decode_escapes(body).map_err(|w| unsupported(n, format!("string literal: {w}")))?;
-        Ok(mk(ExprKind::StrLit(String::from_utf16_lossy(&units)), Type::Str, span(n)))
+        let body = t
+            .strip_prefix('"')
+            .and_then(|t| t.strip_suffix('"'))
+            .unwrap_or("");
+        let units =
+            decode_escapes(body).map_err(|w| unsupported(n, format!("string literal: {w}")))?;
+        Ok(mk(
+            ExprKind::StrLit(String::from_utf16_lossy(&units)),
+            Type::Str,
+            span(n),
+        ))
     }
 }
 
@@ -1139,12 +1499,19 @@ fn writes(b: &Block, pred: &dyn Fn(&Place) -> bool, calls_write: bool) -> bool {
     b.iter().any(|s| match &s.kind {
         StmtKind::Assign { place, .. } => pred(place),
         StmtKind::Call { dest, .. } => calls_write || dest.as_ref().is_some_and(pred),
-        StmtKind::If { then_branch, else_branch, .. } => {
-            writes(then_branch, pred, calls_write) || writes(else_branch, pred, calls_write)
+        StmtKind::If {
+            then_branch,
+            else_branch,
+            ..
+        } => writes(then_branch, pred, calls_write) || writes(else_branch, pred, calls_write),
+        StmtKind::Loop { body, step, .. } => {
+            writes(body, pred, calls_write) || writes(step, pred, calls_write)
         }
-        StmtKind::Loop { body, step, .. } => writes(body, pred, calls_write) || writes(step, pred, calls_write),
         StmtKind::Labeled { body, .. } | StmtKind::Block(body) => writes(body, pred, calls_write),
-        StmtKind::Print { .. } | StmtKind::Break(_) | StmtKind::Continue(_) | StmtKind::Return(_) => false,
+        StmtKind::Print { .. }
+        | StmtKind::Break(_)
+        | StmtKind::Continue(_)
+        | StmtKind::Return(_) => false,
     })
 }
 

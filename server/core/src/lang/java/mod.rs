@@ -24,8 +24,9 @@ mod stmt;
 mod tests;
 
 use crate::ir::{
-    Expr, ExprKind, FloatLit, FloatTy, Function, FunctionDef, Global, GlobalId, IntTy, LabelId, Lang, Local, LocalId,
-    LocalKind, LowerError, LowerErrorKind, Pos, Program, Span, Stmt, StmtKind, Type,
+    Expr, ExprKind, FloatLit, FloatTy, Function, FunctionDef, Global, GlobalId, IntTy, LabelId,
+    Lang, Local, LocalId, LocalKind, LowerError, LowerErrorKind, Pos, Program, Span, Stmt,
+    StmtKind, Type,
 };
 use tree_sitter::{Node, Parser};
 
@@ -59,12 +60,20 @@ pub(crate) fn lower(source: &str) -> Program {
         // The thread could not be started: lower on this one.
         Err(_) => lower_here(source),
         // Lowering panicked: a bug, but a file must still yield a program.
-        Ok(Err(_)) => Program { lang: Lang::Java, functions: Vec::new(), globals: Vec::new() },
+        Ok(Err(_)) => Program {
+            lang: Lang::Java,
+            functions: Vec::new(),
+            globals: Vec::new(),
+        },
     }
 }
 
 fn lower_here(source: &str) -> Program {
-    let mut program = Program { lang: Lang::Java, functions: Vec::new(), globals: Vec::new() };
+    let mut program = Program {
+        lang: Lang::Java,
+        functions: Vec::new(),
+        globals: Vec::new(),
+    };
     let mut parser = Parser::new();
     let language: tree_sitter::Language = tree_sitter_java::LANGUAGE.into();
     if parser.set_language(&language).is_err() {
@@ -73,7 +82,13 @@ fn lower_here(source: &str) -> Program {
     let Some(tree) = parser.parse(source, None) else {
         return program;
     };
-    let mut cx = Ctx { src: source, classes: Vec::new(), fields: Vec::new(), methods: Vec::new(), globals: Vec::new() };
+    let mut cx = Ctx {
+        src: source,
+        classes: Vec::new(),
+        fields: Vec::new(),
+        methods: Vec::new(),
+        globals: Vec::new(),
+    };
     cx.collect(tree.root_node(), None, 0);
     cx.compute_constants();
     for (i, m) in cx.methods.iter().enumerate() {
@@ -140,8 +155,14 @@ impl<'t> Ctx<'t> {
             return;
         }
         match n.kind() {
-            "class_declaration" | "enum_declaration" | "interface_declaration" | "record_declaration" => {
-                let name = n.child_by_field_name("name").map(|c| self.text(c).to_string()).unwrap_or_default();
+            "class_declaration"
+            | "enum_declaration"
+            | "interface_declaration"
+            | "record_declaration" => {
+                let name = n
+                    .child_by_field_name("name")
+                    .map(|c| self.text(c).to_string())
+                    .unwrap_or_default();
                 self.classes.push(ClassInfo { name, outer: class });
                 let idx = self.classes.len() - 1;
                 for c in named_children(n) {
@@ -153,7 +174,10 @@ impl<'t> Ctx<'t> {
             // Constructors and initialiser blocks are not functions; method
             // bodies contain no further methods we lower (local and
             // anonymous classes are unsupported inside them).
-            "constructor_declaration" | "static_initializer" | "block" | "compact_constructor_declaration" => {}
+            "constructor_declaration"
+            | "static_initializer"
+            | "block"
+            | "compact_constructor_declaration" => {}
             _ => {
                 for c in named_children(n) {
                     self.collect(c, class, depth + 1);
@@ -166,7 +190,9 @@ impl<'t> Ctx<'t> {
         let (_, is_final) = modifiers(n);
         // Interface constants are implicitly static final.
         let is_final = is_final || n.kind() == "constant_declaration";
-        let base = n.child_by_field_name("type").map(|t| java_type(self.src, t));
+        let base = n
+            .child_by_field_name("type")
+            .map(|t| java_type(self.src, t));
         for d in children_by_field(n, "declarator") {
             let Some(name_node) = d.child_by_field_name("name") else {
                 continue;
@@ -184,19 +210,33 @@ impl<'t> Ctx<'t> {
                         Some(c) if qualified => format!("{}.{}", c.name, name),
                         _ => name.clone(),
                     };
-                    self.globals.push(Global { name: gname, ty: t.clone(), constant: None, span: span(d) });
+                    self.globals.push(Global {
+                        name: gname,
+                        ty: t.clone(),
+                        constant: None,
+                        span: span(d),
+                    });
                     Some(GlobalId((self.globals.len() - 1) as u32))
                 }
                 Err(_) => None,
             };
             let init = d.child_by_field_name("value");
-            self.fields.push(FieldInfo { class, name, ty, global, is_final, init });
+            self.fields.push(FieldInfo {
+                class,
+                name,
+                ty,
+                global,
+                is_final,
+                init,
+            });
         }
     }
 
     fn collect_method(&mut self, n: Node<'t>, class: Option<usize>) {
         let name_node = n.child_by_field_name("name");
-        let name = name_node.map(|c| self.text(c).to_string()).unwrap_or_default();
+        let name = name_node
+            .map(|c| self.text(c).to_string())
+            .unwrap_or_default();
         let name_span = name_node.map(span).unwrap_or_else(|| span(n));
         let mut arity = 0;
         let mut params = Ok(Vec::new());
@@ -205,15 +245,21 @@ impl<'t> Ctx<'t> {
                 match p.kind() {
                     "formal_parameter" => {
                         arity += 1;
-                        let pname = p.child_by_field_name("name").map(|c| self.text(c).to_string()).unwrap_or_default();
+                        let pname = p
+                            .child_by_field_name("name")
+                            .map(|c| self.text(c).to_string())
+                            .unwrap_or_default();
                         let ty = match p.child_by_field_name("type") {
-                            Some(t) => java_type(self.src, t)
-                                .and_then(|t| add_dims(t, p.child_by_field_name("dimensions"), self.src)),
+                            Some(t) => java_type(self.src, t).and_then(|t| {
+                                add_dims(t, p.child_by_field_name("dimensions"), self.src)
+                            }),
                             None => Err(TyErr::Other("parameter".into())),
                         };
                         match (ty, &mut params) {
                             (Ok(t), Ok(v)) => v.push((pname, t, span(p))),
-                            (Err(e), Ok(_)) => params = Err(unsupported(p, e.describe(Role::Param))),
+                            (Err(e), Ok(_)) => {
+                                params = Err(unsupported(p, e.describe(Role::Param)))
+                            }
                             _ => {}
                         }
                     }
@@ -233,7 +279,15 @@ impl<'t> Ctx<'t> {
                 .map_err(|e| unsupported(t, e.describe(Role::Return))),
             None => Err(unsupported(n, "method without a return type")),
         };
-        self.methods.push(MethodInfo { class, name, name_span, arity, node: n, params, ret });
+        self.methods.push(MethodInfo {
+            class,
+            name,
+            name_span,
+            arity,
+            node: n,
+            params,
+            ret,
+        });
     }
 
     /// Evaluates the initialisers of `final` fields that are constant
@@ -243,7 +297,9 @@ impl<'t> Ctx<'t> {
     fn compute_constants(&mut self) {
         for i in 0..self.fields.len() {
             let f = &self.fields[i];
-            let (Some(init), Some(gid), Ok(ty), true) = (f.init, f.global, f.ty.clone(), f.is_final) else {
+            let (Some(init), Some(gid), Ok(ty), true) =
+                (f.init, f.global, f.ty.clone(), f.is_final)
+            else {
                 continue;
             };
             let mut fx = FnCx::new(self, f.class, Type::Void);
@@ -264,7 +320,11 @@ impl<'t> Ctx<'t> {
         let mut c = class;
         let mut guard = 0;
         while let Some(ci) = c {
-            if let Some(f) = self.fields.iter().find(|f| f.class == Some(ci) && f.name == name) {
+            if let Some(f) = self
+                .fields
+                .iter()
+                .find(|f| f.class == Some(ci) && f.name == name)
+            {
                 return Some(f);
             }
             c = self.classes.get(ci).and_then(|k| k.outer);
@@ -294,8 +354,16 @@ fn lower_method(cx: &Ctx, idx: usize) -> R<Function> {
     if m.node.has_error()
         && let Some(e) = first_error(m.node)
     {
-        let what = if e.is_missing() { format!("missing {}", e.kind()) } else { "syntax error".to_string() };
-        return Err(LowerError { kind: LowerErrorKind::SyntaxError, what, span: span(e) });
+        let what = if e.is_missing() {
+            format!("missing {}", e.kind())
+        } else {
+            "syntax error".to_string()
+        };
+        return Err(LowerError {
+            kind: LowerErrorKind::SyntaxError,
+            what,
+            span: span(e),
+        });
     }
     let params = m.params.clone()?;
     let ret = m.ret.clone()?;
@@ -377,7 +445,12 @@ impl<'c, 't> FnCx<'c, 't> {
 
     fn declare(&mut self, name: &str, ty: Type, kind: LocalKind, sp: Span) -> LocalId {
         let id = LocalId(self.locals.len() as u32);
-        self.locals.push(Local { name: name.to_string(), ty, kind: kind.clone(), span: sp });
+        self.locals.push(Local {
+            name: name.to_string(),
+            ty,
+            kind: kind.clone(),
+            span: sp,
+        });
         if kind != LocalKind::Temp
             && let Some(s) = self.scopes.last_mut()
         {
@@ -392,15 +465,25 @@ impl<'c, 't> FnCx<'c, 't> {
     }
 
     fn lookup(&self, name: &str) -> Option<LocalId> {
-        self.scopes.iter().rev().flat_map(|s| s.iter().rev()).find(|(n, _)| n == name).map(|(_, id)| *id)
+        self.scopes
+            .iter()
+            .rev()
+            .flat_map(|s| s.iter().rev())
+            .find(|(n, _)| n == name)
+            .map(|(_, id)| *id)
     }
 
     fn local_ty(&self, id: LocalId) -> Type {
-        self.locals.get(id.0 as usize).map(|l| l.ty.clone()).unwrap_or(Type::Void)
+        self.locals
+            .get(id.0 as usize)
+            .map(|l| l.ty.clone())
+            .unwrap_or(Type::Void)
     }
 
     fn is_temp(&self, id: LocalId) -> bool {
-        self.locals.get(id.0 as usize).is_some_and(|l| l.kind == LocalKind::Temp)
+        self.locals
+            .get(id.0 as usize)
+            .is_some_and(|l| l.kind == LocalKind::Temp)
     }
 
     fn label(&mut self) -> LabelId {
@@ -433,15 +516,26 @@ impl<'c, 't> FnCx<'c, 't> {
 // ---------------------------------------------------------------- helpers
 
 fn pos(p: tree_sitter::Point, byte: usize) -> Pos {
-    Pos { line: p.row as u32, col: p.column as u32, byte: byte as u32 }
+    Pos {
+        line: p.row as u32,
+        col: p.column as u32,
+        byte: byte as u32,
+    }
 }
 
 fn span(n: Node) -> Span {
-    Span { start: pos(n.start_position(), n.start_byte()), end: pos(n.end_position(), n.end_byte()) }
+    Span {
+        start: pos(n.start_position(), n.start_byte()),
+        end: pos(n.end_position(), n.end_byte()),
+    }
 }
 
 fn unsupported(n: Node, what: impl Into<String>) -> LowerError {
-    LowerError { kind: LowerErrorKind::Unsupported, what: what.into(), span: span(n) }
+    LowerError {
+        kind: LowerErrorKind::Unsupported,
+        what: what.into(),
+        span: span(n),
+    }
 }
 
 fn named_children(n: Node) -> Vec<Node> {
@@ -460,7 +554,10 @@ fn first_error(n: Node) -> Option<Node> {
     }
     let mut c = n.walk();
     let children: Vec<Node> = n.children(&mut c).collect();
-    children.into_iter().filter(|c| c.has_error()).find_map(first_error)
+    children
+        .into_iter()
+        .filter(|c| c.has_error())
+        .find_map(first_error)
 }
 
 /// `(is_static, is_final)` from a declaration's `modifiers` child.
@@ -541,18 +638,24 @@ fn java_type(src: &str, n: Node) -> Result<Type, TyErr> {
         "boolean_type" => Ok(Type::Bool),
         "void_type" => Ok(Type::Void),
         "array_type" => {
-            let elem = n.child_by_field_name("element").ok_or_else(|| TyErr::Other(text.into()))?;
+            let elem = n
+                .child_by_field_name("element")
+                .ok_or_else(|| TyErr::Other(text.into()))?;
             let elem = java_type(src, elem)?;
             add_dims(elem, n.child_by_field_name("dimensions"), src)
         }
-        "type_identifier" | "generic_type" | "scoped_type_identifier" => Err(TyErr::Class(text.into())),
+        "type_identifier" | "generic_type" | "scoped_type_identifier" => {
+            Err(TyErr::Class(text.into()))
+        }
         _ => Err(TyErr::Other(text.into())),
     }
 }
 
 /// Applies `[]` dimensions (`int a[]`, `int[] f()[]`) to a type.
 fn add_dims(ty: Type, dims: Option<Node>, src: &str) -> Result<Type, TyErr> {
-    let count = dims.map(|d| src.get(d.byte_range()).unwrap_or("").matches('[').count()).unwrap_or(0);
+    let count = dims
+        .map(|d| src.get(d.byte_range()).unwrap_or("").matches('[').count())
+        .unwrap_or(0);
     let mut t = ty;
     for _ in 0..count {
         if matches!(t, Type::Array(_)) {
@@ -643,7 +746,11 @@ fn widens(from: &Type, to: &Type) -> bool {
 
 fn int_in_range(v: i128, t: IntTy) -> bool {
     let bits = u32::from(t.bits.min(64));
-    if t.signed { v >= -(1i128 << (bits - 1)) && v < (1i128 << (bits - 1)) } else { v >= 0 && v < (1i128 << bits) }
+    if t.signed {
+        v >= -(1i128 << (bits - 1)) && v < (1i128 << (bits - 1))
+    } else {
+        v >= 0 && v < (1i128 << bits)
+    }
 }
 
 /// Converts `e` to `ty`: the identity when already of that type, a literal
@@ -662,7 +769,14 @@ fn cast(e: Expr, ty: &Type) -> Expr {
                     FloatTy::F32 => f64::from(v as f32),
                     FloatTy::F64 => v as f64,
                 };
-                return mk(ExprKind::FloatLit(FloatLit { value, text: v.to_string() }), ty.clone(), e.span);
+                return mk(
+                    ExprKind::FloatLit(FloatLit {
+                        value,
+                        text: v.to_string(),
+                    }),
+                    ty.clone(),
+                    e.span,
+                );
             }
             _ => {}
         }
@@ -694,9 +808,17 @@ fn int_literal(text: &str, negate: bool) -> Result<(i128, Type), String> {
     };
     let bad = || format!("integer literal {text}");
     let v = u128::from_str_radix(&digits, radix).map_err(|_| bad())?;
-    let (bits, ty) = if long { (64u32, Type::LONG) } else { (32u32, Type::INT) };
+    let (bits, ty) = if long {
+        (64u32, Type::LONG)
+    } else {
+        (32u32, Type::INT)
+    };
     let v = if radix == 10 {
-        let max = if negate { 1u128 << (bits - 1) } else { (1u128 << (bits - 1)) - 1 };
+        let max = if negate {
+            1u128 << (bits - 1)
+        } else {
+            (1u128 << (bits - 1)) - 1
+        };
         if v > max {
             return Err(format!("integer literal {text} out of range"));
         }
@@ -707,7 +829,11 @@ fn int_literal(text: &str, negate: bool) -> Result<(i128, Type), String> {
         if v >= (1u128 << bits) {
             return Err(format!("integer literal {text} out of range"));
         }
-        let v = if v >= (1u128 << (bits - 1)) { v as i128 - (1i128 << bits) } else { v as i128 };
+        let v = if v >= (1u128 << (bits - 1)) {
+            v as i128 - (1i128 << bits)
+        } else {
+            v as i128
+        };
         if negate { -v } else { v }
     };
     if let Type::Int(it) = ty
@@ -721,7 +847,11 @@ fn int_literal(text: &str, negate: bool) -> Result<(i128, Type), String> {
 /// A decimal floating literal: value, type, and normalised decimal text
 /// (no suffix, no underscores, `.5` → `0.5`, `1.` → `1.0`).
 fn float_literal(text: &str, negate: bool) -> Result<(FloatLit, Type), String> {
-    let clean: String = text.chars().filter(|c| *c != '_').collect::<String>().to_ascii_lowercase();
+    let clean: String = text
+        .chars()
+        .filter(|c| *c != '_')
+        .collect::<String>()
+        .to_ascii_lowercase();
     let (body, ty) = if let Some(b) = clean.strip_suffix('f') {
         (b.to_string(), Type::Float(FloatTy::F32))
     } else if let Some(b) = clean.strip_suffix('d') {
@@ -741,8 +871,13 @@ fn float_literal(text: &str, negate: bool) -> Result<(FloatLit, Type), String> {
         norm.insert(0, '-');
     }
     let value = match ty {
-        Type::Float(FloatTy::F32) => norm.parse::<f32>().map(f64::from).map_err(|_| format!("float literal {text}"))?,
-        _ => norm.parse::<f64>().map_err(|_| format!("float literal {text}"))?,
+        Type::Float(FloatTy::F32) => norm
+            .parse::<f32>()
+            .map(f64::from)
+            .map_err(|_| format!("float literal {text}"))?,
+        _ => norm
+            .parse::<f64>()
+            .map_err(|_| format!("float literal {text}"))?,
     };
     if !value.is_finite() {
         return Err(format!("float literal {text} out of range"));
@@ -805,5 +940,9 @@ fn decode_escapes(s: &str) -> Result<Vec<u16>, String> {
 /// An error that a well-formed tree never produces (kept instead of a
 /// panic).
 fn internal(what: &str) -> LowerError {
-    LowerError { kind: LowerErrorKind::Unsupported, what: what.to_string(), span: Span::default() }
+    LowerError {
+        kind: LowerErrorKind::Unsupported,
+        what: what.to_string(),
+        span: Span::default(),
+    }
 }

@@ -2,10 +2,12 @@
 
 use super::expr::{binop, not, or};
 use super::{
-    Cont, FnCx, R, Role, Target, TyErr, add_dims, children_by_field, java_type, mk, named_children, span, st,
-    unsupported,
+    Cont, FnCx, R, Role, Target, TyErr, add_dims, children_by_field, java_type, mk, named_children,
+    span, st, unsupported,
 };
-use crate::ir::{BinOp, Block, Expr, ExprKind, LabelId, LocalKind, LoopKind, Place, Span, Stmt, StmtKind, Type};
+use crate::ir::{
+    BinOp, Block, Expr, ExprKind, LabelId, LocalKind, LoopKind, Place, Span, Stmt, StmtKind, Type,
+};
 use tree_sitter::Node;
 
 impl<'c, 't> FnCx<'c, 't> {
@@ -41,12 +43,17 @@ impl<'c, 't> FnCx<'c, 't> {
             ";" => Ok(()),
             "local_variable_declaration" => self.local_decl(n, out),
             "expression_statement" => {
-                let e = named_children(n).into_iter().next().ok_or_else(|| unsupported(n, "empty statement"))?;
+                let e = named_children(n)
+                    .into_iter()
+                    .next()
+                    .ok_or_else(|| unsupported(n, "empty statement"))?;
                 self.expr_stmt(e, out)
             }
             "if_statement" => {
-                let (Some(c), Some(t)) = (n.child_by_field_name("condition"), n.child_by_field_name("consequence"))
-                else {
+                let (Some(c), Some(t)) = (
+                    n.child_by_field_name("condition"),
+                    n.child_by_field_name("consequence"),
+                ) else {
                     return Err(unsupported(n, "if statement"));
                 };
                 let cond = self.cond(c, out)?;
@@ -56,7 +63,14 @@ impl<'c, 't> FnCx<'c, 't> {
                 if let Some(e) = n.child_by_field_name("alternative") {
                     self.scoped(e, &mut else_branch)?;
                 }
-                out.push(st(StmtKind::If { cond, then_branch, else_branch }, sp));
+                out.push(st(
+                    StmtKind::If {
+                        cond,
+                        then_branch,
+                        else_branch,
+                    },
+                    sp,
+                ));
                 Ok(())
             }
             "while_statement" => self.while_stmt(n, None, out),
@@ -65,9 +79,16 @@ impl<'c, 't> FnCx<'c, 't> {
             "enhanced_for_statement" => self.foreach(n, None, out),
             "labeled_statement" => self.labeled(n, out),
             "break_statement" => {
-                let name = named_children(n).into_iter().find(|c| c.kind() == "identifier").map(|c| self.text(c));
+                let name = named_children(n)
+                    .into_iter()
+                    .find(|c| c.kind() == "identifier")
+                    .map(|c| self.text(c));
                 let target = match name {
-                    Some(name) => self.targets.iter().rev().find(|t| t.name.as_deref() == Some(name)),
+                    Some(name) => self
+                        .targets
+                        .iter()
+                        .rev()
+                        .find(|t| t.name.as_deref() == Some(name)),
                     None => self.targets.iter().rev().find(|t| t.breakable),
                 };
                 let t = target.ok_or_else(|| unsupported(n, "break outside a loop or switch"))?;
@@ -75,9 +96,16 @@ impl<'c, 't> FnCx<'c, 't> {
                 Ok(())
             }
             "continue_statement" => {
-                let name = named_children(n).into_iter().find(|c| c.kind() == "identifier").map(|c| self.text(c));
+                let name = named_children(n)
+                    .into_iter()
+                    .find(|c| c.kind() == "identifier")
+                    .map(|c| self.text(c));
                 let target = match name {
-                    Some(name) => self.targets.iter().rev().find(|t| t.name.as_deref() == Some(name)),
+                    Some(name) => self
+                        .targets
+                        .iter()
+                        .rev()
+                        .find(|t| t.name.as_deref() == Some(name)),
                     None => self.targets.iter().rev().find(|t| t.cont.is_some()),
                 };
                 let kind = match target.and_then(|t| t.cont) {
@@ -98,21 +126,27 @@ impl<'c, 't> FnCx<'c, 't> {
                         Some(self.convert(e, t, v)?)
                     }
                     _ => {
-                        return Err(unsupported(n, "return value does not match the method's type"));
+                        return Err(unsupported(
+                            n,
+                            "return value does not match the method's type",
+                        ));
                     }
                 };
                 out.push(st(StmtKind::Return(v), sp));
                 Ok(())
             }
             "switch_expression" => self.switch(n, out),
-            "try_statement" | "try_with_resources_statement" => Err(unsupported(n, "try statement")),
+            "try_statement" | "try_with_resources_statement" => {
+                Err(unsupported(n, "try statement"))
+            }
             "throw_statement" => Err(unsupported(n, "throw statement")),
             "assert_statement" => Err(unsupported(n, "assert statement")),
             "synchronized_statement" => Err(unsupported(n, "synchronized statement")),
             "yield_statement" => Err(unsupported(n, "yield statement")),
-            "class_declaration" | "interface_declaration" | "enum_declaration" | "record_declaration" => {
-                Err(unsupported(n, "local class declaration"))
-            }
+            "class_declaration"
+            | "interface_declaration"
+            | "enum_declaration"
+            | "record_declaration" => Err(unsupported(n, "local class declaration")),
             k => Err(unsupported(n, k.replace('_', " "))),
         }
     }
@@ -126,7 +160,11 @@ impl<'c, 't> FnCx<'c, 't> {
             return Err(unsupported(n, "local variable declaration"));
         };
         let is_var = self.text(tn) == "var";
-        let base = if is_var { None } else { Some(java_type(self.cx.src, tn)) };
+        let base = if is_var {
+            None
+        } else {
+            Some(java_type(self.cx.src, tn))
+        };
         for d in children_by_field(n, "declarator") {
             let Some(name_node) = d.child_by_field_name("name") else {
                 return Err(unsupported(d, "declarator"));
@@ -159,14 +197,23 @@ impl<'c, 't> FnCx<'c, 't> {
                     };
                     let e = self.expr(v, out)?;
                     if matches!(e.ty, Type::Str | Type::Void) {
-                        return Err(unsupported(d, format!("var of type {}", super::jname(&e.ty))));
+                        return Err(unsupported(
+                            d,
+                            format!("var of type {}", super::jname(&e.ty)),
+                        ));
                     }
                     (e.ty.clone(), Some(e))
                 }
             };
             let id = self.declare(name, ty, LocalKind::Var, span(d));
             if let Some(v) = v {
-                out.push(st(StmtKind::Assign { place: Place::Local(id), value: v }, span(d)));
+                out.push(st(
+                    StmtKind::Assign {
+                        place: Place::Local(id),
+                        value: v,
+                    },
+                    span(d),
+                ));
             }
         }
         Ok(())
@@ -176,9 +223,26 @@ impl<'c, 't> FnCx<'c, 't> {
     /// condition is tested inside the body (`loop { pre; if (!c) break; body }`)
     /// so the statements run before every test, and `continue` still runs
     /// `step` first.
-    fn make_loop(&self, label: LabelId, pre: Block, cond: Expr, body: Block, step: Block, sp: Span) -> Stmt {
+    fn make_loop(
+        &self,
+        label: LabelId,
+        pre: Block,
+        cond: Expr,
+        body: Block,
+        step: Block,
+        sp: Span,
+    ) -> Stmt {
         if pre.is_empty() {
-            return st(StmtKind::Loop { label, kind: LoopKind::While, cond, body, step }, sp);
+            return st(
+                StmtKind::Loop {
+                    label,
+                    kind: LoopKind::While,
+                    cond,
+                    body,
+                    step,
+                },
+                sp,
+            );
         }
         let csp = cond.span;
         let mut b = pre;
@@ -207,7 +271,12 @@ impl<'c, 't> FnCx<'c, 't> {
         let Some(b) = n.child_by_field_name("body") else {
             return Err(unsupported(n, "loop without a body"));
         };
-        self.targets.push(Target { name, brk, cont: Some(cont), breakable: true });
+        self.targets.push(Target {
+            name,
+            brk,
+            cont: Some(cont),
+            breakable: true,
+        });
         let mut body = Vec::new();
         self.scoped(b, &mut body)?;
         self.targets.pop();
@@ -238,7 +307,16 @@ impl<'c, 't> FnCx<'c, 't> {
         let cond = self.cond(c, &mut pre)?;
         if pre.is_empty() {
             let body = self.loop_body(n, name, l, Cont::Continue(l))?;
-            out.push(st(StmtKind::Loop { label: l, kind: LoopKind::DoWhile, cond, body, step: Vec::new() }, sp));
+            out.push(st(
+                StmtKind::Loop {
+                    label: l,
+                    kind: LoopKind::DoWhile,
+                    cond,
+                    body,
+                    step: Vec::new(),
+                },
+                sp,
+            ));
             return Ok(());
         }
         let lc = self.label();
@@ -247,7 +325,11 @@ impl<'c, 't> FnCx<'c, 't> {
         let mut b = vec![st(StmtKind::Labeled { label: lc, body }, sp)];
         b.extend(pre);
         b.push(st(
-            StmtKind::If { cond: not(cond), then_branch: vec![st(StmtKind::Break(l), csp)], else_branch: Vec::new() },
+            StmtKind::If {
+                cond: not(cond),
+                then_branch: vec![st(StmtKind::Break(l), csp)],
+                else_branch: Vec::new(),
+            },
             csp,
         ));
         out.push(st(
@@ -291,22 +373,39 @@ impl<'c, 't> FnCx<'c, 't> {
     /// `for (T x : arr)` as an index loop over a temporary copy of the
     /// array reference (evaluated once, as in Java).
     fn foreach(&mut self, n: Node, name: Option<String>, out: &mut Block) -> R<()> {
-        let (Some(tn), Some(xn), Some(vn)) =
-            (n.child_by_field_name("type"), n.child_by_field_name("name"), n.child_by_field_name("value"))
-        else {
+        let (Some(tn), Some(xn), Some(vn)) = (
+            n.child_by_field_name("type"),
+            n.child_by_field_name("name"),
+            n.child_by_field_name("value"),
+        ) else {
             return Err(unsupported(n, "enhanced for statement"));
         };
         let sp = span(n);
         self.push_scope();
         let arr = self.expr(vn, out)?;
         let Type::Array(elem) = arr.ty.clone() else {
-            return Err(unsupported(vn, format!("enhanced for over {}", super::jname(&arr.ty))));
+            return Err(unsupported(
+                vn,
+                format!("enhanced for over {}", super::jname(&arr.ty)),
+            ));
         };
         let asp = arr.span;
         let a = self.temp(arr.ty.clone(), asp);
-        out.push(st(StmtKind::Assign { place: Place::Local(a), value: arr.clone() }, asp));
+        out.push(st(
+            StmtKind::Assign {
+                place: Place::Local(a),
+                value: arr.clone(),
+            },
+            asp,
+        ));
         let i = self.temp(Type::INT, sp);
-        out.push(st(StmtKind::Assign { place: Place::Local(i), value: mk(ExprKind::IntLit(0), Type::INT, sp) }, sp));
+        out.push(st(
+            StmtKind::Assign {
+                place: Place::Local(i),
+                value: mk(ExprKind::IntLit(0), Type::INT, sp),
+            },
+            sp,
+        ));
         let xty = if self.text(tn) == "var" {
             (*elem).clone()
         } else {
@@ -319,22 +418,47 @@ impl<'c, 't> FnCx<'c, 't> {
         let iv = mk(ExprKind::Local(i), Type::INT, sp);
         let len = mk(ExprKind::Length(Box::new(av.clone())), Type::INT, asp);
         let cond = binop(BinOp::Lt, iv.clone(), len, n, "<")?;
-        let elem_v = mk(ExprKind::Index(Box::new(av), Box::new(iv.clone())), *elem, span(xn));
+        let elem_v = mk(
+            ExprKind::Index(Box::new(av), Box::new(iv.clone())),
+            *elem,
+            span(xn),
+        );
         let elem_v = self.convert(elem_v, &xty, xn)?;
         let l = self.label();
-        let mut body = vec![st(StmtKind::Assign { place: Place::Local(x), value: elem_v }, span(xn))];
+        let mut body = vec![st(
+            StmtKind::Assign {
+                place: Place::Local(x),
+                value: elem_v,
+            },
+            span(xn),
+        )];
         body.extend(self.loop_body(n, name, l, Cont::Continue(l))?);
         let one = mk(ExprKind::IntLit(1), Type::INT, sp);
-        let step =
-            vec![st(StmtKind::Assign { place: Place::Local(i), value: binop(BinOp::Add, iv, one, n, "+")? }, sp)];
-        out.push(st(StmtKind::Loop { label: l, kind: LoopKind::While, cond, body, step }, sp));
+        let step = vec![st(
+            StmtKind::Assign {
+                place: Place::Local(i),
+                value: binop(BinOp::Add, iv, one, n, "+")?,
+            },
+            sp,
+        )];
+        out.push(st(
+            StmtKind::Loop {
+                label: l,
+                kind: LoopKind::While,
+                cond,
+                body,
+                step,
+            },
+            sp,
+        ));
         self.pop_scope();
         Ok(())
     }
 
     fn labeled(&mut self, n: Node, out: &mut Block) -> R<()> {
         let kids = named_children(n);
-        let (Some(id), Some(s)) = (kids.iter().find(|c| c.kind() == "identifier"), kids.last()) else {
+        let (Some(id), Some(s)) = (kids.iter().find(|c| c.kind() == "identifier"), kids.last())
+        else {
             return Err(unsupported(n, "labeled statement"));
         };
         let name = Some(self.text(*id).to_string());
@@ -345,7 +469,12 @@ impl<'c, 't> FnCx<'c, 't> {
             "enhanced_for_statement" => self.foreach(*s, name, out),
             _ => {
                 let l = self.label();
-                self.targets.push(Target { name, brk: l, cont: None, breakable: false });
+                self.targets.push(Target {
+                    name,
+                    brk: l,
+                    cont: None,
+                    breakable: false,
+                });
                 let mut body = Vec::new();
                 self.scoped(*s, &mut body)?;
                 self.targets.pop();
@@ -368,7 +497,10 @@ impl<'c, 't> FnCx<'c, 't> {
         }
         let mut conds = Vec::new();
         for k in kids {
-            if matches!(k.kind(), "pattern" | "guard" | "type_pattern" | "record_pattern") {
+            if matches!(
+                k.kind(),
+                "pattern" | "guard" | "type_pattern" | "record_pattern"
+            ) {
                 return Err(unsupported(k, "pattern case label"));
             }
             let mut b = Vec::new();
@@ -388,21 +520,38 @@ impl<'c, 't> FnCx<'c, 't> {
     /// exactly Java's jump-to-label semantics, wherever `default` sits.
     /// Arrow rules do not fall through.
     fn switch(&mut self, n: Node, out: &mut Block) -> R<()> {
-        let (Some(cn), Some(bn)) = (n.child_by_field_name("condition"), n.child_by_field_name("body")) else {
+        let (Some(cn), Some(bn)) = (
+            n.child_by_field_name("condition"),
+            n.child_by_field_name("body"),
+        ) else {
             return Err(unsupported(n, "switch statement"));
         };
         let sp = span(n);
         let scrut = self.expr(cn, out)?;
         if !matches!(&scrut.ty, Type::Int(i) if i.bits <= 32) {
-            return Err(unsupported(cn, format!("switch on {}", super::jname(&scrut.ty))));
+            return Err(unsupported(
+                cn,
+                format!("switch on {}", super::jname(&scrut.ty)),
+            ));
         }
         let ssp = scrut.span;
         let sv = self.temp(scrut.ty.clone(), ssp);
         let sty = scrut.ty.clone();
-        out.push(st(StmtKind::Assign { place: Place::Local(sv), value: scrut }, ssp));
+        out.push(st(
+            StmtKind::Assign {
+                place: Place::Local(sv),
+                value: scrut,
+            },
+            ssp,
+        ));
         let s = mk(ExprKind::Local(sv), sty, ssp);
         let l = self.label();
-        self.targets.push(Target { name: None, brk: l, cont: None, breakable: true });
+        self.targets.push(Target {
+            name: None,
+            brk: l,
+            cont: None,
+            breakable: true,
+        });
         self.push_scope();
         let groups = named_children(bn);
         let mut body = Vec::new();
@@ -426,7 +575,14 @@ impl<'c, 't> FnCx<'c, 't> {
                             return Err(unsupported(*label, "case label"));
                         };
                         b.push(st(StmtKind::Break(l), gsp));
-                        body.push(st(StmtKind::If { cond: c, then_branch: b, else_branch: Vec::new() }, gsp));
+                        body.push(st(
+                            StmtKind::If {
+                                cond: c,
+                                then_branch: b,
+                                else_branch: Vec::new(),
+                            },
+                            gsp,
+                        ));
                     }
                 }
             }
@@ -440,7 +596,12 @@ impl<'c, 't> FnCx<'c, 't> {
             }
             let mut infos = Vec::new();
             for g in &groups {
-                let mut info = Group { conds: Vec::new(), default: false, stmts: Vec::new(), span: span(*g) };
+                let mut info = Group {
+                    conds: Vec::new(),
+                    default: false,
+                    stmts: Vec::new(),
+                    span: span(*g),
+                };
                 for k in named_children(*g) {
                     if k.kind() == "switch_label" {
                         match self.case_conds(k, &s)? {
@@ -454,10 +615,19 @@ impl<'c, 't> FnCx<'c, 't> {
                 infos.push(info);
             }
             let matched = if infos.iter().any(|g| g.default) {
-                let all = infos.iter().flat_map(|g| g.conds.iter().cloned()).reduce(|a, b| or(a, b, sp));
+                let all = infos
+                    .iter()
+                    .flat_map(|g| g.conds.iter().cloned())
+                    .reduce(|a, b| or(a, b, sp));
                 let m = self.temp(Type::Bool, sp);
                 let value = all.unwrap_or_else(|| mk(ExprKind::BoolLit(false), Type::Bool, sp));
-                out.push(st(StmtKind::Assign { place: Place::Local(m), value }, sp));
+                out.push(st(
+                    StmtKind::Assign {
+                        place: Place::Local(m),
+                        value,
+                    },
+                    sp,
+                ));
                 Some(mk(ExprKind::Local(m), Type::Bool, sp))
             } else {
                 None
@@ -465,7 +635,10 @@ impl<'c, 't> FnCx<'c, 't> {
             let fall = self.temp(Type::Bool, sp);
             let fall_v = mk(ExprKind::Local(fall), Type::Bool, sp);
             out.push(st(
-                StmtKind::Assign { place: Place::Local(fall), value: mk(ExprKind::BoolLit(false), Type::Bool, sp) },
+                StmtKind::Assign {
+                    place: Place::Local(fall),
+                    value: mk(ExprKind::BoolLit(false), Type::Bool, sp),
+                },
                 sp,
             ));
             for g in infos {
@@ -488,7 +661,14 @@ impl<'c, 't> FnCx<'c, 't> {
                 for k in g.stmts {
                     self.stmt(k, &mut then_branch)?;
                 }
-                body.push(st(StmtKind::If { cond: c, then_branch, else_branch: Vec::new() }, g.span));
+                body.push(st(
+                    StmtKind::If {
+                        cond: c,
+                        then_branch,
+                        else_branch: Vec::new(),
+                    },
+                    g.span,
+                ));
             }
         }
         self.pop_scope();

@@ -20,7 +20,11 @@ fn prog(src: &str) -> Program {
 }
 
 fn func<'a>(p: &'a Program, name: &str) -> &'a Function {
-    let f = p.functions.iter().find(|f| f.name == name).unwrap_or_else(|| panic!("no function {name}"));
+    let f = p
+        .functions
+        .iter()
+        .find(|f| f.name == name)
+        .unwrap_or_else(|| panic!("no function {name}"));
     match &f.body {
         Ok(b) => b,
         Err(e) => panic!("{name} did not lower: {e}"),
@@ -28,7 +32,11 @@ fn func<'a>(p: &'a Program, name: &str) -> &'a Function {
 }
 
 fn err<'a>(p: &'a Program, name: &str) -> &'a LowerError {
-    let f = p.functions.iter().find(|f| f.name == name).unwrap_or_else(|| panic!("no function {name}"));
+    let f = p
+        .functions
+        .iter()
+        .find(|f| f.name == name)
+        .unwrap_or_else(|| panic!("no function {name}"));
     match &f.body {
         Ok(_) => panic!("{name} lowered but should not"),
         Err(e) => e,
@@ -44,7 +52,10 @@ fn body_of(members: &str, name: &str) -> String {
 }
 
 fn show_block(p: &Program, f: &Function, b: &Block) -> String {
-    b.iter().map(|s| show_stmt(p, f, s)).collect::<Vec<_>>().join("; ")
+    b.iter()
+        .map(|s| show_stmt(p, f, s))
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 fn show_place(p: &Program, f: &Function, pl: &Place) -> String {
@@ -57,7 +68,9 @@ fn show_place(p: &Program, f: &Function, pl: &Place) -> String {
 
 fn show_stmt(p: &Program, f: &Function, s: &Stmt) -> String {
     match &s.kind {
-        StmtKind::Assign { place, value } => format!("{} = {}", show_place(p, f, place), show(p, f, value)),
+        StmtKind::Assign { place, value } => {
+            format!("{} = {}", show_place(p, f, place), show(p, f, value))
+        }
         StmtKind::Call { dest, func, args } => {
             let args: Vec<String> = args.iter().map(|a| show(p, f, a)).collect();
             let call = format!("{}#{}({})", p.function(*func).name, func.0, args.join(", "));
@@ -74,25 +87,46 @@ fn show_stmt(p: &Program, f: &Function, s: &Stmt) -> String {
             };
             format!("{name}({})", args.join(", "))
         }
-        StmtKind::If { cond, then_branch, else_branch } => {
-            let mut r = format!("if {} {{ {} }}", show(p, f, cond), show_block(p, f, then_branch));
+        StmtKind::If {
+            cond,
+            then_branch,
+            else_branch,
+        } => {
+            let mut r = format!(
+                "if {} {{ {} }}",
+                show(p, f, cond),
+                show_block(p, f, then_branch)
+            );
             if !else_branch.is_empty() {
                 r += &format!(" else {{ {} }}", show_block(p, f, else_branch));
             }
             r
         }
-        StmtKind::Loop { label, kind, cond, body, step } => {
+        StmtKind::Loop {
+            label,
+            kind,
+            cond,
+            body,
+            step,
+        } => {
             let k = match kind {
                 LoopKind::While => "while",
                 LoopKind::DoWhile => "dowhile",
             };
-            let mut r = format!("L{}: {k} {} {{ {} }}", label.0, show(p, f, cond), show_block(p, f, body));
+            let mut r = format!(
+                "L{}: {k} {} {{ {} }}",
+                label.0,
+                show(p, f, cond),
+                show_block(p, f, body)
+            );
             if !step.is_empty() {
                 r += &format!(" step {{ {} }}", show_block(p, f, step));
             }
             r
         }
-        StmtKind::Labeled { label, body } => format!("L{}: {{ {} }}", label.0, show_block(p, f, body)),
+        StmtKind::Labeled { label, body } => {
+            format!("L{}: {{ {} }}", label.0, show_block(p, f, body))
+        }
         StmtKind::Break(l) => format!("break L{}", l.0),
         StmtKind::Continue(l) => format!("continue L{}", l.0),
         StmtKind::Return(None) => "return".into(),
@@ -141,17 +175,41 @@ fn show(p: &Program, f: &Function, e: &Expr) -> String {
             };
             format!("{o}{}", show(p, f, a))
         }
-        ExprKind::Binary(op, a, b) => format!("({} {} {})", show(p, f, a), op_str(*op), show(p, f, b)),
-        ExprKind::Cond(c, a, b) => format!("({} ? {} : {})", show(p, f, c), show(p, f, a), show(p, f, b)),
+        ExprKind::Binary(op, a, b) => {
+            format!("({} {} {})", show(p, f, a), op_str(*op), show(p, f, b))
+        }
+        ExprKind::Cond(c, a, b) => format!(
+            "({} ? {} : {})",
+            show(p, f, c),
+            show(p, f, a),
+            show(p, f, b)
+        ),
         ExprKind::Cast(a) => format!("({}){}", e.ty, show(p, f, a)),
         ExprKind::Index(a, i) => format!("{}[{}]", show(p, f, a), show(p, f, i)),
         ExprKind::Length(a) => format!("{}.length", show(p, f, a)),
         ExprKind::NewArray(n) => {
-            format!("new {}[{}]", e.ty.elem().map(|t| t.to_string()).unwrap_or_default(), show(p, f, n))
+            format!(
+                "new {}[{}]",
+                e.ty.elem().map(|t| t.to_string()).unwrap_or_default(),
+                show(p, f, n)
+            )
         }
-        ExprKind::ArrayLit(xs) => format!("{{{}}}", xs.iter().map(|x| show(p, f, x)).collect::<Vec<_>>().join(", ")),
+        ExprKind::ArrayLit(xs) => format!(
+            "{{{}}}",
+            xs.iter()
+                .map(|x| show(p, f, x))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
         ExprKind::Intrinsic(i, xs) => {
-            format!("{}({})", i.name(), xs.iter().map(|x| show(p, f, x)).collect::<Vec<_>>().join(", "))
+            format!(
+                "{}({})",
+                i.name(),
+                xs.iter()
+                    .map(|x| show(p, f, x))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
         }
     }
 }
@@ -183,7 +241,13 @@ fn place_ty(p: &Program, f: &Function, pl: &Place) -> Type {
     }
 }
 
-fn check_block(p: &Program, f: &Function, b: &Block, open: &mut Vec<(LabelId, bool)>, labels: &mut HashSet<LabelId>) {
+fn check_block(
+    p: &Program,
+    f: &Function,
+    b: &Block,
+    open: &mut Vec<(LabelId, bool)>,
+    labels: &mut HashSet<LabelId>,
+) {
     for s in b {
         check_span(s.span, "statement");
         match &s.kind {
@@ -206,13 +270,23 @@ fn check_block(p: &Program, f: &Function, b: &Block, open: &mut Vec<(LabelId, bo
                 }
             }
             StmtKind::Print { args, .. } => args.iter().for_each(|a| check_expr(p, f, a)),
-            StmtKind::If { cond, then_branch, else_branch } => {
+            StmtKind::If {
+                cond,
+                then_branch,
+                else_branch,
+            } => {
                 check_expr(p, f, cond);
                 assert_eq!(cond.ty, Type::Bool);
                 check_block(p, f, then_branch, open, labels);
                 check_block(p, f, else_branch, open, labels);
             }
-            StmtKind::Loop { label, cond, body, step, .. } => {
+            StmtKind::Loop {
+                label,
+                cond,
+                body,
+                step,
+                ..
+            } => {
                 assert!(labels.insert(*label), "duplicate label");
                 check_expr(p, f, cond);
                 assert_eq!(cond.ty, Type::Bool);
@@ -227,8 +301,14 @@ fn check_block(p: &Program, f: &Function, b: &Block, open: &mut Vec<(LabelId, bo
                 check_block(p, f, body, open, labels);
                 open.pop();
             }
-            StmtKind::Break(l) => assert!(open.iter().any(|(x, _)| x == l), "break to non-enclosing label"),
-            StmtKind::Continue(l) => assert!(open.iter().any(|(x, lp)| x == l && *lp), "continue to non-loop"),
+            StmtKind::Break(l) => assert!(
+                open.iter().any(|(x, _)| x == l),
+                "break to non-enclosing label"
+            ),
+            StmtKind::Continue(l) => assert!(
+                open.iter().any(|(x, lp)| x == l && *lp),
+                "continue to non-loop"
+            ),
             StmtKind::Return(v) => match v {
                 Some(e) => {
                     check_expr(p, f, e);
@@ -245,8 +325,14 @@ fn check_expr(p: &Program, f: &Function, e: &Expr) {
     check_span(e.span, "expression");
     match &e.kind {
         ExprKind::IntLit(v) => {
-            let Type::Int(t) = e.ty else { panic!("int literal of type {}", e.ty) };
-            assert!(super::int_in_range(*v, t), "literal {v} out of range of {}", e.ty);
+            let Type::Int(t) = e.ty else {
+                panic!("int literal of type {}", e.ty)
+            };
+            assert!(
+                super::int_in_range(*v, t),
+                "literal {v} out of range of {}",
+                e.ty
+            );
         }
         ExprKind::FloatLit(_) => assert!(matches!(e.ty, Type::Float(_))),
         ExprKind::BoolLit(_) => assert_eq!(e.ty, Type::Bool),
@@ -285,7 +371,12 @@ fn check_expr(p: &Program, f: &Function, e: &Expr) {
         }
         ExprKind::Cast(a) => {
             check_expr(p, f, a);
-            assert!(a.ty.is_numeric() && e.ty.is_numeric() && a.ty != e.ty, "cast {} -> {}", a.ty, e.ty);
+            assert!(
+                a.ty.is_numeric() && e.ty.is_numeric() && a.ty != e.ty,
+                "cast {} -> {}",
+                a.ty,
+                e.ty
+            );
         }
         ExprKind::Index(a, i) => {
             check_expr(p, f, a);
@@ -340,7 +431,11 @@ fn wrap(v: i128, t: &Type) -> i128 {
     let Type::Int(it) = t else { return v };
     let bits = u32::from(it.bits);
     let m = v.rem_euclid(1i128 << bits);
-    if it.signed && m >= 1i128 << (bits - 1) { m - (1i128 << bits) } else { m }
+    if it.signed && m >= 1i128 << (bits - 1) {
+        m - (1i128 << bits)
+    } else {
+        m
+    }
 }
 
 impl Ev<'_> {
@@ -375,7 +470,9 @@ impl Ev<'_> {
                 self.globals.insert(g.0, v);
             }
             Place::Index { array, index } => {
-                let (V::A(a), V::I(i)) = (self.eval(array, env), self.eval(index, env)) else { panic!() };
+                let (V::A(a), V::I(i)) = (self.eval(array, env), self.eval(index, env)) else {
+                    panic!()
+                };
                 a.borrow_mut()[i as usize] = v;
             }
         }
@@ -403,11 +500,21 @@ impl Ev<'_> {
                     self.out.push(s);
                 }
             }
-            StmtKind::If { cond, then_branch, else_branch } => {
+            StmtKind::If {
+                cond,
+                then_branch,
+                else_branch,
+            } => {
                 let b = self.eval(cond, env) == V::B(true);
                 return self.block(f, if b { then_branch } else { else_branch }, env);
             }
-            StmtKind::Loop { label, kind, cond, body, step } => {
+            StmtKind::Loop {
+                label,
+                kind,
+                cond,
+                body,
+                step,
+            } => {
                 let mut first = true;
                 loop {
                     let test = !(first && *kind == LoopKind::DoWhile);
@@ -421,7 +528,9 @@ impl Ev<'_> {
                         Flow::Next => {}
                         other => return other,
                     }
-                    if let fl @ (Flow::Return(_) | Flow::Break(_) | Flow::Continue(_)) = self.block(f, step, env) {
+                    if let fl @ (Flow::Return(_) | Flow::Break(_) | Flow::Continue(_)) =
+                        self.block(f, step, env)
+                    {
                         return fl;
                     }
                 }
@@ -447,13 +556,19 @@ impl Ev<'_> {
         match &e.kind {
             ExprKind::IntLit(v) => V::I(*v),
             ExprKind::BoolLit(b) => V::B(*b),
-            ExprKind::Local(id) => env[id.0 as usize].clone().expect("read of unassigned local"),
+            ExprKind::Local(id) => env[id.0 as usize]
+                .clone()
+                .expect("read of unassigned local"),
             ExprKind::Global(g) => self.globals.get(&g.0).cloned().unwrap_or(V::I(0)),
             ExprKind::Unary(UnOp::Neg, a) => V::I(wrap(-int(self.eval(a, env)), &e.ty)),
             ExprKind::Unary(UnOp::BitNot, a) => V::I(!int(self.eval(a, env))),
             ExprKind::Unary(UnOp::Not, a) => V::B(!bl(self.eval(a, env))),
-            ExprKind::Binary(BinOp::And, a, b) => V::B(bl(self.eval(a, env)) && bl(self.eval(b, env))),
-            ExprKind::Binary(BinOp::Or, a, b) => V::B(bl(self.eval(a, env)) || bl(self.eval(b, env))),
+            ExprKind::Binary(BinOp::And, a, b) => {
+                V::B(bl(self.eval(a, env)) && bl(self.eval(b, env)))
+            }
+            ExprKind::Binary(BinOp::Or, a, b) => {
+                V::B(bl(self.eval(a, env)) || bl(self.eval(b, env)))
+            }
             ExprKind::Binary(op, a, b) => {
                 let (x, y) = (self.eval(a, env), self.eval(b, env));
                 if let (V::B(x), V::B(y)) = (&x, &y) {
@@ -507,8 +622,15 @@ impl Ev<'_> {
             }
             ExprKind::NewArray(n) => {
                 let n = int(self.eval(n, env));
-                let zero = if e.ty.elem() == Some(&Type::Bool) { V::B(false) } else { V::I(0) };
-                V::A(std::rc::Rc::new(std::cell::RefCell::new(vec![zero; n as usize])))
+                let zero = if e.ty.elem() == Some(&Type::Bool) {
+                    V::B(false)
+                } else {
+                    V::I(0)
+                };
+                V::A(std::rc::Rc::new(std::cell::RefCell::new(vec![
+                    zero;
+                    n as usize
+                ])))
             }
             ExprKind::ArrayLit(xs) => {
                 let v = xs.iter().map(|x| self.eval(x, env)).collect();
@@ -525,7 +647,12 @@ fn run(src: &str, name: &str, args: &[i128]) -> (Option<V>, Vec<String>) {
     let p = prog(src);
     let (id, _) = p.find(name).next().expect("function");
     func(&p, name);
-    let mut ev = Ev { p: &p, out: Vec::new(), globals: BTreeMap::new(), steps: 0 };
+    let mut ev = Ev {
+        p: &p,
+        out: Vec::new(),
+        globals: BTreeMap::new(),
+        steps: 0,
+    };
     let r = ev.call(id, args.iter().map(|a| V::I(*a)).collect());
     (r, ev.out)
 }
@@ -541,29 +668,74 @@ fn run_int(src: &str, name: &str, args: &[i128]) -> i128 {
 
 #[test]
 fn promotion_and_return_conversion() {
-    assert_eq!(body_of("long f(int a, long b) { return a + b; }", "f"), "return ((i64)a + b)");
-    assert_eq!(body_of("double f(int a) { return a / 2; }", "f"), "return (double)(a / 2)");
-    assert_eq!(body_of("int f(char c) { return c + 1; }", "f"), "return ((i32)c + 1)");
-    assert_eq!(body_of("int f(byte a, short b) { return a * b; }", "f"), "return ((i32)a * (i32)b)");
-    assert_eq!(body_of("float f(float a, int b) { return a * b; }", "f"), "return (a * (float)b)");
-    assert_eq!(body_of("double f(float a, long b) { return a - b; }", "f"), "return (double)(a - (float)b)");
+    assert_eq!(
+        body_of("long f(int a, long b) { return a + b; }", "f"),
+        "return ((i64)a + b)"
+    );
+    assert_eq!(
+        body_of("double f(int a) { return a / 2; }", "f"),
+        "return (double)(a / 2)"
+    );
+    assert_eq!(
+        body_of("int f(char c) { return c + 1; }", "f"),
+        "return ((i32)c + 1)"
+    );
+    assert_eq!(
+        body_of("int f(byte a, short b) { return a * b; }", "f"),
+        "return ((i32)a * (i32)b)"
+    );
+    assert_eq!(
+        body_of("float f(float a, int b) { return a * b; }", "f"),
+        "return (a * (float)b)"
+    );
+    assert_eq!(
+        body_of("double f(float a, long b) { return a - b; }", "f"),
+        "return (double)(a - (float)b)"
+    );
 }
 
 #[test]
 fn shifts_keep_left_type_and_ushr() {
-    assert_eq!(body_of("long f(long a, int n) { return a << n; }", "f"), "return (a << n)");
-    assert_eq!(body_of("int f(int a, long n) { return a >>> n; }", "f"), "return (a >>> n)");
-    assert_eq!(body_of("int f(byte a, byte n) { return a >> n; }", "f"), "return ((i32)a >> (i32)n)");
+    assert_eq!(
+        body_of("long f(long a, int n) { return a << n; }", "f"),
+        "return (a << n)"
+    );
+    assert_eq!(
+        body_of("int f(int a, long n) { return a >>> n; }", "f"),
+        "return (a >>> n)"
+    );
+    assert_eq!(
+        body_of("int f(byte a, byte n) { return a >> n; }", "f"),
+        "return ((i32)a >> (i32)n)"
+    );
 }
 
 #[test]
 fn compound_assignment_narrows() {
-    assert_eq!(body_of("byte g(byte b) { b += 1; return b; }", "g"), "b = (i8)((i32)b + 1); return b");
-    assert_eq!(body_of("int g(int i, double d) { i *= d; return i; }", "g"), "i = (i32)((double)i * d); return i");
-    assert_eq!(body_of("char g(char c) { c++; return c; }", "g"), "c = (char)((i32)c + 1); return c");
-    assert_eq!(body_of("long g(long x) { x <<= 2; return x; }", "g"), "x = (x << 2); return x");
-    assert_eq!(body_of("boolean g(boolean a, boolean b) { a &= b; return a; }", "g"), "a = (a & b); return a");
-    assert_eq!(body_of("double g(double d) { d--; return d; }", "g"), "d = (d - 1); return d");
+    assert_eq!(
+        body_of("byte g(byte b) { b += 1; return b; }", "g"),
+        "b = (i8)((i32)b + 1); return b"
+    );
+    assert_eq!(
+        body_of("int g(int i, double d) { i *= d; return i; }", "g"),
+        "i = (i32)((double)i * d); return i"
+    );
+    assert_eq!(
+        body_of("char g(char c) { c++; return c; }", "g"),
+        "c = (char)((i32)c + 1); return c"
+    );
+    assert_eq!(
+        body_of("long g(long x) { x <<= 2; return x; }", "g"),
+        "x = (x << 2); return x"
+    );
+    assert_eq!(
+        body_of("boolean g(boolean a, boolean b) { a &= b; return a; }", "g"),
+        "a = (a & b); return a"
+    );
+    assert_eq!(
+        body_of("double g(double d) { d--; return d; }", "g"),
+        "d = (d - 1); return d"
+    );
 }
 
 #[test]
@@ -573,29 +745,50 @@ fn side_effects_are_lifted_in_evaluation_order() {
         body_of("int f(int x) { int y = x + (x = 3); return y; }", "f"),
         "$t1 = x; x = 3; y = ($t1 + x); return y"
     );
-    assert_eq!(body_of("int f(int x) { return x++ + x; }", "f"), "$t1 = x; x = ($t1 + 1); return ($t1 + x)");
-    assert_eq!(body_of("int f(int x) { return ++x * 2; }", "f"), "x = (x + 1); return (x * 2)");
     assert_eq!(
-        body_of("int f(int a) { return a + g(a); } int g(int a) { return a; }", "f"),
+        body_of("int f(int x) { return x++ + x; }", "f"),
+        "$t1 = x; x = ($t1 + 1); return ($t1 + x)"
+    );
+    assert_eq!(
+        body_of("int f(int x) { return ++x * 2; }", "f"),
+        "x = (x + 1); return (x * 2)"
+    );
+    assert_eq!(
+        body_of(
+            "int f(int a) { return a + g(a); } int g(int a) { return a; }",
+            "f"
+        ),
         "$t1 = g#1(a); return (a + $t1)"
     );
     // A call may change a global read before it: the read is spilled.
     assert_eq!(
-        body_of("int c; int f(int a) { return c + g(a); } int g(int a) { c++; return a; }", "f"),
+        body_of(
+            "int c; int f(int a) { return c + g(a); } int g(int a) { c++; return a; }",
+            "f"
+        ),
         "$t2 = @c; $t1 = g#1(a); return ($t2 + $t1)"
     );
     // A division before a call faults before the call runs.
     assert_eq!(
-        body_of("int f(int a) { return 10 / a + g(a); } int g(int a) { return a; }", "f"),
+        body_of(
+            "int f(int a) { return 10 / a + g(a); } int g(int a) { return a; }",
+            "f"
+        ),
         "$t2 = (10 / a); $t1 = g#1(a); return ($t2 + $t1)"
     );
     assert_eq!(
-        body_of("int f(int a) { return g(a) - g(a + 1); } int g(int a) { return a; }", "f"),
+        body_of(
+            "int f(int a) { return g(a) - g(a + 1); } int g(int a) { return a; }",
+            "f"
+        ),
         "$t1 = g#1(a); $t2 = g#1((a + 1)); return ($t1 - $t2)"
     );
     // Literals need no spilling.
     assert_eq!(
-        body_of("int f(int a) { return 1 + g(a); } int g(int a) { return a; }", "f"),
+        body_of(
+            "int f(int a) { return 1 + g(a); } int g(int a) { return a; }",
+            "f"
+        ),
         "$t1 = g#1(a); return (1 + $t1)"
     );
     // Arguments: an earlier argument is evaluated before a later call.
@@ -606,9 +799,30 @@ fn side_effects_are_lifted_in_evaluation_order() {
         ),
         "$t1 = g#1(a); $t2 = h#2(a, $t1); return $t2"
     );
-    assert_eq!(run_int("class A { int f(int x) { int y = x + (x = 3); return y * 10 + x; } }", "f", &[5]), 83);
-    assert_eq!(run_int("class A { int f(int x) { int y = x++ + x++; return y * 10 + x; } }", "f", &[5]), 117);
-    assert_eq!(run_int("class A { int f(int x) { int y = --x - x--; return y * 10 + x; } }", "f", &[5]), 3);
+    assert_eq!(
+        run_int(
+            "class A { int f(int x) { int y = x + (x = 3); return y * 10 + x; } }",
+            "f",
+            &[5]
+        ),
+        83
+    );
+    assert_eq!(
+        run_int(
+            "class A { int f(int x) { int y = x++ + x++; return y * 10 + x; } }",
+            "f",
+            &[5]
+        ),
+        117
+    );
+    assert_eq!(
+        run_int(
+            "class A { int f(int x) { int y = --x - x--; return y * 10 + x; } }",
+            "f",
+            &[5]
+        ),
+        3
+    );
 }
 
 #[test]
@@ -617,10 +831,16 @@ fn array_element_updates() {
         body_of("int f(int[] a, int i) { a[i++] += 2; return i; }", "f"),
         "$t2 = i; i = ($t2 + 1); a[$t2] = (a[$t2] + 2); return i"
     );
-    assert_eq!(body_of("int f(int[] a, int i) { return a[i]++; }", "f"), "$t2 = a[i]; a[i] = ($t2 + 1); return $t2");
+    assert_eq!(
+        body_of("int f(int[] a, int i) { return a[i]++; }", "f"),
+        "$t2 = a[i]; a[i] = ($t2 + 1); return $t2"
+    );
     // Compound assignment reads the element before the call on the right.
     assert_eq!(
-        body_of("int f(int[] a, int i) { a[i] += g(i); return 0; } int g(int i) { return i; }", "f"),
+        body_of(
+            "int f(int[] a, int i) { a[i] += g(i); return 0; } int g(int i) { return i; }",
+            "f"
+        ),
         "$t3 = a[i]; $t2 = g#1(i); a[i] = ($t3 + $t2); return 0"
     );
     let src = "class A { int f(int n) { int[] a = new int[3]; int i = 0; a[i++] = i; a[i] += 5; return a[0] * 100 + a[1] * 10 + i; } }";
@@ -630,20 +850,35 @@ fn array_element_updates() {
 #[test]
 fn assignment_as_expression_in_condition() {
     assert_eq!(
-        body_of("double f(double x) { double ax; if ((ax = Math.abs(x)) < 8.0) return ax; return 0; }", "f"),
+        body_of(
+            "double f(double x) { double ax; if ((ax = Math.abs(x)) < 8.0) return ax; return 0; }",
+            "f"
+        ),
         "ax = abs(x); if (ax < 8.0) { return ax }; return 0"
     );
-    assert_eq!(body_of("int f(int a, int b) { a = b = 4; return a; }", "f"), "b = 4; a = b; return a");
+    assert_eq!(
+        body_of("int f(int a, int b) { a = b = 4; return a; }", "f"),
+        "b = 4; a = b; return a"
+    );
 }
 
 #[test]
 fn short_circuit_with_calls_becomes_if() {
     let m = "boolean f(int a) { return a > 0 && g(a) > 1; } int g(int a) { return a; }";
-    assert_eq!(body_of(m, "f"), "$t2 = (a > 0); if $t2 { $t1 = g#1(a); $t2 = ($t1 > 1) }; return $t2");
+    assert_eq!(
+        body_of(m, "f"),
+        "$t2 = (a > 0); if $t2 { $t1 = g#1(a); $t2 = ($t1 > 1) }; return $t2"
+    );
     let m = "boolean f(int a) { return a > 0 || g(a) > 1; } int g(int a) { return a; }";
-    assert_eq!(body_of(m, "f"), "$t2 = (a > 0); if !$t2 { $t1 = g#1(a); $t2 = ($t1 > 1) }; return $t2");
+    assert_eq!(
+        body_of(m, "f"),
+        "$t2 = (a > 0); if !$t2 { $t1 = g#1(a); $t2 = ($t1 > 1) }; return $t2"
+    );
     // Without effects it stays a lazy expression.
-    assert_eq!(body_of("boolean f(int a) { return a > 0 && 10 / a > 1; }", "f"), "return ((a > 0) && ((10 / a) > 1))");
+    assert_eq!(
+        body_of("boolean f(int a) { return a > 0 && 10 / a > 1; }", "f"),
+        "return ((a > 0) && ((10 / a) > 1))"
+    );
     // Effects only happen when the left operand lets them.
     let src = "class A { int c; int f(int a) { c = 0; if (a > 0 && bump() > 0) {} if (a > 0 || bump() > 0) {} return c; } int bump() { c++; return 1; } }";
     assert_eq!(run_int(src, "f", &[1]), 1);
@@ -652,18 +887,29 @@ fn short_circuit_with_calls_becomes_if() {
 
 #[test]
 fn ternary_lazy_and_typed() {
-    assert_eq!(body_of("int f(int a, int b) { return a < b ? a : b; }", "f"), "return ((a < b) ? a : b)");
     assert_eq!(
-        body_of("int f(int a) { return a > 0 ? g(a) : 0; } int g(int a) { return a; }", "f"),
+        body_of("int f(int a, int b) { return a < b ? a : b; }", "f"),
+        "return ((a < b) ? a : b)"
+    );
+    assert_eq!(
+        body_of(
+            "int f(int a) { return a > 0 ? g(a) : 0; } int g(int a) { return a; }",
+            "f"
+        ),
         "if (a > 0) { $t1 = g#1(a); $t2 = $t1 } else { $t2 = 0 }; return $t2"
     );
-    assert_eq!(body_of("char f(boolean c, char x) { return c ? x : 'a'; }", "f"), "return (c ? x : 97)");
+    assert_eq!(
+        body_of("char f(boolean c, char x) { return c ? x : 'a'; }", "f"),
+        "return (c ? x : 97)"
+    );
     // A char/int-constant mix keeps char; int/double promotes.
     let p = prog(
         "class A { char f(boolean c, char x) { return c ? x : 0; } double g(boolean c, int x) { return c ? x : 1.5; } }",
     );
     let f = func(&p, "f");
-    let StmtKind::Return(Some(e)) = &f.body[0].kind else { panic!() };
+    let StmtKind::Return(Some(e)) = &f.body[0].kind else {
+        panic!()
+    };
     assert_eq!(e.ty, Type::Int(IntTy::JAVA_CHAR));
     assert_eq!(
         show(
@@ -687,7 +933,10 @@ fn literals() {
     assert_eq!(show_ret("017", "int"), "return 15");
     assert_eq!(show_ret("0b101", "int"), "return 5");
     assert_eq!(show_ret("-2147483648", "int"), "return -2147483648");
-    assert_eq!(show_ret("-9223372036854775808L", "long"), "return -9223372036854775808");
+    assert_eq!(
+        show_ret("-9223372036854775808L", "long"),
+        "return -9223372036854775808"
+    );
     assert_eq!(show_ret("0xFFFFFFFFFFFFFFFFL", "long"), "return -1");
     assert_eq!(show_ret("'a'", "char"), "return 97");
     assert_eq!(show_ret("'\\n'", "char"), "return 10");
@@ -703,9 +952,13 @@ fn literals() {
     assert_eq!(show_ret("true", "boolean"), "return true");
     assert_eq!(show_ret("0", "double"), "return 0");
     let p = prog("class A { float f() { return .1f; } }");
-    let StmtKind::Return(Some(e)) = &func(&p, "f").body[0].kind else { panic!() };
+    let StmtKind::Return(Some(e)) = &func(&p, "f").body[0].kind else {
+        panic!()
+    };
     assert_eq!(e.ty, Type::Float(FloatTy::F32));
-    let ExprKind::FloatLit(l) = &e.kind else { panic!() };
+    let ExprKind::FloatLit(l) = &e.kind else {
+        panic!()
+    };
     assert_eq!(l.text, "0.1");
     assert_eq!(l.value, f64::from(0.1f32));
     let p = prog("class A { int f() { return 2147483648; } }");
@@ -714,33 +967,93 @@ fn literals() {
 
 #[test]
 fn builtin_constants() {
-    assert_eq!(body_of("int f() { return Integer.MAX_VALUE; }", "f"), "return 2147483647");
-    assert_eq!(body_of("long f() { return Long.MIN_VALUE; }", "f"), "return -9223372036854775808");
-    assert_eq!(body_of("int f() { return Short.MAX_VALUE + Byte.MIN_VALUE; }", "f"), "return (32767 + -128)");
-    assert_eq!(body_of("double f() { return Math.PI; }", "f"), "return 3.141592653589793");
+    assert_eq!(
+        body_of("int f() { return Integer.MAX_VALUE; }", "f"),
+        "return 2147483647"
+    );
+    assert_eq!(
+        body_of("long f() { return Long.MIN_VALUE; }", "f"),
+        "return -9223372036854775808"
+    );
+    assert_eq!(
+        body_of("int f() { return Short.MAX_VALUE + Byte.MIN_VALUE; }", "f"),
+        "return (32767 + -128)"
+    );
+    assert_eq!(
+        body_of("double f() { return Math.PI; }", "f"),
+        "return 3.141592653589793"
+    );
 }
 
 #[test]
 fn math_intrinsics() {
-    assert_eq!(body_of("int f(byte b) { return Math.abs(b); }", "f"), "return abs((i32)b)");
-    assert_eq!(body_of("long f(int a, long b) { return Math.max(a, b); }", "f"), "return max((i64)a, b)");
-    assert_eq!(body_of("double f(int x) { return Math.sqrt(x); }", "f"), "return sqrt((double)x)");
-    assert_eq!(body_of("long f(double x) { return Math.round(x); }", "f"), "return round(x)");
-    assert_eq!(body_of("int f(int x) { return Math.round(x); }", "f"), "return round((float)x)");
-    assert_eq!(body_of("double f(double x) { return Math.pow(2, x); }", "f"), "return pow(2, x)");
-    assert_eq!(body_of("int f(double x) { return Math.getExponent(x); }", "f"), "return getExponent(x)");
+    assert_eq!(
+        body_of("int f(byte b) { return Math.abs(b); }", "f"),
+        "return abs((i32)b)"
+    );
+    assert_eq!(
+        body_of("long f(int a, long b) { return Math.max(a, b); }", "f"),
+        "return max((i64)a, b)"
+    );
+    assert_eq!(
+        body_of("double f(int x) { return Math.sqrt(x); }", "f"),
+        "return sqrt((double)x)"
+    );
+    assert_eq!(
+        body_of("long f(double x) { return Math.round(x); }", "f"),
+        "return round(x)"
+    );
+    assert_eq!(
+        body_of("int f(int x) { return Math.round(x); }", "f"),
+        "return round((float)x)"
+    );
+    assert_eq!(
+        body_of("double f(double x) { return Math.pow(2, x); }", "f"),
+        "return pow(2, x)"
+    );
+    assert_eq!(
+        body_of("int f(double x) { return Math.getExponent(x); }", "f"),
+        "return getExponent(x)"
+    );
     let p = prog("class A { double f(double x) { return Math.signum(x); } }");
     assert_eq!(err(&p, "f").what, "call to Math.signum");
 }
 
 #[test]
 fn print_flattens_concatenation() {
-    assert_eq!(body_of("void f(int x, int y) { System.out.println(\"a\" + x + y); }", "f"), "println(\"a\", x, y)");
-    assert_eq!(body_of("void f(int x, int y) { System.out.println(x + y + \"a\"); }", "f"), "println((x + y), \"a\")");
-    assert_eq!(body_of("void f(int x, int y) { System.out.print(\"a\" + (x + y)); }", "f"), "print(\"a\", (x + y))");
-    assert_eq!(body_of("void f() { System.out.println(); }", "f"), "println()");
-    assert_eq!(body_of("void f(double d) { System.out.println(d); }", "f"), "println(d)");
-    assert_eq!(body_of("void f(char c) { System.out.print(c + \"\\t\"); }", "f"), "print(c, \"\\t\")");
+    assert_eq!(
+        body_of(
+            "void f(int x, int y) { System.out.println(\"a\" + x + y); }",
+            "f"
+        ),
+        "println(\"a\", x, y)"
+    );
+    assert_eq!(
+        body_of(
+            "void f(int x, int y) { System.out.println(x + y + \"a\"); }",
+            "f"
+        ),
+        "println((x + y), \"a\")"
+    );
+    assert_eq!(
+        body_of(
+            "void f(int x, int y) { System.out.print(\"a\" + (x + y)); }",
+            "f"
+        ),
+        "print(\"a\", (x + y))"
+    );
+    assert_eq!(
+        body_of("void f() { System.out.println(); }", "f"),
+        "println()"
+    );
+    assert_eq!(
+        body_of("void f(double d) { System.out.println(d); }", "f"),
+        "println(d)"
+    );
+    assert_eq!(
+        body_of("void f(char c) { System.out.print(c + \"\\t\"); }", "f"),
+        "print(c, \"\\t\")"
+    );
     let p = prog("class A { int f(int x) { int y = 0; y = x + \"a\".length(); return y; } }");
     assert!(err(&p, "f").what.contains("string"));
 }
@@ -752,7 +1065,8 @@ fn loops_with_lifted_conditions() {
         body_of(m, "f"),
         "i = 0; L0: while true { $t2 = g#1(i); if !($t2 < n) { break L0 }; i = (i + 1) }; return i"
     );
-    let m = "int f(int n) { int s = 0; for (int i = 0, j = 1; i < n; i++, j += 2) s += j; return s; }";
+    let m =
+        "int f(int n) { int s = 0; for (int i = 0, j = 1; i < n; i++, j += 2) s += j; return s; }";
     assert_eq!(
         body_of(m, "f"),
         "s = 0; i = 0; j = 1; L0: while (i < n) { s = (s + j) } step { i = (i + 1); j = (j + 2) }; return s"
@@ -762,8 +1076,7 @@ fn loops_with_lifted_conditions() {
     assert_eq!(run_int(src, "f", &[5]), 906);
     let src = "class A { int f(int n) { int i = 0, s = 0; do { i++; if (i == 3) continue; s += i; } while (i < n); return s; } }";
     assert_eq!(run_int(src, "f", &[5]), 12);
-    let src =
-        "class A { int f(int n) { int s = 0; for (int i = 0; i++ < n;) { if (i == 2) continue; s += i; } return s; } }";
+    let src = "class A { int f(int n) { int s = 0; for (int i = 0; i++ < n;) { if (i == 2) continue; s += i; } return s; } }";
     assert_eq!(run_int(src, "f", &[4]), 8);
 }
 
@@ -788,7 +1101,10 @@ fn labeled_break_and_continue() {
 #[test]
 fn enhanced_for_over_array() {
     assert_eq!(
-        body_of("int f(int[] a) { int s = 0; for (int x : a) s += x; return s; }", "f"),
+        body_of(
+            "int f(int[] a) { int s = 0; for (int x : a) s += x; return s; }",
+            "f"
+        ),
         "s = 0; $t2 = a; $t3 = 0; L0: while ($t3 < $t2.length) { x = $t2[$t3]; s = (s + x) } step { $t3 = ($t3 + 1) }; return s"
     );
     let src = "class A { long f(int n) { int[] a = {1, 2, 3, n}; long s = 0; for (long x : a) { if (x == 2) continue; s = s * 10 + x; } return s; } }";
@@ -814,7 +1130,10 @@ fn switch_fallthrough_and_default_anywhere() {
     assert_eq!(run_int(src, "f", &[5]), 100000);
     assert_eq!(run_int(src, "f", &[9]), 11100);
     // Shape: scrutinee, matched and fall temporaries, one If per group.
-    let b = body_of("int f(int x) { switch (x) { case 1: x = 2; break; default: x = 3; } return x; }", "f");
+    let b = body_of(
+        "int f(int x) { switch (x) { case 1: x = 2; break; default: x = 3; } return x; }",
+        "f",
+    );
     assert_eq!(
         b,
         "$t1 = x; $t2 = ($t1 == 1); $t3 = false; L0: { if ($t3 || ($t1 == 1)) { $t3 = true; x = 2; break L0 }; if ($t3 || !$t2) { $t3 = true; x = 3 } }; return x"
@@ -851,7 +1170,10 @@ fn scoping_and_shadowing() {
     assert_eq!(names, ["n", "s", "x", "i", "y", "i", "y"]);
     let (r, _) = run(src, "f", &[0]);
     assert_eq!(r, Some(V::I(5 + 1 + 10 + 100)));
-    assert_eq!(body_of("int x; int f() { int x = 1; return this.x + x; }", "f"), "x = 1; return (@x + x)");
+    assert_eq!(
+        body_of("int x; int f() { int x = 1; return this.x + x; }", "f"),
+        "x = 1; return (@x + x)"
+    );
 }
 
 #[test]
@@ -873,11 +1195,20 @@ fn fields_and_constants() {
     assert_eq!(names, ["N", "M", "D", "T", "k", "counter"]);
     let c = |n: &str| p.global(p.find_global(n).unwrap()).constant.clone();
     assert!(matches!(c("N").unwrap().kind, ExprKind::IntLit(4)));
-    assert!(matches!(c("M").unwrap().kind, ExprKind::Binary(BinOp::Add, _, _)));
+    assert!(matches!(
+        c("M").unwrap().kind,
+        ExprKind::Binary(BinOp::Add, _, _)
+    ));
     assert!(matches!(c("T").unwrap().kind, ExprKind::ArrayLit(ref v) if v.len() == 3));
     assert!(c("D").is_some());
-    assert!(c("counter").is_none(), "non-final initialisers are not applied");
-    assert_eq!(body_of_p(&p, "f"), "@counter = (@counter + 1); return (((@N + @M) + @counter) + @k)");
+    assert!(
+        c("counter").is_none(),
+        "non-final initialisers are not applied"
+    );
+    assert_eq!(
+        body_of_p(&p, "f"),
+        "@counter = (@counter + 1); return (((@N + @M) + @counter) + @k)"
+    );
     assert_eq!(err(&p, "g").what, "method returning String");
     assert_eq!(err(&p, "h").what, "String field s");
     let p = prog("class A { static final int N = 1; void f() { N = 2; } }");
@@ -904,7 +1235,10 @@ fn calls_qualified_and_overloaded() {
         body_of_p(&p, "f"),
         "$t4 = h#0(i); $t5 = h#1(1.5); $t6 = h#2(l); $t7 = h#1((double)fl); $t8 = h#0((i32)s); $t9 = k#3((i32)s, 99); return ((((($t4 + $t5) + $t6) + $t7) + $t8) + $t9)"
     );
-    assert_eq!(body_of_p(&p, "g"), "$t0 = h#5(1); $t1 = h#0(1); return ($t0 + $t1)");
+    assert_eq!(
+        body_of_p(&p, "g"),
+        "$t0 = h#5(1); $t1 = h#0(1); return ($t0 + $t1)"
+    );
     let p = prog("class A { int f() { return nope(1); } void v() {} int g() { return v(); } }");
     assert_eq!(err(&p, "f").what, "call to unknown method nope");
     assert_eq!(err(&p, "g").what, "use of the result of void method v");
@@ -920,7 +1254,10 @@ fn unsupported_constructs_have_positions() {
     func(&p, "g");
     let src = "class A {\n  double f(double r) {\n    complex c = new complex(r, 0.0);\n    return r;\n  }\n}\nclass complex { double re; complex(double a, double b) { re = a; } double get() { return re; } }";
     let p = prog(src);
-    assert_eq!(err(&p, "f").to_string(), "unsupported: object creation new complex(...) at 3:17");
+    assert_eq!(
+        err(&p, "f").to_string(),
+        "unsupported: object creation new complex(...) at 3:17"
+    );
     assert_eq!(body_of_p(&p, "get"), "return @re");
     assert_eq!(p.functions.len(), 2, "constructors are not functions");
     let p = prog(
@@ -929,7 +1266,9 @@ fn unsupported_constructs_have_positions() {
     assert_eq!(err(&p, "f").what, "multi-dimensional array int[][]");
     assert_eq!(err(&p, "g").what, "multi-dimensional array int[][]");
     assert_eq!(err(&p, "h").what, "String variable");
-    let p = prog("class A { int f(int x) { throw new RuntimeException(); } int g(Object o) { return 0; } }");
+    let p = prog(
+        "class A { int f(int x) { throw new RuntimeException(); } int g(Object o) { return 0; } }",
+    );
     assert_eq!(err(&p, "f").what, "throw statement");
     assert_eq!(err(&p, "g").what, "parameter of type Object");
 }
@@ -958,8 +1297,14 @@ fn arrays() {
         ),
         "a = new i32[n]; b = {1, 99}; d = {1, 2.5}; return (a.length + b[1])"
     );
-    assert_eq!(body_of("int f(int[] a, long i) { return a[(int) i]; }", "f"), "return a[(i32)i]");
-    assert_eq!(body_of("int f(int[] a, char i) { return a[i]; }", "f"), "return a[(i32)i]");
+    assert_eq!(
+        body_of("int f(int[] a, long i) { return a[(int) i]; }", "f"),
+        "return a[(i32)i]"
+    );
+    assert_eq!(
+        body_of("int f(int[] a, char i) { return a[i]; }", "f"),
+        "return a[(i32)i]"
+    );
 }
 
 #[test]
@@ -979,14 +1324,26 @@ fn never_panics_on_garbage() {
     ] {
         let _ = prog(src);
     }
-    let deep = format!("class A {{ int f(int x) {{ return {}x{}; }} }}", "(".repeat(5000), ")".repeat(5000));
+    let deep = format!(
+        "class A {{ int f(int x) {{ return {}x{}; }} }}",
+        "(".repeat(5000),
+        ")".repeat(5000)
+    );
     let p = prog(&deep);
     assert!(p.functions[0].body.is_err());
-    let long = format!("class A {{ int f(int x) {{ return x{}; }} }}", " + x".repeat(3000));
+    let long = format!(
+        "class A {{ int f(int x) {{ return x{}; }} }}",
+        " + x".repeat(3000)
+    );
     assert!(prog(&long).functions[0].body.is_err());
-    let ok = format!("class A {{ int f(int x) {{ return x{}; }} }}", " + x".repeat(400));
+    let ok = format!(
+        "class A {{ int f(int x) {{ return x{}; }} }}",
+        " + x".repeat(400)
+    );
     assert!(prog(&ok).functions[0].body.is_ok());
-    let chain: String = (0..450).map(|i| format!("if (x == {i}) return {i}; else ")).collect();
+    let chain: String = (0..450)
+        .map(|i| format!("if (x == {i}) return {i}; else "))
+        .collect();
     let chain = format!("class A {{ int f(int x) {{ {chain} return -1; }} }}");
     assert_eq!(run_int(&chain, "f", &[449]), 449);
     for depth in [900, 3000] {
@@ -1003,16 +1360,26 @@ fn never_panics_on_garbage() {
 /// unsupported (`cargo test -p eqlens-core eqbench -- --nocapture`).
 #[test]
 fn eqbench_corpus_lowers_without_panic() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpora/eqbench-dev");
-    let root = if root.exists() { root } else { std::path::PathBuf::from("/work/shared/corpora/eqbench-dev") };
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/corpora/eqbench-dev");
+    let root = if root.exists() {
+        root
+    } else {
+        std::path::PathBuf::from("/work/shared/corpora/eqbench-dev")
+    };
     if !root.exists() {
-        println!("note: EqBench corpus not found at {}; skipping", root.display());
+        println!(
+            "note: EqBench corpus not found at {}; skipping",
+            root.display()
+        );
         return;
     }
     let mut files = Vec::new();
     let mut stack = vec![root];
     while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else { continue };
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
         for e in rd.flatten() {
             let p = e.path();
             if p.is_dir() {
@@ -1043,7 +1410,10 @@ fn eqbench_corpus_lowers_without_panic() {
             }
         }
     }
-    println!("eqbench: {} files, {ok} methods lowered, {bad} not", files.len());
+    println!(
+        "eqbench: {} files, {ok} methods lowered, {bad} not",
+        files.len()
+    );
     let mut v: Vec<_> = tally.into_iter().collect();
     v.sort_by_key(|x| std::cmp::Reverse(x.1));
     for (what, n) in v {
