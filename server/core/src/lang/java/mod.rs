@@ -14,6 +14,22 @@
 //! explicit [`ExprKind::Cast`] following Java's binary numeric promotion, and
 //! conditions are `Bool`.
 //!
+//! Decisions worth knowing:
+//! - A global is named after its field; a second field of the same name in
+//!   another class is named `Class.field`. `this.x`, `C.x` and an unshadowed
+//!   `x` all denote it.
+//! - `final` fields (static or not) whose initialiser is a constant
+//!   expression get [`Global::constant`]; references to other constants are
+//!   inlined into it. Other initialisers are ignored.
+//! - Calls resolve by name and arity in the named class, else the current
+//!   class and its enclosing classes, else anywhere in the file; among
+//!   overloads the exact parameter types win, then the first applicable by
+//!   widening, then the first.
+//! - An operand is spilled to a temporary only when a later operand lifts
+//!   statements that could change it (a write to a variable it reads; any
+//!   call for globals and array elements) or when it could fault (division,
+//!   array access), so that faults happen in Java's order.
+//!
 //! Layout: this file collects classes, fields and method signatures and holds
 //! the type and literal helpers; `expr.rs` lowers expressions, `stmt.rs`
 //! statements.

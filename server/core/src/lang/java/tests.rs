@@ -1422,3 +1422,21 @@ fn eqbench_corpus_lowers_without_panic() {
     assert!(syntax.is_empty(), "syntax errors in corpus: {syntax:?}");
     assert!(ok > bad, "most methods should lower");
 }
+
+#[test]
+fn print_with_calls_and_var_and_nested_classes() {
+    let p = prog(
+        "class A { int x; int g(int v) { x++; return v; }
+           void f(int v) { System.out.println(\"a\" + x + g(v) + x); }
+           int h() { var k = 3L; var arr = new int[]{1}; return (int) k + arr[0]; }
+           static class B { int x; int get() { return x; } } }",
+    );
+    assert_eq!(body_of_p(&p, "f"), "$t2 = @x; $t1 = g#0(v); println(\"a\", $t2, $t1, @x)");
+    assert_eq!(body_of_p(&p, "h"), "k = 3; arr = {1}; return ((i32)k + arr[0])");
+    let names: Vec<&str> = p.globals.iter().map(|g| g.name.as_str()).collect();
+    assert_eq!(names, ["x", "B.x"]);
+    assert_eq!(body_of_p(&p, "get"), "return @B.x");
+    // Methods outside any class (a snippet) lower too.
+    let p = prog("int twice(int a) { return 2 * a; }");
+    assert_eq!(body_of_p(&p, "twice"), "return (2 * a)");
+}
