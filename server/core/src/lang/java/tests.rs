@@ -1431,8 +1431,14 @@ fn print_with_calls_and_var_and_nested_classes() {
            int h() { var k = 3L; var arr = new int[]{1}; return (int) k + arr[0]; }
            static class B { int x; int get() { return x; } } }",
     );
-    assert_eq!(body_of_p(&p, "f"), "$t2 = @x; $t1 = g#0(v); println(\"a\", $t2, $t1, @x)");
-    assert_eq!(body_of_p(&p, "h"), "k = 3; arr = {1}; return ((i32)k + arr[0])");
+    assert_eq!(
+        body_of_p(&p, "f"),
+        "$t2 = @x; $t1 = g#0(v); println(\"a\", $t2, $t1, @x)"
+    );
+    assert_eq!(
+        body_of_p(&p, "h"),
+        "k = 3; arr = {1}; return ((i32)k + arr[0])"
+    );
     let names: Vec<&str> = p.globals.iter().map(|g| g.name.as_str()).collect();
     assert_eq!(names, ["x", "B.x"]);
     assert_eq!(body_of_p(&p, "get"), "return @B.x");
