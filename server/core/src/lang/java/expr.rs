@@ -1,0 +1,1525 @@
+//! Expression lowering: Java expressions to pure IR expressions, with side
+//! effects (assignments, `++`/`--`, calls) lifted into statements placed
+//! before the expression in Java's evaluation order.
+
+use super::{
+    FnCx, R, Role, TyErr, bnp, cast, decode_escapes, float_literal, int_in_range, int_literal,
+    is_integral, java_type, mk, named_children, promote, span, st, unsupported, widens,
+};
+use crate::ir::{
+    BinOp, Block, Expr, ExprKind, FloatLit, FloatTy, FuncId, GlobalId, IntTy, Intrinsic, LocalId,
+    Place, PrintKind, Span, StmtKind, Type, UnOp,
+};
+use tree_sitter::Node;
+
+/// An assignable location, with its operands already lowered.
+#[derive(Clone)]
+pub(super) enum PlaceL {
+    Local(LocalId, Type),
+    Global(GlobalId, Type),
+    Index(Expr, Expr, Type),
+}
+
+impl PlaceL {
+    fn ty(&self) -> Type {
+        match self {
+            PlaceL::Local(_, t) | PlaceL::Global(_, t) | PlaceL::Index(_, _, t) => t.clone(),
+        }
+    }
+
+    /// The current value of the place.
+    fn read(&self, sp: Span) -> Expr {
+        match self {
+            PlaceL::Local(id, t) => mk(ExprKind::Local(*id), t.clone(), sp),
+            PlaceL::Global(id, t) => mk(ExprKind::Global(*id), t.clone(), sp),
+            PlaceL::Index(a, i, t) => mk(
+                ExprKind::Index(Box::new(a.clone()), Box::new(i.clone())),
+                t.clone(),
+                sp,
+            ),
+        }
+    }
+
+    fn to_ir(&self) -> Place {
+        match self {
+            PlaceL::Local(id, _) => Place::Local(*id),
+            PlaceL::Global(id, _) => Place::Global(*id),
+            PlaceL::Index(a, i, _) => Place::Index {
+                array: Box::new(a.clone()),
+                index: Box::new(i.clone()),
+            },
+        }
+    }
+}
+
+fn bool_lit(b: bool, sp: Span) -> Expr {
+    mk(ExprKind::BoolLit(b), Type::Bool, sp)
+}
+
+pub(super) fn not(e: Expr) -> Expr {
+    let sp = e.span;
+    mk(ExprKind::Unary(UnOp::Not, Box::new(e)), Type::Bool, sp)
+}
+
+pub(super) fn or(a: Expr, b: Expr, sp: Span) -> Expr {
+    mk(
+        ExprKind::Binary(BinOp::Or, Box::new(a), Box::new(b)),
+        Type::Bool,
+        sp,
+    )
+}
+
+fn first_named(n: Node) -> R<Node> {
+    named_children(n)
+        .into_iter()
+        .next()
+        .ok_or_else(|| unsupported(n, "empty expression"))
+}
+
+/// Shortens source text quoted in an error message.
+fn short(t: &str) -> String {
+    let one_line: String = t.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.chars().count() > 40 {
+        format!("{}…", one_line.chars().take(40).collect::<String>())
+    } else {
+        one_line
+    }
+}
+
+fn bin_op(text: &str) -> Option<BinOp> {
+    Some(match text {
+        "+" => BinOp::Add,
+        "-" => BinOp::Sub,
+        "*" => BinOp::Mul,
+        "/" => BinOp::Div,
+        "%" => BinOp::Rem,
+        "&" => BinOp::BitAnd,
+        "|" => BinOp::BitOr,
+        "^" => BinOp::BitXor,
+        "<<" => BinOp::Shl,
+        ">>" => BinOp::Shr,
+        ">>>" => BinOp::UShr,
+        "==" => BinOp::Eq,
+        "!=" => BinOp::Ne,
+        "<" => BinOp::Lt,
+        "<=" => BinOp::Le,
+        ">" => BinOp::Gt,
+        ">=" => BinOp::Ge,
+        "&&" => BinOp::And,
+        "||" => BinOp::Or,
+        _ => return None,
+    })
+}
+
+/// Builds `a op b` with Java's typing: binary numeric promotion for
+/// arithmetic, comparisons and integer bit operations, unary promotion of
+/// each side for shifts, `Bool` for logical operators.
+pub(super) fn binop(op: BinOp, a: Expr, b: Expr, n: Node, op_text: &str) -> R<Expr> {
+    let sp = span(n);
+    let mismatch = || {
+        unsupported(
+            n,
+            format!(
+                "operator {op_text} on {} and {}",
+                super::jname(&a.ty),
+                super::jname(&b.ty)
+            ),
+        )
+    };
+    let bin =
+        |a: Expr, b: Expr, ty: Type| mk(ExprKind::Binary(op, Box::new(a), Box::new(b)), ty, sp);
+    match op {
+        BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem => {
+            let t = bnp(&a.ty, &b.ty).ok_or_else(mismatch)?;
+            Ok(bin(cast(a, &t), cast(b, &t), t))
+        }
+        BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => {
+            if a.ty == Type::Bool && b.ty == Type::Bool {
+                return Ok(bin(a, b, Type::Bool));
+            }
+            if !is_integral(&a.ty) || !is_integral(&b.ty) {
+                return Err(mismatch());
+            }
+            let t = bnp(&a.ty, &b.ty).ok_or_else(mismatch)?;
+            Ok(bin(cast(a, &t), cast(b, &t), t))
+        }
+        BinOp::Shl | BinOp::Shr | BinOp::UShr => {
+            if !is_integral(&a.ty) || !is_integral(&b.ty) {
+                return Err(mismatch());
+            }
+            let lt = promote(&a.ty);
+            let rt = promote(&b.ty);
+            Ok(bin(cast(a, &lt), cast(b, &rt), lt))
+        }
+        BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
+            let t = bnp(&a.ty, &b.ty).ok_or_else(mismatch)?;
+            Ok(bin(cast(a, &t), cast(b, &t), Type::Bool))
+        }
+        BinOp::Eq | BinOp::Ne => {
+            if a.ty == Type::Bool && b.ty == Type::Bool {
+                return Ok(bin(a, b, Type::Bool));
+            }
+            if matches!(a.ty, Type::Array(_)) || matches!(b.ty, Type::Array(_)) {
+                return Err(unsupported(n, "comparison of array references"));
+            }
+            let t = bnp(&a.ty, &b.ty).ok_or_else(mismatch)?;
+            Ok(bin(cast(a, &t), cast(b, &t), Type::Bool))
+        }
+        BinOp::And | BinOp::Or => {
+            if a.ty != Type::Bool || b.ty != Type::Bool {
+                return Err(mismatch());
+            }
+            Ok(bin(a, b, Type::Bool))
+        }
+    }
+}
+
+/// The type of `c ? a : b` (JLS 15.25, numeric and boolean cases).
+fn ternary_type(a: &Expr, b: &Expr) -> Option<Type> {
+    if a.ty == b.ty {
+        return Some(a.ty.clone());
+    }
+    let small = |t: &Type| matches!(t, Type::Int(i) if i.bits < 32);
+    let fits = |lit: &Expr, t: &Type| match (&lit.kind, &lit.ty, t) {
+        (ExprKind::IntLit(v), Type::Int(li), Type::Int(ti)) => {
+            li.bits == 32 && li.signed && int_in_range(*v, *ti)
+        }
+        _ => false,
+    };
+    if small(&a.ty) && fits(b, &a.ty) {
+        return Some(a.ty.clone());
+    }
+    if small(&b.ty) && fits(a, &b.ty) {
+        return Some(b.ty.clone());
+    }
+    let byte = Type::Int(IntTy::I8);
+    let short = Type::Int(IntTy::I16);
+    if (a.ty == byte && b.ty == short) || (a.ty == short && b.ty == byte) {
+        return Some(short);
+    }
+    bnp(&a.ty, &b.ty)
+}
+
+fn float_const(value: f64, ty: Type, sp: Span, text: String) -> Expr {
+    mk(ExprKind::FloatLit(FloatLit { value, text }), ty, sp)
+}
+
+/// `Math.PI`, `Integer.MAX_VALUE` and friends.
+fn builtin_constant(class: &str, field: &str, sp: Span) -> Option<Expr> {
+    let int = |v: i128, t: IntTy| Some(mk(ExprKind::IntLit(v), Type::Int(t), sp));
+    let f32_ = Type::Float(FloatTy::F32);
+    match (class, field) {
+        ("Math", "PI") => Some(float_const(
+            std::f64::consts::PI,
+            Type::DOUBLE,
+            sp,
+            std::f64::consts::PI.to_string(),
+        )),
+        ("Math", "E") => Some(float_const(
+            std::f64::consts::E,
+            Type::DOUBLE,
+            sp,
+            std::f64::consts::E.to_string(),
+        )),
+        ("Integer", "MAX_VALUE") => int(i128::from(i32::MAX), IntTy::I32),
+        ("Integer", "MIN_VALUE") => int(i128::from(i32::MIN), IntTy::I32),
+        ("Long", "MAX_VALUE") => int(i128::from(i64::MAX), IntTy::I64),
+        ("Long", "MIN_VALUE") => int(i128::from(i64::MIN), IntTy::I64),
+        ("Short", "MAX_VALUE") => int(i128::from(i16::MAX), IntTy::I16),
+        ("Short", "MIN_VALUE") => int(i128::from(i16::MIN), IntTy::I16),
+        ("Byte", "MAX_VALUE") => int(i128::from(i8::MAX), IntTy::I8),
+        ("Byte", "MIN_VALUE") => int(i128::from(i8::MIN), IntTy::I8),
+        ("Character", "MAX_VALUE") => int(0xFFFF, IntTy::JAVA_CHAR),
+        ("Character", "MIN_VALUE") => int(0, IntTy::JAVA_CHAR),
+        ("Double", "MAX_VALUE") => Some(float_const(
+            f64::MAX,
+            Type::DOUBLE,
+            sp,
+            format!("{:e}", f64::MAX),
+        )),
+        ("Double", "MIN_VALUE") => {
+            let v = f64::from_bits(1);
+            Some(float_const(v, Type::DOUBLE, sp, format!("{v:e}")))
+        }
+        ("Float", "MAX_VALUE") => {
+            let v = f64::from(f32::MAX);
+            Some(float_const(v, f32_, sp, format!("{v:e}")))
+        }
+        ("Float", "MIN_VALUE") => {
+            let v = f64::from(f32::from_bits(1));
+            Some(float_const(v, f32_, sp, format!("{:e}", f32::from_bits(1))))
+        }
+        _ => None,
+    }
+}
+
+impl<'c, 't> FnCx<'c, 't> {
+    /// Lowers an expression whose value is used; lifted statements go to
+    /// `out`.
+    pub(super) fn expr(&mut self, n: Node, out: &mut Block) -> R<Expr> {
+        self.enter(n)?;
+        let r = self.expr_inner(n, out);
+        self.leave();
+        let e = r?;
+        if e.ty == Type::Void {
+            return Err(unsupported(n, "use of a void method's result"));
+        }
+        Ok(e)
+    }
+
+    /// Lowers a condition, which must be `boolean`.
+    pub(super) fn cond(&mut self, n: Node, out: &mut Block) -> R<Expr> {
+        let e = self.expr(n, out)?;
+        if e.ty != Type::Bool {
+            return Err(unsupported(
+                n,
+                format!("condition of type {}", super::jname(&e.ty)),
+            ));
+        }
+        Ok(e)
+    }
+
+    /// Assignment conversion (declarations, `=`, `return`, arguments):
+    /// numeric values are cast, everything else must already match.
+    pub(super) fn convert(&self, e: Expr, ty: &Type, n: Node) -> R<Expr> {
+        if &e.ty == ty {
+            return Ok(e);
+        }
+        if e.ty.is_numeric() && ty.is_numeric() {
+            return Ok(cast(e, ty));
+        }
+        Err(unsupported(
+            n,
+            format!(
+                "conversion from {} to {}",
+                super::jname(&e.ty),
+                super::jname(ty)
+            ),
+        ))
+    }
+
+    /// True when re-evaluating `e` later gives the same value whatever
+    /// statements run in between: literals and front-end temporaries
+    /// (each is assigned once per evaluation of its expression).
+    fn stable(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::IntLit(_)
+            | ExprKind::FloatLit(_)
+            | ExprKind::BoolLit(_)
+            | ExprKind::StrLit(_) => true,
+            ExprKind::Local(id) => self.is_temp(*id),
+            _ => false,
+        }
+    }
+
+    /// True when evaluating `e` after the statements `b` gives the value and
+    /// the faults it would give before them: `e` cannot fault and reads no
+    /// variable that `b` may write (calls may write globals, never the
+    /// caller's locals). Array reads are never deferred.
+    fn deferrable(&self, e: &Expr, b: &Block) -> bool {
+        match &e.kind {
+            ExprKind::IntLit(_)
+            | ExprKind::FloatLit(_)
+            | ExprKind::BoolLit(_)
+            | ExprKind::StrLit(_) => true,
+            ExprKind::Local(id) => {
+                self.is_temp(*id) || !writes(b, &|p| matches!(p, Place::Local(x) if x == id), false)
+            }
+            ExprKind::Global(g) => !writes(b, &|p| matches!(p, Place::Global(x) if x == g), true),
+            ExprKind::Unary(_, a) | ExprKind::Cast(a) => self.deferrable(a, b),
+            ExprKind::Binary(op, x, y) => {
+                !matches!(op, BinOp::Div | BinOp::Rem)
+                    && self.deferrable(x, b)
+                    && self.deferrable(y, b)
+            }
+            ExprKind::Cond(c, x, y) => {
+                self.deferrable(c, b) && self.deferrable(x, b) && self.deferrable(y, b)
+            }
+            ExprKind::Intrinsic(_, xs) => xs.iter().all(|x| self.deferrable(x, b)),
+            _ => false,
+        }
+    }
+
+    /// Keeps `e` for use after the statements `b` (about to be appended to
+    /// `out`), spilling it to a temporary first unless that is unnecessary.
+    fn keep_past(&mut self, e: Expr, b: &Block, out: &mut Block) -> Expr {
+        if self.deferrable(&e, b) {
+            e
+        } else {
+            self.spill(e, out)
+        }
+    }
+
+    /// Evaluates `e` now into a temporary (unless it is stable) so that later
+    /// side effects cannot change it and its faults happen now.
+    pub(super) fn spill(&mut self, e: Expr, out: &mut Block) -> Expr {
+        if self.stable(&e) {
+            return e;
+        }
+        let sp = e.span;
+        let ty = e.ty.clone();
+        let t = self.temp(ty.clone(), sp);
+        out.push(st(
+            StmtKind::Assign {
+                place: Place::Local(t),
+                value: e,
+            },
+            sp,
+        ));
+        mk(ExprKind::Local(t), ty, sp)
+    }
+
+    /// Lowers `count` operands left to right. When an operand needs lifted
+    /// statements, the operands before it are spilled to temporaries first,
+    /// so they are evaluated before those statements, as in Java.
+    pub(super) fn seq_with<F>(&mut self, count: usize, out: &mut Block, mut f: F) -> R<Vec<Expr>>
+    where
+        F: FnMut(&mut Self, usize, &mut Block) -> R<Expr>,
+    {
+        let mut vals: Vec<Expr> = Vec::with_capacity(count);
+        for i in 0..count {
+            let mut b = Vec::new();
+            let e = f(self, i, &mut b)?;
+            if !b.is_empty() {
+                let mut spilled = Vec::with_capacity(vals.len());
+                for v in vals {
+                    spilled.push(self.keep_past(v, &b, out));
+                }
+                vals = spilled;
+                out.extend(b);
+            }
+            vals.push(e);
+        }
+        Ok(vals)
+    }
+
+    pub(super) fn seq(&mut self, nodes: &[Node], out: &mut Block) -> R<Vec<Expr>> {
+        self.seq_with(nodes.len(), out, |s, i, b| match nodes.get(i) {
+            Some(n) => s.expr(*n, b),
+            None => Err(super::internal("operand")),
+        })
+    }
+
+    fn two(&mut self, a: Node, b: Node, out: &mut Block) -> R<(Expr, Expr)> {
+        let mut v = self.seq(&[a, b], out)?.into_iter();
+        match (v.next(), v.next()) {
+            (Some(x), Some(y)) => Ok((x, y)),
+            _ => Err(unsupported(a, "operands")),
+        }
+    }
+
+    fn expr_inner(&mut self, n: Node, out: &mut Block) -> R<Expr> {
+        let sp = span(n);
+        match n.kind() {
+            "parenthesized_expression" => {
+                let inner = first_named(n)?;
+                self.expr(inner, out)
+            }
+            "decimal_integer_literal"
+            | "hex_integer_literal"
+            | "octal_integer_literal"
+            | "binary_integer_literal" => {
+                let (v, ty) = int_literal(self.text(n), false).map_err(|w| unsupported(n, w))?;
+                Ok(mk(ExprKind::IntLit(v), ty, sp))
+            }
+            "decimal_floating_point_literal" => {
+                let (lit, ty) =
+                    float_literal(self.text(n), false).map_err(|w| unsupported(n, w))?;
+                Ok(mk(ExprKind::FloatLit(lit), ty, sp))
+            }
+            "hex_floating_point_literal" => {
+                Err(unsupported(n, "hexadecimal floating-point literal"))
+            }
+            "character_literal" => {
+                let t = self.text(n);
+                let body = t
+                    .strip_prefix('\'')
+                    .and_then(|t| t.strip_suffix('\''))
+                    .unwrap_or("");
+                let units = decode_escapes(body)
+                    .map_err(|w| unsupported(n, format!("character literal: {w}")))?;
+                match units.as_slice() {
+                    [u] => Ok(mk(
+                        ExprKind::IntLit(i128::from(*u)),
+                        Type::Int(IntTy::JAVA_CHAR),
+                        sp,
+                    )),
+                    _ => Err(unsupported(n, format!("character literal {t}"))),
+                }
+            }
+            "true" => Ok(bool_lit(true, sp)),
+            "false" => Ok(bool_lit(false, sp)),
+            "null_literal" => Err(unsupported(n, "null")),
+            "string_literal" => Err(unsupported(n, "string literal outside System.out.print")),
+            "identifier" => self.ident(n),
+            "this" => Err(unsupported(n, "use of this as a value")),
+            "field_access" => self.field_access(n, out),
+            "array_access" => {
+                let (Some(an), Some(in_)) = (
+                    n.child_by_field_name("array"),
+                    n.child_by_field_name("index"),
+                ) else {
+                    return Err(unsupported(n, "array access"));
+                };
+                let (a, i) = self.two(an, in_, out)?;
+                self.index(a, i, n)
+            }
+            "method_invocation" => self
+                .invocation(n, out, true)?
+                .ok_or_else(|| unsupported(n, "method call")),
+            "assignment_expression" => self
+                .assign(n, out, true)?
+                .ok_or_else(|| unsupported(n, "assignment")),
+            "update_expression" => self
+                .update(n, out, true)?
+                .ok_or_else(|| unsupported(n, "update")),
+            "binary_expression" => self.binary(n, out),
+            "unary_expression" => self.unary(n, out),
+            "ternary_expression" => self.ternary(n, out),
+            "cast_expression" => self.cast_expr(n, out),
+            "array_creation_expression" => self.array_creation(n, out),
+            "array_initializer" => Err(unsupported(n, "array initializer without a type")),
+            "object_creation_expression" => Err(self.object_creation(n)),
+            "lambda_expression" => Err(unsupported(n, "lambda expression")),
+            "method_reference" => Err(unsupported(n, "method reference")),
+            "instanceof_expression" => Err(unsupported(n, "instanceof expression")),
+            "switch_expression" => Err(unsupported(n, "switch expression")),
+            "class_literal" => Err(unsupported(n, "class literal")),
+            k => Err(unsupported(n, k.replace('_', " "))),
+        }
+    }
+
+    pub(super) fn object_creation(&self, n: Node) -> crate::ir::LowerError {
+        let ty = n
+            .child_by_field_name("type")
+            .map(|t| self.text(t))
+            .unwrap_or("?");
+        unsupported(n, format!("object creation new {ty}(...)"))
+    }
+
+    fn index(&self, a: Expr, i: Expr, n: Node) -> R<Expr> {
+        let Type::Array(elem) = a.ty.clone() else {
+            return Err(unsupported(
+                n,
+                format!("indexing a value of type {}", super::jname(&a.ty)),
+            ));
+        };
+        if !is_integral(&i.ty) {
+            return Err(unsupported(
+                n,
+                format!("array index of type {}", super::jname(&i.ty)),
+            ));
+        }
+        let i = cast(i, &Type::INT);
+        Ok(mk(
+            ExprKind::Index(Box::new(a), Box::new(i)),
+            *elem,
+            span(n),
+        ))
+    }
+
+    fn ident(&mut self, n: Node) -> R<Expr> {
+        let name = self.text(n);
+        if !self.const_mode
+            && let Some(id) = self.lookup(name)
+        {
+            return Ok(mk(ExprKind::Local(id), self.local_ty(id), span(n)));
+        }
+        self.field_value(n, self.class, name)
+    }
+
+    /// The value of field `name` as seen from `class`. In constant mode only
+    /// constants are allowed and their value is inlined.
+    fn field_value(&self, n: Node, class: Option<usize>, name: &str) -> R<Expr> {
+        let Some(f) = self.cx.field(class, name) else {
+            return Err(unsupported(n, format!("unknown identifier {name}")));
+        };
+        match (&f.ty, f.global) {
+            (Err(e), _) => Err(unsupported(n, field_type_error(name, e))),
+            (Ok(ty), Some(g)) => {
+                if self.const_mode {
+                    match self
+                        .cx
+                        .globals
+                        .get(g.0 as usize)
+                        .and_then(|g| g.constant.clone())
+                    {
+                        Some(mut c) => {
+                            c.span = span(n);
+                            Ok(c)
+                        }
+                        None => Err(unsupported(n, format!("non-constant field {name}"))),
+                    }
+                } else {
+                    Ok(mk(ExprKind::Global(g), ty.clone(), span(n)))
+                }
+            }
+            (Ok(_), None) => Err(unsupported(n, format!("field {name}"))),
+        }
+    }
+
+    /// Whether an identifier names a value (local or field) rather than a
+    /// class.
+    fn is_value_name(&self, name: &str) -> bool {
+        (!self.const_mode && self.lookup(name).is_some())
+            || self.cx.field(self.class, name).is_some()
+    }
+
+    fn field_access(&mut self, n: Node, out: &mut Block) -> R<Expr> {
+        let (Some(obj), Some(field)) = (
+            n.child_by_field_name("object"),
+            n.child_by_field_name("field"),
+        ) else {
+            return Err(unsupported(n, "field access"));
+        };
+        let fname = self.text(field);
+        match obj.kind() {
+            "this" => return self.field_value(n, self.class, fname),
+            "identifier" => {
+                let oname = self.text(obj);
+                if !self.is_value_name(oname) {
+                    if let Some(e) = builtin_constant(oname, fname, span(n)) {
+                        return Ok(e);
+                    }
+                    if let Some(c) = self.cx.class_named(oname) {
+                        return self.field_value(n, Some(c), fname);
+                    }
+                    return Err(unsupported(
+                        n,
+                        format!("field access {}", short(self.text(n))),
+                    ));
+                }
+            }
+            _ => {}
+        }
+        let o = self.expr(obj, out)?;
+        if matches!(o.ty, Type::Array(_)) && fname == "length" {
+            return Ok(mk(ExprKind::Length(Box::new(o)), Type::INT, span(n)));
+        }
+        Err(unsupported(
+            n,
+            format!("field access {}", short(self.text(n))),
+        ))
+    }
+
+    fn binary(&mut self, n: Node, out: &mut Block) -> R<Expr> {
+        let (Some(l), Some(r), Some(opn)) = (
+            n.child_by_field_name("left"),
+            n.child_by_field_name("right"),
+            n.child_by_field_name("operator"),
+        ) else {
+            return Err(unsupported(n, "binary expression"));
+        };
+        let op_text = self.text(opn);
+        let op = bin_op(op_text).ok_or_else(|| unsupported(opn, format!("operator {op_text}")))?;
+        if op == BinOp::Add && self.stringy(n, 0) {
+            return Err(unsupported(
+                n,
+                "string concatenation outside System.out.print",
+            ));
+        }
+        if matches!(op, BinOp::And | BinOp::Or) {
+            return self.logical(op, l, r, n, out);
+        }
+        let (a, b) = self.two(l, r, out)?;
+        binop(op, a, b, n, op_text)
+    }
+
+    /// `&&` / `||`: lazy. When the right operand lifts statements, they may
+    /// only run when the left operand does not decide the result, so the
+    /// whole expression becomes a temporary set by an `If`.
+    fn logical(&mut self, op: BinOp, l: Node, r: Node, n: Node, out: &mut Block) -> R<Expr> {
+        let sp = span(n);
+        let a = self.cond(l, out)?;
+        let mut rb = Vec::new();
+        let b = self.cond(r, &mut rb)?;
+        if rb.is_empty() {
+            return Ok(mk(
+                ExprKind::Binary(op, Box::new(a), Box::new(b)),
+                Type::Bool,
+                sp,
+            ));
+        }
+        let t = self.temp(Type::Bool, sp);
+        let tv = mk(ExprKind::Local(t), Type::Bool, sp);
+        out.push(st(
+            StmtKind::Assign {
+                place: Place::Local(t),
+                value: a,
+            },
+            sp,
+        ));
+        rb.push(st(
+            StmtKind::Assign {
+                place: Place::Local(t),
+                value: b,
+            },
+            sp,
+        ));
+        let cond = if op == BinOp::And {
+            tv.clone()
+        } else {
+            not(tv.clone())
+        };
+        out.push(st(
+            StmtKind::If {
+                cond,
+                then_branch: rb,
+                else_branch: Vec::new(),
+            },
+            sp,
+        ));
+        Ok(tv)
+    }
+
+    fn unary(&mut self, n: Node, out: &mut Block) -> R<Expr> {
+        let (Some(opn), Some(operand)) = (
+            n.child_by_field_name("operator"),
+            n.child_by_field_name("operand"),
+        ) else {
+            return Err(unsupported(n, "unary expression"));
+        };
+        let sp = span(n);
+        let op = self.text(opn);
+        if op == "-" {
+            // Fold the sign into decimal literals (`-2147483648` is only
+            // valid that way).
+            match operand.kind() {
+                "decimal_integer_literal" => {
+                    let (v, ty) = int_literal(self.text(operand), true)
+                        .map_err(|w| unsupported(operand, w))?;
+                    return Ok(mk(ExprKind::IntLit(v), ty, sp));
+                }
+                "decimal_floating_point_literal" => {
+                    let (lit, ty) = float_literal(self.text(operand), true)
+                        .map_err(|w| unsupported(operand, w))?;
+                    return Ok(mk(ExprKind::FloatLit(lit), ty, sp));
+                }
+                _ => {}
+            }
+        }
+        let e = self.expr(operand, out)?;
+        let bad = |e: &Expr| unsupported(n, format!("operator {op} on {}", super::jname(&e.ty)));
+        match op {
+            "-" | "+" | "~" => {
+                if !e.ty.is_numeric() || (op == "~" && !is_integral(&e.ty)) {
+                    return Err(bad(&e));
+                }
+                let t = promote(&e.ty);
+                let e = cast(e, &t);
+                if op == "+" {
+                    return Ok(e);
+                }
+                let u = if op == "-" { UnOp::Neg } else { UnOp::BitNot };
+                Ok(mk(ExprKind::Unary(u, Box::new(e)), t, sp))
+            }
+            "!" => {
+                if e.ty != Type::Bool {
+                    return Err(bad(&e));
+                }
+                Ok(mk(ExprKind::Unary(UnOp::Not, Box::new(e)), Type::Bool, sp))
+            }
+            _ => Err(unsupported(opn, format!("operator {op}"))),
+        }
+    }
+
+    /// `c ? a : b`: a lazy `Cond`, or an `If` into a temporary when a branch
+    /// lifts statements.
+    fn ternary(&mut self, n: Node, out: &mut Block) -> R<Expr> {
+        let (Some(cn), Some(an), Some(bn)) = (
+            n.child_by_field_name("condition"),
+            n.child_by_field_name("consequence"),
+            n.child_by_field_name("alternative"),
+        ) else {
+            return Err(unsupported(n, "conditional expression"));
+        };
+        let sp = span(n);
+        let c = self.cond(cn, out)?;
+        let mut ab = Vec::new();
+        let a = self.expr(an, &mut ab)?;
+        let mut bb = Vec::new();
+        let b = self.expr(bn, &mut bb)?;
+        let ty = ternary_type(&a, &b).ok_or_else(|| {
+            unsupported(
+                n,
+                format!(
+                    "conditional expression mixing {} and {}",
+                    super::jname(&a.ty),
+                    super::jname(&b.ty)
+                ),
+            )
+        })?;
+        let a = cast(a, &ty);
+        let b = cast(b, &ty);
+        if ab.is_empty() && bb.is_empty() {
+            return Ok(mk(
+                ExprKind::Cond(Box::new(c), Box::new(a), Box::new(b)),
+                ty,
+                sp,
+            ));
+        }
+        let t = self.temp(ty.clone(), sp);
+        ab.push(st(
+            StmtKind::Assign {
+                place: Place::Local(t),
+                value: a,
+            },
+            sp,
+        ));
+        bb.push(st(
+            StmtKind::Assign {
+                place: Place::Local(t),
+                value: b,
+            },
+            sp,
+        ));
+        out.push(st(
+            StmtKind::If {
+                cond: c,
+                then_branch: ab,
+                else_branch: bb,
+            },
+            sp,
+        ));
+        Ok(mk(ExprKind::Local(t), ty, sp))
+    }
+
+    fn cast_expr(&mut self, n: Node, out: &mut Block) -> R<Expr> {
+        let (Some(tn), Some(vn)) = (
+            n.child_by_field_name("type"),
+            n.child_by_field_name("value"),
+        ) else {
+            return Err(unsupported(n, "cast"));
+        };
+        let ty = java_type(self.cx.src, tn)
+            .map_err(|_| unsupported(n, format!("cast to {}", self.text(tn))))?;
+        let e = self.expr(vn, out)?;
+        if e.ty == ty {
+            return Ok(e);
+        }
+        if e.ty.is_numeric() && ty.is_numeric() {
+            let mut c = cast(e, &ty);
+            c.span = span(n);
+            return Ok(c);
+        }
+        Err(unsupported(
+            n,
+            format!("cast from {} to {}", super::jname(&e.ty), super::jname(&ty)),
+        ))
+    }
+
+    fn array_creation(&mut self, n: Node, out: &mut Block) -> R<Expr> {
+        let Some(tn) = n.child_by_field_name("type") else {
+            return Err(unsupported(n, "array creation"));
+        };
+        let elem = java_type(self.cx.src, tn)
+            .map_err(|e| unsupported(n, format!("array of {}", e.describe(Role::Var))))?;
+        let kids = named_children(n);
+        let dim_exprs: Vec<Node> = kids
+            .iter()
+            .copied()
+            .filter(|c| c.kind() == "dimensions_expr")
+            .collect();
+        let empty_dims: usize = kids
+            .iter()
+            .filter(|c| c.kind() == "dimensions")
+            .map(|d| self.text(*d).matches('[').count())
+            .sum();
+        if dim_exprs.len() + empty_dims != 1 || matches!(elem, Type::Array(_)) {
+            return Err(unsupported(n, "multi-dimensional array"));
+        }
+        let ty = Type::Array(Box::new(elem));
+        if let Some(init) = n.child_by_field_name("value") {
+            return self.array_init(init, &ty, out);
+        }
+        let Some(dn) = dim_exprs.first() else {
+            return Err(unsupported(n, "array creation without a length"));
+        };
+        let len = self.expr(first_named(*dn)?, out)?;
+        if !is_integral(&len.ty) {
+            return Err(unsupported(
+                *dn,
+                format!("array length of type {}", super::jname(&len.ty)),
+            ));
+        }
+        let len = cast(len, &Type::INT);
+        Ok(mk(ExprKind::NewArray(Box::new(len)), ty, span(n)))
+    }
+
+    /// `{a, b, c}` as a value of array type `ty`.
+    pub(super) fn array_init(&mut self, n: Node, ty: &Type, out: &mut Block) -> R<Expr> {
+        let Type::Array(elem) = ty else {
+            return Err(unsupported(
+                n,
+                format!("array initializer for {}", super::jname(ty)),
+            ));
+        };
+        let items = named_children(n);
+        if let Some(inner) = items.iter().find(|c| c.kind() == "array_initializer") {
+            return Err(unsupported(*inner, "multi-dimensional array initializer"));
+        }
+        let vals = self.seq(&items, out)?;
+        let mut conv = Vec::with_capacity(vals.len());
+        for (v, item) in vals.into_iter().zip(items.iter()) {
+            conv.push(self.convert(v, elem, *item)?);
+        }
+        Ok(mk(ExprKind::ArrayLit(conv), ty.clone(), span(n)))
+    }
+
+    /// A declaration's or field's initialiser converted to `ty`.
+    pub(super) fn initializer(&mut self, n: Node, ty: &Type, out: &mut Block) -> R<Expr> {
+        if n.kind() == "array_initializer" {
+            return self.array_init(n, ty, out);
+        }
+        let e = self.expr(n, out)?;
+        self.convert(e, ty, n)
+    }
+
+    // ------------------------------------------------------ assignments
+
+    fn place(&mut self, n: Node, out: &mut Block) -> R<PlaceL> {
+        match n.kind() {
+            "parenthesized_expression" => {
+                let inner = first_named(n)?;
+                self.place(inner, out)
+            }
+            "identifier" => {
+                let name = self.text(n);
+                if let Some(id) = self.lookup(name) {
+                    return Ok(PlaceL::Local(id, self.local_ty(id)));
+                }
+                self.field_place(n, self.class, name)
+            }
+            "field_access" => {
+                let (Some(obj), Some(field)) = (
+                    n.child_by_field_name("object"),
+                    n.child_by_field_name("field"),
+                ) else {
+                    return Err(unsupported(n, "field access"));
+                };
+                let fname = self.text(field);
+                match obj.kind() {
+                    "this" => self.field_place(n, self.class, fname),
+                    "identifier" if !self.is_value_name(self.text(obj)) => {
+                        match self.cx.class_named(self.text(obj)) {
+                            Some(c) => self.field_place(n, Some(c), fname),
+                            None => Err(unsupported(
+                                n,
+                                format!("assignment to {}", short(self.text(n))),
+                            )),
+                        }
+                    }
+                    _ => Err(unsupported(
+                        n,
+                        format!("assignment to {}", short(self.text(n))),
+                    )),
+                }
+            }
+            "array_access" => {
+                let (Some(an), Some(in_)) = (
+                    n.child_by_field_name("array"),
+                    n.child_by_field_name("index"),
+                ) else {
+                    return Err(unsupported(n, "array access"));
+                };
+                let (a, i) = self.two(an, in_, out)?;
+                match self.index(a, i, n)?.kind {
+                    ExprKind::Index(a, i) => {
+                        let elem = a.ty.elem().cloned().unwrap_or(Type::Void);
+                        Ok(PlaceL::Index(*a, *i, elem))
+                    }
+                    _ => Err(unsupported(n, "array access")),
+                }
+            }
+            _ => Err(unsupported(
+                n,
+                format!("assignment to {}", n.kind().replace('_', " ")),
+            )),
+        }
+    }
+
+    fn field_place(&self, n: Node, class: Option<usize>, name: &str) -> R<PlaceL> {
+        let Some(f) = self.cx.field(class, name) else {
+            return Err(unsupported(n, format!("unknown identifier {name}")));
+        };
+        match (&f.ty, f.global) {
+            (Err(e), _) => Err(unsupported(n, field_type_error(name, e))),
+            (Ok(ty), Some(g)) => {
+                if self
+                    .cx
+                    .globals
+                    .get(g.0 as usize)
+                    .is_some_and(|g| g.constant.is_some())
+                {
+                    return Err(unsupported(
+                        n,
+                        format!("assignment to constant field {name}"),
+                    ));
+                }
+                Ok(PlaceL::Global(g, ty.clone()))
+            }
+            (Ok(_), None) => Err(unsupported(n, format!("field {name}"))),
+        }
+    }
+
+    /// Freezes the array and index of an element place so that the
+    /// statements `b`, lifted afterwards, cannot change which element is
+    /// meant.
+    fn stabilise(&mut self, p: PlaceL, b: &Block, out: &mut Block) -> PlaceL {
+        match p {
+            PlaceL::Index(a, i, t) => {
+                let a = self.keep_past(a, b, out);
+                let i = self.keep_past(i, b, out);
+                PlaceL::Index(a, i, t)
+            }
+            other => other,
+        }
+    }
+
+    /// `p = e` and `p op= e`. Compound assignment applies Java's implicit
+    /// narrowing: `b += 1` is `b = (byte)(b + 1)`. The left operand is read
+    /// before the right one is evaluated.
+    pub(super) fn assign(&mut self, n: Node, out: &mut Block, want: bool) -> R<Option<Expr>> {
+        let (Some(l), Some(r), Some(opn)) = (
+            n.child_by_field_name("left"),
+            n.child_by_field_name("right"),
+            n.child_by_field_name("operator"),
+        ) else {
+            return Err(unsupported(n, "assignment"));
+        };
+        let sp = span(n);
+        let op_text = self.text(opn);
+        let p = self.place(l, out)?;
+        let pty = p.ty();
+        let mut rb = Vec::new();
+        let (p, value) = if op_text == "=" {
+            let v = self.expr(r, &mut rb)?;
+            let p = if rb.is_empty() {
+                p
+            } else {
+                let p = self.stabilise(p, &rb, out);
+                out.append(&mut rb);
+                p
+            };
+            let v = self.convert(v, &pty, r)?;
+            (p, v)
+        } else {
+            let bop_text = op_text.strip_suffix('=').unwrap_or(op_text);
+            let op =
+                bin_op(bop_text).ok_or_else(|| unsupported(opn, format!("operator {op_text}")))?;
+            if self.stringy(r, 0) {
+                return Err(unsupported(
+                    n,
+                    "string concatenation outside System.out.print",
+                ));
+            }
+            let v = self.expr(r, &mut rb)?;
+            let (p, old) = if rb.is_empty() {
+                let old = p.read(span(l));
+                (p, old)
+            } else {
+                let p = self.stabilise(p, &rb, out);
+                let old = p.read(span(l));
+                let old = self.keep_past(old, &rb, out);
+                out.append(&mut rb);
+                (p, old)
+            };
+            let val = binop(op, old, v, n, bop_text)?;
+            if val.ty.is_numeric() != pty.is_numeric() {
+                return Err(unsupported(
+                    n,
+                    format!("operator {op_text} on {}", super::jname(&pty)),
+                ));
+            }
+            (p, cast(val, &pty))
+        };
+        out.push(st(
+            StmtKind::Assign {
+                place: p.to_ir(),
+                value,
+            },
+            sp,
+        ));
+        Ok(want.then(|| p.read(sp)))
+    }
+
+    /// `++x`, `x--`, ... as `x = (T)(x + 1)`; a used postfix value is saved
+    /// in a temporary first.
+    pub(super) fn update(&mut self, n: Node, out: &mut Block, want: bool) -> R<Option<Expr>> {
+        let sp = span(n);
+        let mut c = n.walk();
+        let kids: Vec<Node> = n.children(&mut c).collect();
+        let prefix = kids
+            .first()
+            .is_some_and(|k| matches!(k.kind(), "++" | "--"));
+        let inc = kids.iter().any(|k| k.kind() == "++");
+        let operand = first_named(n)?;
+        let p = self.place(operand, out)?;
+        let pty = p.ty();
+        if !pty.is_numeric() {
+            return Err(unsupported(
+                n,
+                format!(
+                    "{} on {}",
+                    if inc { "++" } else { "--" },
+                    super::jname(&pty)
+                ),
+            ));
+        }
+        let pt = promote(&pty);
+        let one = match &pt {
+            Type::Float(_) => mk(
+                ExprKind::FloatLit(FloatLit {
+                    value: 1.0,
+                    text: "1".into(),
+                }),
+                pt.clone(),
+                sp,
+            ),
+            _ => mk(ExprKind::IntLit(1), pt.clone(), sp),
+        };
+        let op = if inc { BinOp::Add } else { BinOp::Sub };
+        let op_text = if inc { "+" } else { "-" };
+        if want && !prefix {
+            let old = p.read(sp);
+            let t = self.temp(pty.clone(), sp);
+            out.push(st(
+                StmtKind::Assign {
+                    place: Place::Local(t),
+                    value: old,
+                },
+                sp,
+            ));
+            let tv = mk(ExprKind::Local(t), pty.clone(), sp);
+            let val = cast(binop(op, tv.clone(), one, n, op_text)?, &pty);
+            out.push(st(
+                StmtKind::Assign {
+                    place: p.to_ir(),
+                    value: val,
+                },
+                sp,
+            ));
+            return Ok(Some(tv));
+        }
+        let val = cast(binop(op, p.read(sp), one, n, op_text)?, &pty);
+        out.push(st(
+            StmtKind::Assign {
+                place: p.to_ir(),
+                value: val,
+            },
+            sp,
+        ));
+        Ok(want.then(|| p.read(sp)))
+    }
+
+    /// An expression used as a statement: its value is discarded.
+    pub(super) fn expr_stmt(&mut self, n: Node, out: &mut Block) -> R<()> {
+        self.enter(n)?;
+        let r = match n.kind() {
+            "assignment_expression" => self.assign(n, out, false).map(|_| ()),
+            "update_expression" => self.update(n, out, false).map(|_| ()),
+            "method_invocation" => self.invocation(n, out, false).map(|_| ()),
+            "object_creation_expression" => Err(self.object_creation(n)),
+            "parenthesized_expression" => first_named(n).and_then(|i| self.expr_stmt(i, out)),
+            k => Err(unsupported(
+                n,
+                format!("{} as a statement", k.replace('_', " ")),
+            )),
+        };
+        self.leave();
+        r
+    }
+
+    // ------------------------------------------------------------ calls
+
+    /// Method calls: same-file methods (`f(x)`, `this.f(x)`, `C.f(x)`),
+    /// `Math.*` intrinsics and `System.out.print/println`.
+    pub(super) fn invocation(&mut self, n: Node, out: &mut Block, want: bool) -> R<Option<Expr>> {
+        let Some(name_node) = n.child_by_field_name("name") else {
+            return Err(unsupported(n, "method call"));
+        };
+        let name = self.text(name_node);
+        let args: Vec<Node> = n
+            .child_by_field_name("arguments")
+            .map(named_children)
+            .unwrap_or_default();
+        if n.child_by_field_name("type_arguments").is_some() {
+            return Err(unsupported(n, "generic method call"));
+        }
+        let Some(obj) = n.child_by_field_name("object") else {
+            return self.program_call(n, None, name, &args, out, want);
+        };
+        let otext = self.text(obj);
+        match obj.kind() {
+            "this" => return self.program_call(n, None, name, &args, out, want),
+            "identifier" if !self.is_value_name(otext) => {
+                if otext == "Math" || otext == "StrictMath" {
+                    return self.intrinsic(n, name, &args, out).map(Some);
+                }
+                if let Some(c) = self.cx.class_named(otext) {
+                    return self.program_call(n, Some(c), name, &args, out, want);
+                }
+                return Err(unsupported(n, format!("call to {otext}.{name}")));
+            }
+            "field_access" if otext == "System.out" => {
+                if !matches!(name, "println" | "print") {
+                    return Err(unsupported(n, format!("call to System.out.{name}")));
+                }
+                if want {
+                    return Err(unsupported(
+                        n,
+                        format!("use of the result of System.out.{name}"),
+                    ));
+                }
+                self.print(n, name == "println", &args, out)?;
+                return Ok(None);
+            }
+            _ => {}
+        }
+        // A method of a value: report what the value is if it is itself
+        // unsupported (a String field, a string literal), else the call.
+        let o = self.expr(obj, out)?;
+        Err(unsupported(
+            n,
+            format!("call to method {name} of a {}", super::jname(&o.ty)),
+        ))
+    }
+
+    fn program_call(
+        &mut self,
+        n: Node,
+        class: Option<usize>,
+        name: &str,
+        arg_nodes: &[Node],
+        out: &mut Block,
+        want: bool,
+    ) -> R<Option<Expr>> {
+        if self.const_mode {
+            return Err(unsupported(n, "call in a constant"));
+        }
+        let sp = span(n);
+        let args = self.seq(arg_nodes, out)?;
+        let cands = self.candidates(class, name, args.len());
+        if cands.is_empty() {
+            return Err(unsupported(n, format!("call to unknown method {name}")));
+        }
+        let types_of = |i: usize| self.cx.methods.get(i).and_then(|m| m.params.as_ref().ok());
+        let exact = cands.iter().copied().find(|&i| {
+            types_of(i).is_some_and(|ps| ps.iter().zip(&args).all(|((_, t, _), a)| *t == a.ty))
+        });
+        let applicable = cands.iter().copied().find(|&i| {
+            types_of(i)
+                .is_some_and(|ps| ps.iter().zip(&args).all(|((_, t, _), a)| widens(&a.ty, t)))
+        });
+        let pick = exact.or(applicable).unwrap_or(cands[0]);
+        let Some(m) = self.cx.methods.get(pick) else {
+            return Err(unsupported(n, format!("call to unknown method {name}")));
+        };
+        let (Ok(params), Ok(ret)) = (&m.params, &m.ret) else {
+            return Err(unsupported(
+                n,
+                format!("call to method {name}, whose signature is unsupported"),
+            ));
+        };
+        let mut conv = Vec::with_capacity(args.len());
+        for ((a, (_, t, _)), an) in args.into_iter().zip(params.iter()).zip(arg_nodes.iter()) {
+            conv.push(self.convert(a, t, *an)?);
+        }
+        let func = FuncId(pick as u32);
+        if want {
+            if *ret == Type::Void {
+                return Err(unsupported(
+                    n,
+                    format!("use of the result of void method {name}"),
+                ));
+            }
+            let t = self.temp(ret.clone(), sp);
+            out.push(st(
+                StmtKind::Call {
+                    dest: Some(Place::Local(t)),
+                    func,
+                    args: conv,
+                },
+                sp,
+            ));
+            return Ok(Some(mk(ExprKind::Local(t), ret.clone(), sp)));
+        }
+        out.push(st(
+            StmtKind::Call {
+                dest: None,
+                func,
+                args: conv,
+            },
+            sp,
+        ));
+        Ok(None)
+    }
+
+    /// Methods named `name` with `arity` parameters: of `class` when the
+    /// call names one; otherwise of the current class, then of its enclosing
+    /// classes, then anywhere in the file.
+    fn candidates(&self, class: Option<usize>, name: &str, arity: usize) -> Vec<usize> {
+        let matching = |c: Option<usize>| -> Vec<usize> {
+            self.cx
+                .methods
+                .iter()
+                .enumerate()
+                .filter(|(_, m)| m.class == c && m.name == name && m.arity == arity)
+                .map(|(i, _)| i)
+                .collect()
+        };
+        if class.is_some() {
+            return matching(class);
+        }
+        let mut c = self.class;
+        let mut guard = 0;
+        while let Some(ci) = c {
+            let v = matching(Some(ci));
+            if !v.is_empty() {
+                return v;
+            }
+            c = self.cx.classes.get(ci).and_then(|k| k.outer);
+            guard += 1;
+            if guard > self.cx.classes.len() {
+                break;
+            }
+        }
+        self.cx
+            .methods
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| m.name == name && m.arity == arity)
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    /// `Math.f(...)`: arguments promoted as Java's overload resolution
+    /// would (`abs/min/max` keep int/long/float/double; `round` and
+    /// `getExponent` take float unless given a double; the rest double).
+    fn intrinsic(&mut self, n: Node, name: &str, arg_nodes: &[Node], out: &mut Block) -> R<Expr> {
+        use Intrinsic as I;
+        let sp = span(n);
+        let (f, arity) = match name {
+            "abs" => (I::Abs, 1),
+            "min" => (I::Min, 2),
+            "max" => (I::Max, 2),
+            "floor" => (I::Floor, 1),
+            "ceil" => (I::Ceil, 1),
+            "round" => (I::Round, 1),
+            "sqrt" => (I::Sqrt, 1),
+            "cbrt" => (I::Cbrt, 1),
+            "pow" => (I::Pow, 2),
+            "exp" => (I::Exp, 1),
+            "log" => (I::Log, 1),
+            "log10" => (I::Log10, 1),
+            "sin" => (I::Sin, 1),
+            "cos" => (I::Cos, 1),
+            "tan" => (I::Tan, 1),
+            "asin" => (I::Asin, 1),
+            "acos" => (I::Acos, 1),
+            "atan" => (I::Atan, 1),
+            "atan2" => (I::Atan2, 2),
+            "sinh" => (I::Sinh, 1),
+            "cosh" => (I::Cosh, 1),
+            "tanh" => (I::Tanh, 1),
+            "hypot" => (I::Hypot, 2),
+            "getExponent" => (I::GetExponent, 1),
+            _ => return Err(unsupported(n, format!("call to Math.{name}"))),
+        };
+        if arg_nodes.len() != arity {
+            return Err(unsupported(
+                n,
+                format!("call to Math.{name} with {} arguments", arg_nodes.len()),
+            ));
+        }
+        let args = self.seq(arg_nodes, out)?;
+        if let Some(a) = args.iter().find(|a| !a.ty.is_numeric()) {
+            return Err(unsupported(
+                n,
+                format!("Math.{name} of {}", super::jname(&a.ty)),
+            ));
+        }
+        let f32_ = Type::Float(FloatTy::F32);
+        let (args, ty): (Vec<Expr>, Type) = match f {
+            I::Abs => {
+                let t = args.first().map(|a| promote(&a.ty)).unwrap_or(Type::INT);
+                (args.into_iter().map(|a| cast(a, &t)).collect(), t)
+            }
+            I::Min | I::Max => {
+                let t = match (args.first(), args.get(1)) {
+                    (Some(a), Some(b)) => bnp(&a.ty, &b.ty).unwrap_or(Type::DOUBLE),
+                    _ => Type::DOUBLE,
+                };
+                (args.into_iter().map(|a| cast(a, &t)).collect(), t)
+            }
+            I::Round | I::GetExponent => {
+                let is_double = args.first().is_some_and(|a| a.ty == Type::DOUBLE);
+                let at = if is_double { Type::DOUBLE } else { f32_ };
+                let rt = if f == I::Round && is_double {
+                    Type::LONG
+                } else {
+                    Type::INT
+                };
+                (args.into_iter().map(|a| cast(a, &at)).collect(), rt)
+            }
+            _ => (
+                args.into_iter().map(|a| cast(a, &Type::DOUBLE)).collect(),
+                Type::DOUBLE,
+            ),
+        };
+        Ok(mk(ExprKind::Intrinsic(f, args), ty, sp))
+    }
+
+    // ------------------------------------------------------------ print
+
+    /// Whether `n` has static type `String` (decides whether `+` is a
+    /// concatenation).
+    fn stringy(&self, n: Node, depth: u32) -> bool {
+        if depth > super::MAX_DEPTH {
+            return false;
+        }
+        match n.kind() {
+            "string_literal" => true,
+            "parenthesized_expression" => first_named(n).is_ok_and(|i| self.stringy(i, depth + 1)),
+            "binary_expression" => {
+                n.child_by_field_name("operator")
+                    .is_some_and(|o| self.text(o) == "+")
+                    && (n
+                        .child_by_field_name("left")
+                        .is_some_and(|l| self.stringy(l, depth + 1))
+                        || n.child_by_field_name("right")
+                            .is_some_and(|r| self.stringy(r, depth + 1)))
+            }
+            "ternary_expression" => {
+                n.child_by_field_name("consequence")
+                    .is_some_and(|c| self.stringy(c, depth + 1))
+                    || n.child_by_field_name("alternative")
+                        .is_some_and(|c| self.stringy(c, depth + 1))
+            }
+            "identifier" => {
+                let name = self.text(n);
+                self.lookup(name).is_none()
+                    && self
+                        .cx
+                        .field(self.class, name)
+                        .is_some_and(|f| matches!(&f.ty, Err(TyErr::Class(c)) if c == "String"))
+            }
+            "method_invocation" => n
+                .child_by_field_name("name")
+                .is_some_and(|m| matches!(self.text(m), "toString" | "valueOf")),
+            _ => false,
+        }
+    }
+
+    /// The operands of a string concatenation in Java's evaluation order:
+    /// `"a" + x + y` → `["a", x, y]`, `x + y + "a"` → `[x + y, "a"]`.
+    fn flatten<'a>(&self, n: Node<'a>, parts: &mut Vec<Node<'a>>, depth: u32) -> R<()> {
+        if depth > super::MAX_DEPTH {
+            return Err(unsupported(n, "string concatenation nested too deeply"));
+        }
+        if self.stringy(n, 0) {
+            match n.kind() {
+                "parenthesized_expression" => {
+                    return self.flatten(first_named(n)?, parts, depth + 1);
+                }
+                "binary_expression" => {
+                    if let (Some(l), Some(r)) = (
+                        n.child_by_field_name("left"),
+                        n.child_by_field_name("right"),
+                    ) {
+                        self.flatten(l, parts, depth + 1)?;
+                        return self.flatten(r, parts, depth + 1);
+                    }
+                }
+                _ => {}
+            }
+        }
+        parts.push(n);
+        Ok(())
+    }
+
+    fn print(&mut self, n: Node, newline: bool, args: &[Node], out: &mut Block) -> R<()> {
+        let sp = span(n);
+        let mut parts = Vec::new();
+        match args {
+            [] if newline => {}
+            [a] => self.flatten(*a, &mut parts, 0)?,
+            _ => {
+                return Err(unsupported(
+                    n,
+                    format!("System.out.print with {} arguments", args.len()),
+                ));
+            }
+        }
+        let vals = self.seq_with(parts.len(), out, |s, i, b| {
+            let Some(p) = parts.get(i).copied() else {
+                return Err(unsupported(n, "print argument"));
+            };
+            if p.kind() == "string_literal" {
+                return s.string_literal(p);
+            }
+            let e = s.expr(p, b)?;
+            if matches!(e.ty, Type::Array(_)) {
+                return Err(unsupported(p, "printing an array"));
+            }
+            Ok(e)
+        })?;
+        out.push(st(
+            StmtKind::Print {
+                kind: PrintKind::Java { newline },
+                args: vals,
+            },
+            sp,
+        ));
+        Ok(())
+    }
+
+    fn string_literal(&self, n: Node) -> R<Expr> {
+        let t = self.text(n);
+        if t.starts_with("\"\"\"") {
+            return Err(unsupported(n, "text block"));
+        }
+        let body = t
+            .strip_prefix('"')
+            .and_then(|t| t.strip_suffix('"'))
+            .unwrap_or("");
+        let units =
+            decode_escapes(body).map_err(|w| unsupported(n, format!("string literal: {w}")))?;
+        Ok(mk(
+            ExprKind::StrLit(String::from_utf16_lossy(&units)),
+            Type::Str,
+            span(n),
+        ))
+    }
+}
+
+/// Whether the statements `b` may write a place matching `pred` (any
+/// global when `calls_write` and `b` contains a call).
+fn writes(b: &Block, pred: &dyn Fn(&Place) -> bool, calls_write: bool) -> bool {
+    b.iter().any(|s| match &s.kind {
+        StmtKind::Assign { place, .. } => pred(place),
+        StmtKind::Call { dest, .. } => calls_write || dest.as_ref().is_some_and(pred),
+        StmtKind::If {
+            then_branch,
+            else_branch,
+            ..
+        } => writes(then_branch, pred, calls_write) || writes(else_branch, pred, calls_write),
+        StmtKind::Loop { body, step, .. } => {
+            writes(body, pred, calls_write) || writes(step, pred, calls_write)
+        }
+        StmtKind::Labeled { body, .. } | StmtKind::Block(body) => writes(body, pred, calls_write),
+        StmtKind::Print { .. }
+        | StmtKind::Break(_)
+        | StmtKind::Continue(_)
+        | StmtKind::Return(_) => false,
+    })
+}
+
+fn field_type_error(name: &str, e: &TyErr) -> String {
+    match e {
+        TyErr::Class(c) if c == "String" => format!("String field {name}"),
+        TyErr::Class(c) => format!("field {name} of class type {c}"),
+        TyErr::MultiDim(t) => format!("field {name} of multi-dimensional array type {t}"),
+        TyErr::Other(t) => format!("field {name} of type {t}"),
+    }
+}

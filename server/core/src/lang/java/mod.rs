@@ -1,0 +1,964 @@
+//! The Java front end: a tree-sitter-java parse tree lowered to the IR.
+//!
+//! Every method of every class in the file (nested classes included) becomes
+//! one [`FunctionDef`]; constructors are not functions. Fields become
+//! [`Program::globals`] (inputs at method entry, except `final` fields with a
+//! constant initialiser, which are values). A method that uses anything
+//! outside the supported subset gets a [`LowerError`] naming the first such
+//! construct; a method whose text has a syntax error gets a
+//! [`LowerErrorKind::SyntaxError`] and the other methods are unaffected.
+//!
+//! The lowering keeps the IR invariants of [`crate::ir`]: side effects
+//! (assignments, `++`/`--`, calls) are lifted into statements in Java's
+//! left-to-right order (see [`FnCx::seq_with`]), every conversion is an
+//! explicit [`ExprKind::Cast`] following Java's binary numeric promotion, and
+//! conditions are `Bool`.
+//!
+//! Decisions worth knowing:
+//! - A global is named after its field; a second field of the same name in
+//!   another class is named `Class.field`. `this.x`, `C.x` and an unshadowed
+//!   `x` all denote it.
+//! - `final` fields (static or not) whose initialiser is a constant
+//!   expression get [`Global::constant`]; references to other constants are
+//!   inlined into it. Other initialisers are ignored.
+//! - Calls resolve by name and arity in the named class, else the current
+//!   class and its enclosing classes, else anywhere in the file; among
+//!   overloads the exact parameter types win, then the first applicable by
+//!   widening, then the first.
+//! - An operand is spilled to a temporary only when a later operand lifts
+//!   statements that could change it (a write to a variable it reads; any
+//!   call for globals and array elements) or when it could fault (division,
+//!   array access), so that faults happen in Java's order.
+//!
+//! Layout: this file collects classes, fields and method signatures and holds
+//! the type and literal helpers; `expr.rs` lowers expressions, `stmt.rs`
+//! statements.
+
+mod expr;
+mod stmt;
+#[cfg(test)]
+mod tests;
+
+use crate::ir::{
+    Expr, ExprKind, FloatLit, FloatTy, Function, FunctionDef, Global, GlobalId, IntTy, LabelId,
+    Lang, Local, LocalId, LocalKind, LowerError, LowerErrorKind, Pos, Program, Span, Stmt,
+    StmtKind, Type,
+};
+use tree_sitter::{Node, Parser};
+
+type R<T> = Result<T, LowerError>;
+
+/// Deepest expression/statement nesting lowered before giving up: the
+/// lowering is recursive and must not overflow the stack on adversarial
+/// input (long `else if` chains count one level per `if`).
+const MAX_DEPTH: u32 = 1000;
+
+/// Stack for the lowering thread: enough for [`MAX_DEPTH`] levels even in an
+/// unoptimised build, whose frames are large. Only touched pages are
+/// committed.
+const STACK_SIZE: usize = 64 << 20;
+
+/// Parses and lowers a Java compilation unit. Never panics; a file that does
+/// not parse at all yields an empty program.
+///
+/// The recursive lowering runs on its own thread with a large stack so that
+/// deeply nested code cannot overflow the caller's (possibly small) stack.
+pub(crate) fn lower(source: &str) -> Program {
+    let joined = std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .name("java-lower".into())
+            .stack_size(STACK_SIZE)
+            .spawn_scoped(s, || lower_here(source))
+            .map(|h| h.join())
+    });
+    match joined {
+        Ok(Ok(p)) => p,
+        // The thread could not be started: lower on this one.
+        Err(_) => lower_here(source),
+        // Lowering panicked: a bug, but a file must still yield a program.
+        Ok(Err(_)) => Program {
+            lang: Lang::Java,
+            functions: Vec::new(),
+            globals: Vec::new(),
+        },
+    }
+}
+
+fn lower_here(source: &str) -> Program {
+    let mut program = Program {
+        lang: Lang::Java,
+        functions: Vec::new(),
+        globals: Vec::new(),
+    };
+    let mut parser = Parser::new();
+    let language: tree_sitter::Language = tree_sitter_java::LANGUAGE.into();
+    if parser.set_language(&language).is_err() {
+        return program;
+    }
+    let Some(tree) = parser.parse(source, None) else {
+        return program;
+    };
+    let mut cx = Ctx {
+        src: source,
+        classes: Vec::new(),
+        fields: Vec::new(),
+        methods: Vec::new(),
+        globals: Vec::new(),
+    };
+    cx.collect(tree.root_node(), None, 0);
+    cx.compute_constants();
+    for (i, m) in cx.methods.iter().enumerate() {
+        let body = lower_method(&cx, i);
+        program.functions.push(FunctionDef {
+            name: m.name.clone(),
+            arity: m.arity,
+            span: span(m.node),
+            name_span: m.name_span,
+            body,
+        });
+    }
+    program.globals = cx.globals;
+    program
+}
+
+/// A class (or enum/interface/record) declared in the file.
+struct ClassInfo {
+    name: String,
+    outer: Option<usize>,
+}
+
+/// A field declarator. Fields of unsupported types have no global; using
+/// one is reported then.
+struct FieldInfo<'t> {
+    class: Option<usize>,
+    name: String,
+    ty: Result<Type, TyErr>,
+    global: Option<GlobalId>,
+    is_final: bool,
+    init: Option<Node<'t>>,
+}
+
+/// A method with its signature, resolved before any body is lowered so that
+/// calls can be typed. Index `i` in [`Ctx::methods`] is `FuncId(i)`.
+struct MethodInfo<'t> {
+    class: Option<usize>,
+    name: String,
+    name_span: Span,
+    arity: usize,
+    node: Node<'t>,
+    params: R<Vec<(String, Type, Span)>>,
+    ret: R<Type>,
+}
+
+/// File-level facts shared by all method lowerings.
+struct Ctx<'t> {
+    src: &'t str,
+    classes: Vec<ClassInfo>,
+    fields: Vec<FieldInfo<'t>>,
+    methods: Vec<MethodInfo<'t>>,
+    globals: Vec<Global>,
+}
+
+impl<'t> Ctx<'t> {
+    fn text(&self, n: Node) -> &'t str {
+        self.src.get(n.byte_range()).unwrap_or("")
+    }
+
+    /// Walks the tree collecting classes, fields and methods. Descends into
+    /// ERROR nodes too, so a syntax error elsewhere does not hide a method.
+    fn collect(&mut self, n: Node<'t>, class: Option<usize>, depth: u32) {
+        if depth > 2 * MAX_DEPTH {
+            return;
+        }
+        match n.kind() {
+            "class_declaration"
+            | "enum_declaration"
+            | "interface_declaration"
+            | "record_declaration" => {
+                let name = n
+                    .child_by_field_name("name")
+                    .map(|c| self.text(c).to_string())
+                    .unwrap_or_default();
+                self.classes.push(ClassInfo { name, outer: class });
+                let idx = self.classes.len() - 1;
+                for c in named_children(n) {
+                    self.collect(c, Some(idx), depth + 1);
+                }
+            }
+            "field_declaration" | "constant_declaration" => self.collect_field(n, class),
+            "method_declaration" => self.collect_method(n, class),
+            // Constructors and initialiser blocks are not functions; method
+            // bodies contain no further methods we lower (local and
+            // anonymous classes are unsupported inside them).
+            "constructor_declaration"
+            | "static_initializer"
+            | "block"
+            | "compact_constructor_declaration" => {}
+            _ => {
+                for c in named_children(n) {
+                    self.collect(c, class, depth + 1);
+                }
+            }
+        }
+    }
+
+    fn collect_field(&mut self, n: Node<'t>, class: Option<usize>) {
+        let (_, is_final) = modifiers(n);
+        // Interface constants are implicitly static final.
+        let is_final = is_final || n.kind() == "constant_declaration";
+        let base = n
+            .child_by_field_name("type")
+            .map(|t| java_type(self.src, t));
+        for d in children_by_field(n, "declarator") {
+            let Some(name_node) = d.child_by_field_name("name") else {
+                continue;
+            };
+            let name = self.text(name_node).to_string();
+            let ty = match &base {
+                Some(Ok(t)) => add_dims(t.clone(), d.child_by_field_name("dimensions"), self.src),
+                Some(Err(e)) => Err(e.clone()),
+                None => Err(TyErr::Other("field".into())),
+            };
+            let global = match &ty {
+                Ok(t) => {
+                    let qualified = self.globals.iter().any(|g| g.name == name);
+                    let gname = match class.and_then(|c| self.classes.get(c)) {
+                        Some(c) if qualified => format!("{}.{}", c.name, name),
+                        _ => name.clone(),
+                    };
+                    self.globals.push(Global {
+                        name: gname,
+                        ty: t.clone(),
+                        constant: None,
+                        span: span(d),
+                    });
+                    Some(GlobalId((self.globals.len() - 1) as u32))
+                }
+                Err(_) => None,
+            };
+            let init = d.child_by_field_name("value");
+            self.fields.push(FieldInfo {
+                class,
+                name,
+                ty,
+                global,
+                is_final,
+                init,
+            });
+        }
+    }
+
+    fn collect_method(&mut self, n: Node<'t>, class: Option<usize>) {
+        let name_node = n.child_by_field_name("name");
+        let name = name_node
+            .map(|c| self.text(c).to_string())
+            .unwrap_or_default();
+        let name_span = name_node.map(span).unwrap_or_else(|| span(n));
+        let mut arity = 0;
+        let mut params = Ok(Vec::new());
+        if let Some(ps) = n.child_by_field_name("parameters") {
+            for p in named_children(ps) {
+                match p.kind() {
+                    "formal_parameter" => {
+                        arity += 1;
+                        let pname = p
+                            .child_by_field_name("name")
+                            .map(|c| self.text(c).to_string())
+                            .unwrap_or_default();
+                        let ty = match p.child_by_field_name("type") {
+                            Some(t) => java_type(self.src, t).and_then(|t| {
+                                add_dims(t, p.child_by_field_name("dimensions"), self.src)
+                            }),
+                            None => Err(TyErr::Other("parameter".into())),
+                        };
+                        match (ty, &mut params) {
+                            (Ok(t), Ok(v)) => v.push((pname, t, span(p))),
+                            (Err(e), Ok(_)) => {
+                                params = Err(unsupported(p, e.describe(Role::Param)))
+                            }
+                            _ => {}
+                        }
+                    }
+                    "spread_parameter" => {
+                        arity += 1;
+                        if params.is_ok() {
+                            params = Err(unsupported(p, "variable-arity parameter"));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let ret = match n.child_by_field_name("type") {
+            Some(t) => java_type(self.src, t)
+                .and_then(|t| add_dims(t, n.child_by_field_name("dimensions"), self.src))
+                .map_err(|e| unsupported(t, e.describe(Role::Return))),
+            None => Err(unsupported(n, "method without a return type")),
+        };
+        self.methods.push(MethodInfo {
+            class,
+            name,
+            name_span,
+            arity,
+            node: n,
+            params,
+            ret,
+        });
+    }
+
+    /// Evaluates the initialisers of `final` fields that are constant
+    /// expressions (literals, operators, other constants, `Math` functions,
+    /// array initialisers). Initialisers of other fields are ignored: fields
+    /// are inputs at method entry.
+    fn compute_constants(&mut self) {
+        for i in 0..self.fields.len() {
+            let f = &self.fields[i];
+            let (Some(init), Some(gid), Ok(ty), true) =
+                (f.init, f.global, f.ty.clone(), f.is_final)
+            else {
+                continue;
+            };
+            let mut fx = FnCx::new(self, f.class, Type::Void);
+            fx.const_mode = true;
+            let mut out = Vec::new();
+            let value = fx.initializer(init, &ty, &mut out);
+            if let (Ok(v), true) = (value, out.is_empty())
+                && let Some(g) = self.globals.get_mut(gid.0 as usize)
+            {
+                g.constant = Some(v);
+            }
+        }
+    }
+
+    /// The field `name` visible from `class`: the class itself, then its
+    /// enclosing classes. Outside any class, any field of that name.
+    fn field(&self, class: Option<usize>, name: &str) -> Option<&FieldInfo<'t>> {
+        let mut c = class;
+        let mut guard = 0;
+        while let Some(ci) = c {
+            if let Some(f) = self
+                .fields
+                .iter()
+                .find(|f| f.class == Some(ci) && f.name == name)
+            {
+                return Some(f);
+            }
+            c = self.classes.get(ci).and_then(|k| k.outer);
+            guard += 1;
+            if guard > self.classes.len() {
+                break;
+            }
+        }
+        if class.is_none() {
+            return self.fields.iter().find(|f| f.name == name);
+        }
+        None
+    }
+
+    fn class_named(&self, name: &str) -> Option<usize> {
+        self.classes.iter().position(|c| c.name == name)
+    }
+}
+
+/// Lowers one method body, or says why not.
+fn lower_method(cx: &Ctx, idx: usize) -> R<Function> {
+    let m = cx.methods.get(idx).ok_or_else(|| LowerError {
+        kind: LowerErrorKind::Unsupported,
+        what: "method".into(),
+        span: Span::default(),
+    })?;
+    if m.node.has_error()
+        && let Some(e) = first_error(m.node)
+    {
+        let what = if e.is_missing() {
+            format!("missing {}", e.kind())
+        } else {
+            "syntax error".to_string()
+        };
+        return Err(LowerError {
+            kind: LowerErrorKind::SyntaxError,
+            what,
+            span: span(e),
+        });
+    }
+    let params = m.params.clone()?;
+    let ret = m.ret.clone()?;
+    let Some(body) = m.node.child_by_field_name("body") else {
+        return Err(unsupported(m.node, "method without a body"));
+    };
+    let mut fx = FnCx::new(cx, m.class, ret.clone());
+    let mut param_ids = Vec::new();
+    for (name, ty, sp) in params {
+        param_ids.push(fx.declare(&name, ty, LocalKind::Param, sp));
+    }
+    let mut out = Vec::new();
+    fx.block(body, &mut out)?;
+    Ok(Function {
+        name: m.name.clone(),
+        params: param_ids,
+        locals: fx.locals,
+        ret,
+        body: out,
+        span: span(m.node),
+        name_span: m.name_span,
+    })
+}
+
+/// What `break`/`continue` inside a loop or switch turn into.
+#[derive(Clone, Copy)]
+enum Cont {
+    /// `continue` is the loop's own continue.
+    Continue(LabelId),
+    /// `continue` leaves an inner labeled block (do-while with a lifted
+    /// condition, where the condition code follows the body).
+    Break(LabelId),
+}
+
+#[derive(Clone)]
+struct Target {
+    /// The Java label (`outer:`) naming this statement, if any.
+    name: Option<String>,
+    brk: LabelId,
+    /// `Some` for loops.
+    cont: Option<Cont>,
+    /// Whether an unlabeled `break` may target it (loops and switches).
+    breakable: bool,
+}
+
+/// Per-function lowering state.
+struct FnCx<'c, 't> {
+    cx: &'c Ctx<'t>,
+    class: Option<usize>,
+    ret: Type,
+    locals: Vec<Local>,
+    scopes: Vec<Vec<(String, LocalId)>>,
+    next_label: u32,
+    targets: Vec<Target>,
+    /// Lowering a field initialiser: identifiers may only name constants,
+    /// whose values are inlined.
+    const_mode: bool,
+    depth: u32,
+}
+
+impl<'c, 't> FnCx<'c, 't> {
+    fn new(cx: &'c Ctx<'t>, class: Option<usize>, ret: Type) -> Self {
+        FnCx {
+            cx,
+            class,
+            ret,
+            locals: Vec::new(),
+            scopes: vec![Vec::new()],
+            next_label: 0,
+            targets: Vec::new(),
+            const_mode: false,
+            depth: 0,
+        }
+    }
+
+    fn text(&self, n: Node) -> &'t str {
+        self.cx.text(n)
+    }
+
+    fn declare(&mut self, name: &str, ty: Type, kind: LocalKind, sp: Span) -> LocalId {
+        let id = LocalId(self.locals.len() as u32);
+        self.locals.push(Local {
+            name: name.to_string(),
+            ty,
+            kind: kind.clone(),
+            span: sp,
+        });
+        if kind != LocalKind::Temp
+            && let Some(s) = self.scopes.last_mut()
+        {
+            s.push((name.to_string(), id));
+        }
+        id
+    }
+
+    fn temp(&mut self, ty: Type, sp: Span) -> LocalId {
+        let name = format!("$t{}", self.locals.len());
+        self.declare(&name, ty, LocalKind::Temp, sp)
+    }
+
+    fn lookup(&self, name: &str) -> Option<LocalId> {
+        self.scopes
+            .iter()
+            .rev()
+            .flat_map(|s| s.iter().rev())
+            .find(|(n, _)| n == name)
+            .map(|(_, id)| *id)
+    }
+
+    fn local_ty(&self, id: LocalId) -> Type {
+        self.locals
+            .get(id.0 as usize)
+            .map(|l| l.ty.clone())
+            .unwrap_or(Type::Void)
+    }
+
+    fn is_temp(&self, id: LocalId) -> bool {
+        self.locals
+            .get(id.0 as usize)
+            .is_some_and(|l| l.kind == LocalKind::Temp)
+    }
+
+    fn label(&mut self) -> LabelId {
+        self.next_label += 1;
+        LabelId(self.next_label - 1)
+    }
+
+    fn push_scope(&mut self) {
+        self.scopes.push(Vec::new());
+    }
+
+    fn pop_scope(&mut self) {
+        self.scopes.pop();
+    }
+
+    /// Guards recursion depth; pair with [`FnCx::leave`].
+    fn enter(&mut self, n: Node) -> R<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(unsupported(n, "code nested too deeply"));
+        }
+        Ok(())
+    }
+
+    fn leave(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
+    }
+}
+
+// ---------------------------------------------------------------- helpers
+
+fn pos(p: tree_sitter::Point, byte: usize) -> Pos {
+    Pos {
+        line: p.row as u32,
+        col: p.column as u32,
+        byte: byte as u32,
+    }
+}
+
+fn span(n: Node) -> Span {
+    Span {
+        start: pos(n.start_position(), n.start_byte()),
+        end: pos(n.end_position(), n.end_byte()),
+    }
+}
+
+fn unsupported(n: Node, what: impl Into<String>) -> LowerError {
+    LowerError {
+        kind: LowerErrorKind::Unsupported,
+        what: what.into(),
+        span: span(n),
+    }
+}
+
+fn named_children(n: Node) -> Vec<Node> {
+    let mut c = n.walk();
+    n.named_children(&mut c).filter(|c| !c.is_extra()).collect()
+}
+
+fn children_by_field<'a>(n: Node<'a>, field: &str) -> Vec<Node<'a>> {
+    let mut c = n.walk();
+    n.children_by_field_name(field, &mut c).collect()
+}
+
+fn first_error(n: Node) -> Option<Node> {
+    if n.is_error() || n.is_missing() {
+        return Some(n);
+    }
+    let mut c = n.walk();
+    let children: Vec<Node> = n.children(&mut c).collect();
+    children
+        .into_iter()
+        .filter(|c| c.has_error())
+        .find_map(first_error)
+}
+
+/// `(is_static, is_final)` from a declaration's `modifiers` child.
+fn modifiers(n: Node) -> (bool, bool) {
+    let mut st = false;
+    let mut fi = false;
+    let mut c = n.walk();
+    for m in n.children(&mut c).filter(|c| c.kind() == "modifiers") {
+        let mut c2 = m.walk();
+        for t in m.children(&mut c2) {
+            match t.kind() {
+                "static" => st = true,
+                "final" => fi = true,
+                _ => {}
+            }
+        }
+    }
+    (st, fi)
+}
+
+fn mk(kind: ExprKind, ty: Type, span: Span) -> Expr {
+    Expr { kind, ty, span }
+}
+
+fn st(kind: StmtKind, span: Span) -> Stmt {
+    Stmt { kind, span }
+}
+
+// ------------------------------------------------------------------ types
+
+/// Why a Java type has no IR counterpart.
+#[derive(Clone, Debug, PartialEq)]
+enum TyErr {
+    /// A class type (`String`, `complex`, `Integer`, generics).
+    Class(String),
+    /// `int[][]` and deeper.
+    MultiDim(String),
+    Other(String),
+}
+
+/// Where a type occurs, for the error message.
+#[derive(Clone, Copy)]
+enum Role {
+    Var,
+    Param,
+    Return,
+}
+
+impl TyErr {
+    fn describe(&self, role: Role) -> String {
+        match (self, role) {
+            (TyErr::Class(c), Role::Var) if c == "String" => "String variable".into(),
+            (TyErr::Class(c), Role::Var) => format!("variable of class type {c}"),
+            (TyErr::Class(c), Role::Param) => format!("parameter of type {c}"),
+            (TyErr::Class(c), Role::Return) => format!("method returning {c}"),
+            (TyErr::MultiDim(t), _) => format!("multi-dimensional array {t}"),
+            (TyErr::Other(t), _) => format!("type {t}"),
+        }
+    }
+}
+
+fn java_type(src: &str, n: Node) -> Result<Type, TyErr> {
+    let text = src.get(n.byte_range()).unwrap_or("");
+    match n.kind() {
+        "integral_type" => match text {
+            "int" => Ok(Type::INT),
+            "long" => Ok(Type::LONG),
+            "short" => Ok(Type::Int(IntTy::I16)),
+            "byte" => Ok(Type::Int(IntTy::I8)),
+            "char" => Ok(Type::Int(IntTy::JAVA_CHAR)),
+            _ => Err(TyErr::Other(text.into())),
+        },
+        "floating_point_type" => match text {
+            "float" => Ok(Type::Float(FloatTy::F32)),
+            "double" => Ok(Type::DOUBLE),
+            _ => Err(TyErr::Other(text.into())),
+        },
+        "boolean_type" => Ok(Type::Bool),
+        "void_type" => Ok(Type::Void),
+        "array_type" => {
+            let elem = n
+                .child_by_field_name("element")
+                .ok_or_else(|| TyErr::Other(text.into()))?;
+            let elem = java_type(src, elem)?;
+            add_dims(elem, n.child_by_field_name("dimensions"), src)
+        }
+        "type_identifier" | "generic_type" | "scoped_type_identifier" => {
+            Err(TyErr::Class(text.into()))
+        }
+        _ => Err(TyErr::Other(text.into())),
+    }
+}
+
+/// Applies `[]` dimensions (`int a[]`, `int[] f()[]`) to a type.
+fn add_dims(ty: Type, dims: Option<Node>, src: &str) -> Result<Type, TyErr> {
+    let count = dims
+        .map(|d| src.get(d.byte_range()).unwrap_or("").matches('[').count())
+        .unwrap_or(0);
+    let mut t = ty;
+    for _ in 0..count {
+        if matches!(t, Type::Array(_)) {
+            return Err(TyErr::MultiDim(format!("{}[]", jname(&t))));
+        }
+        if t == Type::Void {
+            return Err(TyErr::Other("void[]".into()));
+        }
+        t = Type::Array(Box::new(t));
+    }
+    Ok(t)
+}
+
+/// A type as Java spells it, for messages.
+fn jname(t: &Type) -> String {
+    match t {
+        Type::Int(i) if i.is_char => "char".into(),
+        Type::Int(i) => match i.bits {
+            8 => "byte",
+            16 => "short",
+            32 => "int",
+            _ => "long",
+        }
+        .into(),
+        Type::Float(FloatTy::F32) => "float".into(),
+        Type::Float(FloatTy::F64) => "double".into(),
+        Type::Array(e) => format!("{}[]", jname(e)),
+        Type::Str => "String".into(),
+        other => other.to_string(),
+    }
+}
+
+fn is_integral(t: &Type) -> bool {
+    matches!(t, Type::Int(_))
+}
+
+/// Unary numeric promotion: `byte`, `short`, `char` become `int`.
+fn promote(t: &Type) -> Type {
+    match t {
+        Type::Int(i) if i.bits < 32 => Type::INT,
+        _ => t.clone(),
+    }
+}
+
+/// Binary numeric promotion (JLS 5.6.2); `None` unless both are numeric.
+fn bnp(a: &Type, b: &Type) -> Option<Type> {
+    if !a.is_numeric() || !b.is_numeric() {
+        return None;
+    }
+    let f64_ = Type::DOUBLE;
+    let f32_ = Type::Float(FloatTy::F32);
+    Some(if *a == f64_ || *b == f64_ {
+        f64_
+    } else if *a == f32_ || *b == f32_ {
+        f32_
+    } else if *a == Type::LONG || *b == Type::LONG {
+        Type::LONG
+    } else {
+        Type::INT
+    })
+}
+
+/// Widening primitive conversion or identity (JLS 5.1.2), used to choose
+/// among overloads.
+fn widens(from: &Type, to: &Type) -> bool {
+    if from == to {
+        return true;
+    }
+    let rank = |t: &Type| match t {
+        Type::Int(i) if i.is_char => Some(1),
+        Type::Int(i) => Some(match i.bits {
+            8 => 0,
+            16 => 1,
+            32 => 2,
+            _ => 3,
+        }),
+        Type::Float(FloatTy::F32) => Some(4),
+        Type::Float(FloatTy::F64) => Some(5),
+        _ => None,
+    };
+    match (from, to) {
+        // char widens to int and beyond only; nothing widens to char.
+        (Type::Int(f), _) if f.is_char => rank(to).is_some_and(|r| r >= 2),
+        (_, Type::Int(t)) if t.is_char => false,
+        _ => matches!((rank(from), rank(to)), (Some(a), Some(b)) if a < b),
+    }
+}
+
+fn int_in_range(v: i128, t: IntTy) -> bool {
+    let bits = u32::from(t.bits.min(64));
+    if t.signed {
+        v >= -(1i128 << (bits - 1)) && v < (1i128 << (bits - 1))
+    } else {
+        v >= 0 && v < (1i128 << bits)
+    }
+}
+
+/// Converts `e` to `ty`: the identity when already of that type, a literal
+/// when `e` is an integer literal that fits, else an explicit cast.
+fn cast(e: Expr, ty: &Type) -> Expr {
+    if &e.ty == ty {
+        return e;
+    }
+    if let ExprKind::IntLit(v) = e.kind {
+        match ty {
+            Type::Int(it) if int_in_range(v, *it) => {
+                return mk(ExprKind::IntLit(v), ty.clone(), e.span);
+            }
+            Type::Float(ft) => {
+                let value = match ft {
+                    FloatTy::F32 => f64::from(v as f32),
+                    FloatTy::F64 => v as f64,
+                };
+                return mk(
+                    ExprKind::FloatLit(FloatLit {
+                        value,
+                        text: v.to_string(),
+                    }),
+                    ty.clone(),
+                    e.span,
+                );
+            }
+            _ => {}
+        }
+    }
+    let sp = e.span;
+    mk(ExprKind::Cast(Box::new(e)), ty.clone(), sp)
+}
+
+// --------------------------------------------------------------- literals
+
+/// An integer literal's value and type. `negate` folds a unary minus into a
+/// decimal literal so that `-2147483648` and `-9223372036854775808L` are
+/// representable, as in Java.
+fn int_literal(text: &str, negate: bool) -> Result<(i128, Type), String> {
+    let clean: String = text.chars().filter(|c| *c != '_').collect();
+    let (body, long) = match clean.strip_suffix(['l', 'L']) {
+        Some(b) => (b.to_string(), true),
+        None => (clean.clone(), false),
+    };
+    let lower = body.to_ascii_lowercase();
+    let (digits, radix) = if let Some(h) = lower.strip_prefix("0x") {
+        (h.to_string(), 16)
+    } else if let Some(b) = lower.strip_prefix("0b") {
+        (b.to_string(), 2)
+    } else if lower.len() > 1 && lower.starts_with('0') {
+        (lower[1..].to_string(), 8)
+    } else {
+        (lower.clone(), 10)
+    };
+    let bad = || format!("integer literal {text}");
+    let v = u128::from_str_radix(&digits, radix).map_err(|_| bad())?;
+    let (bits, ty) = if long {
+        (64u32, Type::LONG)
+    } else {
+        (32u32, Type::INT)
+    };
+    let v = if radix == 10 {
+        let max = if negate {
+            1u128 << (bits - 1)
+        } else {
+            (1u128 << (bits - 1)) - 1
+        };
+        if v > max {
+            return Err(format!("integer literal {text} out of range"));
+        }
+        let v = v as i128;
+        if negate { -v } else { v }
+    } else {
+        // Hex, octal and binary literals denote bit patterns.
+        if v >= (1u128 << bits) {
+            return Err(format!("integer literal {text} out of range"));
+        }
+        let v = if v >= (1u128 << (bits - 1)) {
+            v as i128 - (1i128 << bits)
+        } else {
+            v as i128
+        };
+        if negate { -v } else { v }
+    };
+    if let Type::Int(it) = ty
+        && !int_in_range(v, it)
+    {
+        return Err(format!("integer literal {text} out of range"));
+    }
+    Ok((v, ty))
+}
+
+/// A decimal floating literal: value, type, and normalised decimal text
+/// (no suffix, no underscores, `.5` → `0.5`, `1.` → `1.0`).
+fn float_literal(text: &str, negate: bool) -> Result<(FloatLit, Type), String> {
+    let clean: String = text
+        .chars()
+        .filter(|c| *c != '_')
+        .collect::<String>()
+        .to_ascii_lowercase();
+    let (body, ty) = if let Some(b) = clean.strip_suffix('f') {
+        (b.to_string(), Type::Float(FloatTy::F32))
+    } else if let Some(b) = clean.strip_suffix('d') {
+        (b.to_string(), Type::DOUBLE)
+    } else {
+        (clean.clone(), Type::DOUBLE)
+    };
+    let mut norm = body.clone();
+    if norm.starts_with('.') {
+        norm.insert(0, '0');
+    }
+    norm = norm.replace(".e", ".0e");
+    if norm.ends_with('.') {
+        norm.push('0');
+    }
+    if negate {
+        norm.insert(0, '-');
+    }
+    let value = match ty {
+        Type::Float(FloatTy::F32) => norm
+            .parse::<f32>()
+            .map(f64::from)
+            .map_err(|_| format!("float literal {text}"))?,
+        _ => norm
+            .parse::<f64>()
+            .map_err(|_| format!("float literal {text}"))?,
+    };
+    if !value.is_finite() {
+        return Err(format!("float literal {text} out of range"));
+    }
+    Ok((FloatLit { value, text: norm }, ty))
+}
+
+/// Decodes the body of a char or string literal (without quotes) into
+/// UTF-16 code units, resolving Java escapes.
+fn decode_escapes(s: &str) -> Result<Vec<u16>, String> {
+    let mut out = Vec::new();
+    let mut it = s.chars().peekable();
+    while let Some(c) = it.next() {
+        if c != '\\' {
+            let mut buf = [0u16; 2];
+            out.extend_from_slice(c.encode_utf16(&mut buf));
+            continue;
+        }
+        let Some(e) = it.next() else {
+            return Err("dangling escape".into());
+        };
+        let unit: u16 = match e {
+            'n' => 10,
+            't' => 9,
+            'b' => 8,
+            'r' => 13,
+            'f' => 12,
+            's' => 32,
+            '\'' => 39,
+            '"' => 34,
+            '\\' => 92,
+            'u' => {
+                while it.peek() == Some(&'u') {
+                    it.next();
+                }
+                let hex: String = (0..4).filter_map(|_| it.next()).collect();
+                u16::from_str_radix(&hex, 16).map_err(|_| format!("escape \\u{hex}"))?
+            }
+            '0'..='7' => {
+                let mut v = e.to_digit(8).unwrap_or(0);
+                let max_len = if e <= '3' { 3 } else { 2 };
+                for _ in 1..max_len {
+                    match it.peek().and_then(|d| d.to_digit(8)) {
+                        Some(d) => {
+                            v = v * 8 + d;
+                            it.next();
+                        }
+                        None => break,
+                    }
+                }
+                v as u16
+            }
+            other => return Err(format!("escape \\{other}")),
+        };
+        out.push(unit);
+    }
+    Ok(out)
+}
+
+/// An error that a well-formed tree never produces (kept instead of a
+/// panic).
+fn internal(what: &str) -> LowerError {
+    LowerError {
+        kind: LowerErrorKind::Unsupported,
+        what: what.to_string(),
+        span: Span::default(),
+    }
+}

@@ -1,0 +1,1448 @@
+//! Tests of the Java front end: IR shapes (lifting order, promotion,
+//! short-circuit, switch), errors with positions, an IR invariant checker
+//! run on every lowered function, a small evaluator for control-flow
+//! semantics, and a sweep over the EqBench corpus.
+
+use super::lower;
+use crate::ir::*;
+use std::collections::{BTreeMap, HashSet};
+
+// ---------------------------------------------------------------- helpers
+
+fn prog(src: &str) -> Program {
+    let p = lower(src);
+    for f in &p.functions {
+        if let Ok(func) = &f.body {
+            check_invariants(&p, func);
+        }
+    }
+    p
+}
+
+fn func<'a>(p: &'a Program, name: &str) -> &'a Function {
+    let f = p
+        .functions
+        .iter()
+        .find(|f| f.name == name)
+        .unwrap_or_else(|| panic!("no function {name}"));
+    match &f.body {
+        Ok(b) => b,
+        Err(e) => panic!("{name} did not lower: {e}"),
+    }
+}
+
+fn err<'a>(p: &'a Program, name: &str) -> &'a LowerError {
+    let f = p
+        .functions
+        .iter()
+        .find(|f| f.name == name)
+        .unwrap_or_else(|| panic!("no function {name}"));
+    match &f.body {
+        Ok(_) => panic!("{name} lowered but should not"),
+        Err(e) => e,
+    }
+}
+
+/// Lowers `class A { <members> }` and renders the body of `name`.
+fn body_of(members: &str, name: &str) -> String {
+    let src = format!("class A {{\n{members}\n}}");
+    let p = prog(&src);
+    let f = func(&p, name);
+    show_block(&p, f, &f.body)
+}
+
+fn show_block(p: &Program, f: &Function, b: &Block) -> String {
+    b.iter()
+        .map(|s| show_stmt(p, f, s))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+fn show_place(p: &Program, f: &Function, pl: &Place) -> String {
+    match pl {
+        Place::Local(id) => f.local(*id).name.clone(),
+        Place::Global(g) => format!("@{}", p.global(*g).name),
+        Place::Index { array, index } => format!("{}[{}]", show(p, f, array), show(p, f, index)),
+    }
+}
+
+fn show_stmt(p: &Program, f: &Function, s: &Stmt) -> String {
+    match &s.kind {
+        StmtKind::Assign { place, value } => {
+            format!("{} = {}", show_place(p, f, place), show(p, f, value))
+        }
+        StmtKind::Call { dest, func, args } => {
+            let args: Vec<String> = args.iter().map(|a| show(p, f, a)).collect();
+            let call = format!("{}#{}({})", p.function(*func).name, func.0, args.join(", "));
+            match dest {
+                Some(d) => format!("{} = {call}", show_place(p, f, d)),
+                None => call,
+            }
+        }
+        StmtKind::Print { kind, args } => {
+            let args: Vec<String> = args.iter().map(|a| show(p, f, a)).collect();
+            let name = match kind {
+                PrintKind::Java { newline: true } => "println",
+                _ => "print",
+            };
+            format!("{name}({})", args.join(", "))
+        }
+        StmtKind::If {
+            cond,
+            then_branch,
+            else_branch,
+        } => {
+            let mut r = format!(
+                "if {} {{ {} }}",
+                show(p, f, cond),
+                show_block(p, f, then_branch)
+            );
+            if !else_branch.is_empty() {
+                r += &format!(" else {{ {} }}", show_block(p, f, else_branch));
+            }
+            r
+        }
+        StmtKind::Loop {
+            label,
+            kind,
+            cond,
+            body,
+            step,
+        } => {
+            let k = match kind {
+                LoopKind::While => "while",
+                LoopKind::DoWhile => "dowhile",
+            };
+            let mut r = format!(
+                "L{}: {k} {} {{ {} }}",
+                label.0,
+                show(p, f, cond),
+                show_block(p, f, body)
+            );
+            if !step.is_empty() {
+                r += &format!(" step {{ {} }}", show_block(p, f, step));
+            }
+            r
+        }
+        StmtKind::Labeled { label, body } => {
+            format!("L{}: {{ {} }}", label.0, show_block(p, f, body))
+        }
+        StmtKind::Break(l) => format!("break L{}", l.0),
+        StmtKind::Continue(l) => format!("continue L{}", l.0),
+        StmtKind::Return(None) => "return".into(),
+        StmtKind::Return(Some(e)) => format!("return {}", show(p, f, e)),
+        StmtKind::Block(b) => format!("{{ {} }}", show_block(p, f, b)),
+    }
+}
+
+fn op_str(op: BinOp) -> &'static str {
+    match op {
+        BinOp::Add => "+",
+        BinOp::Sub => "-",
+        BinOp::Mul => "*",
+        BinOp::Div => "/",
+        BinOp::Rem => "%",
+        BinOp::BitAnd => "&",
+        BinOp::BitOr => "|",
+        BinOp::BitXor => "^",
+        BinOp::Shl => "<<",
+        BinOp::Shr => ">>",
+        BinOp::UShr => ">>>",
+        BinOp::Eq => "==",
+        BinOp::Ne => "!=",
+        BinOp::Lt => "<",
+        BinOp::Le => "<=",
+        BinOp::Gt => ">",
+        BinOp::Ge => ">=",
+        BinOp::And => "&&",
+        BinOp::Or => "||",
+    }
+}
+
+fn show(p: &Program, f: &Function, e: &Expr) -> String {
+    match &e.kind {
+        ExprKind::IntLit(v) => v.to_string(),
+        ExprKind::FloatLit(l) => l.text.clone(),
+        ExprKind::BoolLit(b) => b.to_string(),
+        ExprKind::StrLit(s) => format!("{s:?}"),
+        ExprKind::Local(id) => f.local(*id).name.clone(),
+        ExprKind::Global(g) => format!("@{}", p.global(*g).name),
+        ExprKind::Unary(op, a) => {
+            let o = match op {
+                UnOp::Neg => "-",
+                UnOp::BitNot => "~",
+                UnOp::Not => "!",
+            };
+            format!("{o}{}", show(p, f, a))
+        }
+        ExprKind::Binary(op, a, b) => {
+            format!("({} {} {})", show(p, f, a), op_str(*op), show(p, f, b))
+        }
+        ExprKind::Cond(c, a, b) => format!(
+            "({} ? {} : {})",
+            show(p, f, c),
+            show(p, f, a),
+            show(p, f, b)
+        ),
+        ExprKind::Cast(a) => format!("({}){}", e.ty, show(p, f, a)),
+        ExprKind::Index(a, i) => format!("{}[{}]", show(p, f, a), show(p, f, i)),
+        ExprKind::Length(a) => format!("{}.length", show(p, f, a)),
+        ExprKind::NewArray(n) => {
+            format!(
+                "new {}[{}]",
+                e.ty.elem().map(|t| t.to_string()).unwrap_or_default(),
+                show(p, f, n)
+            )
+        }
+        ExprKind::ArrayLit(xs) => format!(
+            "{{{}}}",
+            xs.iter()
+                .map(|x| show(p, f, x))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        ExprKind::Intrinsic(i, xs) => {
+            format!(
+                "{}({})",
+                i.name(),
+                xs.iter()
+                    .map(|x| show(p, f, x))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        }
+    }
+}
+
+// ------------------------------------------------------ invariant checker
+
+/// Asserts the IR module's invariants on one function: well-typed
+/// expressions with explicit conversions, Bool conditions, non-empty spans,
+/// unique labels, breaks/continues targeting enclosing labels.
+fn check_invariants(p: &Program, f: &Function) {
+    let mut labels = HashSet::new();
+    check_block(p, f, &f.body, &mut Vec::new(), &mut labels);
+}
+
+fn check_span(s: Span, what: &str) {
+    assert!(s.end.byte > s.start.byte, "empty span on {what}");
+}
+
+fn place_ty(p: &Program, f: &Function, pl: &Place) -> Type {
+    match pl {
+        Place::Local(id) => f.local(*id).ty.clone(),
+        Place::Global(g) => p.global(*g).ty.clone(),
+        Place::Index { array, index } => {
+            check_expr(p, f, array);
+            check_expr(p, f, index);
+            assert_eq!(index.ty, Type::INT, "index type");
+            array.ty.elem().cloned().expect("indexing non-array")
+        }
+    }
+}
+
+fn check_block(
+    p: &Program,
+    f: &Function,
+    b: &Block,
+    open: &mut Vec<(LabelId, bool)>,
+    labels: &mut HashSet<LabelId>,
+) {
+    for s in b {
+        check_span(s.span, "statement");
+        match &s.kind {
+            StmtKind::Assign { place, value } => {
+                check_expr(p, f, value);
+                assert_eq!(place_ty(p, f, place), value.ty, "assign type in {}", f.name);
+            }
+            StmtKind::Call { dest, func, args } => {
+                let Ok(callee) = p.function(*func).body.as_ref() else {
+                    args.iter().for_each(|a| check_expr(p, f, a));
+                    continue;
+                };
+                assert_eq!(callee.params.len(), args.len());
+                for (a, pid) in args.iter().zip(&callee.params) {
+                    check_expr(p, f, a);
+                    assert_eq!(a.ty, callee.local(*pid).ty, "argument type");
+                }
+                if let Some(d) = dest {
+                    assert_eq!(place_ty(p, f, d), callee.ret, "call dest type");
+                }
+            }
+            StmtKind::Print { args, .. } => args.iter().for_each(|a| check_expr(p, f, a)),
+            StmtKind::If {
+                cond,
+                then_branch,
+                else_branch,
+            } => {
+                check_expr(p, f, cond);
+                assert_eq!(cond.ty, Type::Bool);
+                check_block(p, f, then_branch, open, labels);
+                check_block(p, f, else_branch, open, labels);
+            }
+            StmtKind::Loop {
+                label,
+                cond,
+                body,
+                step,
+                ..
+            } => {
+                assert!(labels.insert(*label), "duplicate label");
+                check_expr(p, f, cond);
+                assert_eq!(cond.ty, Type::Bool);
+                open.push((*label, true));
+                check_block(p, f, body, open, labels);
+                check_block(p, f, step, open, labels);
+                open.pop();
+            }
+            StmtKind::Labeled { label, body } => {
+                assert!(labels.insert(*label), "duplicate label");
+                open.push((*label, false));
+                check_block(p, f, body, open, labels);
+                open.pop();
+            }
+            StmtKind::Break(l) => assert!(
+                open.iter().any(|(x, _)| x == l),
+                "break to non-enclosing label"
+            ),
+            StmtKind::Continue(l) => assert!(
+                open.iter().any(|(x, lp)| x == l && *lp),
+                "continue to non-loop"
+            ),
+            StmtKind::Return(v) => match v {
+                Some(e) => {
+                    check_expr(p, f, e);
+                    assert_eq!(e.ty, f.ret);
+                }
+                None => assert_eq!(f.ret, Type::Void),
+            },
+            StmtKind::Block(b) => check_block(p, f, b, open, labels),
+        }
+    }
+}
+
+fn check_expr(p: &Program, f: &Function, e: &Expr) {
+    check_span(e.span, "expression");
+    match &e.kind {
+        ExprKind::IntLit(v) => {
+            let Type::Int(t) = e.ty else {
+                panic!("int literal of type {}", e.ty)
+            };
+            assert!(
+                super::int_in_range(*v, t),
+                "literal {v} out of range of {}",
+                e.ty
+            );
+        }
+        ExprKind::FloatLit(_) => assert!(matches!(e.ty, Type::Float(_))),
+        ExprKind::BoolLit(_) => assert_eq!(e.ty, Type::Bool),
+        ExprKind::StrLit(_) => assert_eq!(e.ty, Type::Str),
+        ExprKind::Local(id) => assert_eq!(f.local(*id).ty, e.ty),
+        ExprKind::Global(g) => assert_eq!(p.global(*g).ty, e.ty),
+        ExprKind::Unary(op, a) => {
+            check_expr(p, f, a);
+            match op {
+                UnOp::Not => assert!(a.ty == Type::Bool && e.ty == Type::Bool),
+                _ => assert_eq!(a.ty, e.ty),
+            }
+        }
+        ExprKind::Binary(op, a, b) => {
+            check_expr(p, f, a);
+            check_expr(p, f, b);
+            match op {
+                BinOp::Shl | BinOp::Shr | BinOp::UShr => assert_eq!(a.ty, e.ty),
+                BinOp::And | BinOp::Or => assert!(a.ty == Type::Bool && b.ty == Type::Bool),
+                _ if op.is_comparison() => {
+                    assert_eq!(a.ty, b.ty, "comparison operands");
+                    assert_eq!(e.ty, Type::Bool);
+                }
+                _ => {
+                    assert_eq!(a.ty, b.ty, "operands of {op:?} in {}", f.name);
+                    assert_eq!(a.ty, e.ty);
+                }
+            }
+        }
+        ExprKind::Cond(c, a, b) => {
+            check_expr(p, f, c);
+            check_expr(p, f, a);
+            check_expr(p, f, b);
+            assert_eq!(c.ty, Type::Bool);
+            assert!(a.ty == e.ty && b.ty == e.ty);
+        }
+        ExprKind::Cast(a) => {
+            check_expr(p, f, a);
+            assert!(
+                a.ty.is_numeric() && e.ty.is_numeric() && a.ty != e.ty,
+                "cast {} -> {}",
+                a.ty,
+                e.ty
+            );
+        }
+        ExprKind::Index(a, i) => {
+            check_expr(p, f, a);
+            check_expr(p, f, i);
+            assert_eq!(i.ty, Type::INT);
+            assert_eq!(a.ty.elem(), Some(&e.ty));
+        }
+        ExprKind::Length(a) => {
+            check_expr(p, f, a);
+            assert!(a.ty.elem().is_some() && e.ty == Type::INT);
+        }
+        ExprKind::NewArray(n) => {
+            check_expr(p, f, n);
+            assert_eq!(n.ty, Type::INT);
+        }
+        ExprKind::ArrayLit(xs) => {
+            for x in xs {
+                check_expr(p, f, x);
+                assert_eq!(Some(&x.ty), e.ty.elem());
+            }
+        }
+        ExprKind::Intrinsic(_, xs) => xs.iter().for_each(|x| check_expr(p, f, x)),
+    }
+}
+
+// ------------------------------------------------------ a tiny evaluator
+
+/// Integer/boolean/array evaluator for control-flow tests (wrapping at the
+/// declared widths; floats unsupported). Independent of `crate::interp`.
+#[derive(Clone, Debug, PartialEq)]
+enum V {
+    I(i128),
+    B(bool),
+    A(std::rc::Rc<std::cell::RefCell<Vec<V>>>),
+}
+
+enum Flow {
+    Next,
+    Break(LabelId),
+    Continue(LabelId),
+    Return(Option<V>),
+}
+
+struct Ev<'a> {
+    p: &'a Program,
+    out: Vec<String>,
+    globals: BTreeMap<u32, V>,
+    steps: u32,
+}
+
+fn wrap(v: i128, t: &Type) -> i128 {
+    let Type::Int(it) = t else { return v };
+    let bits = u32::from(it.bits);
+    let m = v.rem_euclid(1i128 << bits);
+    if it.signed && m >= 1i128 << (bits - 1) {
+        m - (1i128 << bits)
+    } else {
+        m
+    }
+}
+
+impl Ev<'_> {
+    fn call(&mut self, id: FuncId, args: Vec<V>) -> Option<V> {
+        let f = self.p.function(id).body.as_ref().expect("lowered");
+        let mut env: Vec<Option<V>> = vec![None; f.locals.len()];
+        for (pid, a) in f.params.iter().zip(args) {
+            env[pid.0 as usize] = Some(a);
+        }
+        match self.block(f, &f.body, &mut env) {
+            Flow::Return(v) => v,
+            _ => None,
+        }
+    }
+
+    fn block(&mut self, f: &Function, b: &Block, env: &mut Vec<Option<V>>) -> Flow {
+        for s in b {
+            self.steps += 1;
+            assert!(self.steps < 100_000, "runaway");
+            let fl = self.stmt(f, s, env);
+            if !matches!(fl, Flow::Next) {
+                return fl;
+            }
+        }
+        Flow::Next
+    }
+
+    fn set(&mut self, pl: &Place, v: V, env: &mut [Option<V>]) {
+        match pl {
+            Place::Local(id) => env[id.0 as usize] = Some(v),
+            Place::Global(g) => {
+                self.globals.insert(g.0, v);
+            }
+            Place::Index { array, index } => {
+                let (V::A(a), V::I(i)) = (self.eval(array, env), self.eval(index, env)) else {
+                    panic!()
+                };
+                a.borrow_mut()[i as usize] = v;
+            }
+        }
+    }
+
+    fn stmt(&mut self, f: &Function, s: &Stmt, env: &mut Vec<Option<V>>) -> Flow {
+        match &s.kind {
+            StmtKind::Assign { place, value } => {
+                let v = self.eval(value, env);
+                self.set(place, v, env);
+            }
+            StmtKind::Call { dest, func, args } => {
+                let args = args.iter().map(|a| self.eval(a, env)).collect();
+                let r = self.call(*func, args);
+                if let (Some(d), Some(r)) = (dest, r) {
+                    self.set(d, r, env);
+                }
+            }
+            StmtKind::Print { args, .. } => {
+                for a in args {
+                    let s = match &a.kind {
+                        ExprKind::StrLit(s) => s.clone(),
+                        _ => format!("{:?}", self.eval(a, env)),
+                    };
+                    self.out.push(s);
+                }
+            }
+            StmtKind::If {
+                cond,
+                then_branch,
+                else_branch,
+            } => {
+                let b = self.eval(cond, env) == V::B(true);
+                return self.block(f, if b { then_branch } else { else_branch }, env);
+            }
+            StmtKind::Loop {
+                label,
+                kind,
+                cond,
+                body,
+                step,
+            } => {
+                let mut first = true;
+                loop {
+                    let test = !(first && *kind == LoopKind::DoWhile);
+                    first = false;
+                    if test && self.eval(cond, env) != V::B(true) {
+                        break;
+                    }
+                    match self.block(f, body, env) {
+                        Flow::Break(l) if l == *label => break,
+                        Flow::Continue(l) if l == *label => {}
+                        Flow::Next => {}
+                        other => return other,
+                    }
+                    if let fl @ (Flow::Return(_) | Flow::Break(_) | Flow::Continue(_)) =
+                        self.block(f, step, env)
+                    {
+                        return fl;
+                    }
+                }
+            }
+            StmtKind::Labeled { label, body } => match self.block(f, body, env) {
+                Flow::Break(l) if l == *label => {}
+                other => return other,
+            },
+            StmtKind::Break(l) => return Flow::Break(*l),
+            StmtKind::Continue(l) => return Flow::Continue(*l),
+            StmtKind::Return(v) => return Flow::Return(v.as_ref().map(|e| self.eval(e, env))),
+            StmtKind::Block(b) => return self.block(f, b, env),
+        }
+        Flow::Next
+    }
+
+    fn eval(&mut self, e: &Expr, env: &[Option<V>]) -> V {
+        let int = |v: V| match v {
+            V::I(i) => i,
+            other => panic!("not int: {other:?}"),
+        };
+        let bl = |v: V| v == V::B(true);
+        match &e.kind {
+            ExprKind::IntLit(v) => V::I(*v),
+            ExprKind::BoolLit(b) => V::B(*b),
+            ExprKind::Local(id) => env[id.0 as usize]
+                .clone()
+                .expect("read of unassigned local"),
+            ExprKind::Global(g) => self.globals.get(&g.0).cloned().unwrap_or(V::I(0)),
+            ExprKind::Unary(UnOp::Neg, a) => V::I(wrap(-int(self.eval(a, env)), &e.ty)),
+            ExprKind::Unary(UnOp::BitNot, a) => V::I(!int(self.eval(a, env))),
+            ExprKind::Unary(UnOp::Not, a) => V::B(!bl(self.eval(a, env))),
+            ExprKind::Binary(BinOp::And, a, b) => {
+                V::B(bl(self.eval(a, env)) && bl(self.eval(b, env)))
+            }
+            ExprKind::Binary(BinOp::Or, a, b) => {
+                V::B(bl(self.eval(a, env)) || bl(self.eval(b, env)))
+            }
+            ExprKind::Binary(op, a, b) => {
+                let (x, y) = (self.eval(a, env), self.eval(b, env));
+                if let (V::B(x), V::B(y)) = (&x, &y) {
+                    return V::B(match op {
+                        BinOp::Eq => x == y,
+                        BinOp::Ne => x != y,
+                        BinOp::BitAnd => *x && *y,
+                        BinOp::BitOr => *x || *y,
+                        BinOp::BitXor => x ^ y,
+                        _ => panic!(),
+                    });
+                }
+                let (x, y) = (int(x), int(y));
+                let r = match op {
+                    BinOp::Add => x + y,
+                    BinOp::Sub => x - y,
+                    BinOp::Mul => x * y,
+                    BinOp::Div => x / y,
+                    BinOp::Rem => x % y,
+                    BinOp::Shl => x << (y & 31),
+                    BinOp::Shr => x >> (y & 31),
+                    BinOp::BitAnd => x & y,
+                    BinOp::BitOr => x | y,
+                    BinOp::BitXor => x ^ y,
+                    BinOp::Eq => return V::B(x == y),
+                    BinOp::Ne => return V::B(x != y),
+                    BinOp::Lt => return V::B(x < y),
+                    BinOp::Le => return V::B(x <= y),
+                    BinOp::Gt => return V::B(x > y),
+                    BinOp::Ge => return V::B(x >= y),
+                    _ => panic!("op {op:?}"),
+                };
+                V::I(wrap(r, &e.ty))
+            }
+            ExprKind::Cond(c, a, b) => {
+                if bl(self.eval(c, env)) {
+                    self.eval(a, env)
+                } else {
+                    self.eval(b, env)
+                }
+            }
+            ExprKind::Cast(a) => V::I(wrap(int(self.eval(a, env)), &e.ty)),
+            ExprKind::Index(a, i) => {
+                let V::A(a) = self.eval(a, env) else { panic!() };
+                let i = int(self.eval(i, env));
+                a.borrow()[i as usize].clone()
+            }
+            ExprKind::Length(a) => {
+                let V::A(a) = self.eval(a, env) else { panic!() };
+                V::I(a.borrow().len() as i128)
+            }
+            ExprKind::NewArray(n) => {
+                let n = int(self.eval(n, env));
+                let zero = if e.ty.elem() == Some(&Type::Bool) {
+                    V::B(false)
+                } else {
+                    V::I(0)
+                };
+                V::A(std::rc::Rc::new(std::cell::RefCell::new(vec![
+                    zero;
+                    n as usize
+                ])))
+            }
+            ExprKind::ArrayLit(xs) => {
+                let v = xs.iter().map(|x| self.eval(x, env)).collect();
+                V::A(std::rc::Rc::new(std::cell::RefCell::new(v)))
+            }
+            ExprKind::Intrinsic(Intrinsic::Abs, xs) => V::I(int(self.eval(&xs[0], env)).abs()),
+            other => panic!("evaluator: {other:?}"),
+        }
+    }
+}
+
+/// Runs method `name` of `src` on integer arguments.
+fn run(src: &str, name: &str, args: &[i128]) -> (Option<V>, Vec<String>) {
+    let p = prog(src);
+    let (id, _) = p.find(name).next().expect("function");
+    func(&p, name);
+    let mut ev = Ev {
+        p: &p,
+        out: Vec::new(),
+        globals: BTreeMap::new(),
+        steps: 0,
+    };
+    let r = ev.call(id, args.iter().map(|a| V::I(*a)).collect());
+    (r, ev.out)
+}
+
+fn run_int(src: &str, name: &str, args: &[i128]) -> i128 {
+    match run(src, name, args).0 {
+        Some(V::I(v)) => v,
+        other => panic!("result {other:?}"),
+    }
+}
+
+// ------------------------------------------------------------------ tests
+
+#[test]
+fn promotion_and_return_conversion() {
+    assert_eq!(
+        body_of("long f(int a, long b) { return a + b; }", "f"),
+        "return ((i64)a + b)"
+    );
+    assert_eq!(
+        body_of("double f(int a) { return a / 2; }", "f"),
+        "return (double)(a / 2)"
+    );
+    assert_eq!(
+        body_of("int f(char c) { return c + 1; }", "f"),
+        "return ((i32)c + 1)"
+    );
+    assert_eq!(
+        body_of("int f(byte a, short b) { return a * b; }", "f"),
+        "return ((i32)a * (i32)b)"
+    );
+    assert_eq!(
+        body_of("float f(float a, int b) { return a * b; }", "f"),
+        "return (a * (float)b)"
+    );
+    assert_eq!(
+        body_of("double f(float a, long b) { return a - b; }", "f"),
+        "return (double)(a - (float)b)"
+    );
+}
+
+#[test]
+fn shifts_keep_left_type_and_ushr() {
+    assert_eq!(
+        body_of("long f(long a, int n) { return a << n; }", "f"),
+        "return (a << n)"
+    );
+    assert_eq!(
+        body_of("int f(int a, long n) { return a >>> n; }", "f"),
+        "return (a >>> n)"
+    );
+    assert_eq!(
+        body_of("int f(byte a, byte n) { return a >> n; }", "f"),
+        "return ((i32)a >> (i32)n)"
+    );
+}
+
+#[test]
+fn compound_assignment_narrows() {
+    assert_eq!(
+        body_of("byte g(byte b) { b += 1; return b; }", "g"),
+        "b = (i8)((i32)b + 1); return b"
+    );
+    assert_eq!(
+        body_of("int g(int i, double d) { i *= d; return i; }", "g"),
+        "i = (i32)((double)i * d); return i"
+    );
+    assert_eq!(
+        body_of("char g(char c) { c++; return c; }", "g"),
+        "c = (char)((i32)c + 1); return c"
+    );
+    assert_eq!(
+        body_of("long g(long x) { x <<= 2; return x; }", "g"),
+        "x = (x << 2); return x"
+    );
+    assert_eq!(
+        body_of("boolean g(boolean a, boolean b) { a &= b; return a; }", "g"),
+        "a = (a & b); return a"
+    );
+    assert_eq!(
+        body_of("double g(double d) { d--; return d; }", "g"),
+        "d = (d - 1); return d"
+    );
+}
+
+#[test]
+fn side_effects_are_lifted_in_evaluation_order() {
+    // The left operand is read before the assignment on the right runs.
+    assert_eq!(
+        body_of("int f(int x) { int y = x + (x = 3); return y; }", "f"),
+        "$t1 = x; x = 3; y = ($t1 + x); return y"
+    );
+    assert_eq!(
+        body_of("int f(int x) { return x++ + x; }", "f"),
+        "$t1 = x; x = ($t1 + 1); return ($t1 + x)"
+    );
+    assert_eq!(
+        body_of("int f(int x) { return ++x * 2; }", "f"),
+        "x = (x + 1); return (x * 2)"
+    );
+    assert_eq!(
+        body_of(
+            "int f(int a) { return a + g(a); } int g(int a) { return a; }",
+            "f"
+        ),
+        "$t1 = g#1(a); return (a + $t1)"
+    );
+    // A call may change a global read before it: the read is spilled.
+    assert_eq!(
+        body_of(
+            "int c; int f(int a) { return c + g(a); } int g(int a) { c++; return a; }",
+            "f"
+        ),
+        "$t2 = @c; $t1 = g#1(a); return ($t2 + $t1)"
+    );
+    // A division before a call faults before the call runs.
+    assert_eq!(
+        body_of(
+            "int f(int a) { return 10 / a + g(a); } int g(int a) { return a; }",
+            "f"
+        ),
+        "$t2 = (10 / a); $t1 = g#1(a); return ($t2 + $t1)"
+    );
+    assert_eq!(
+        body_of(
+            "int f(int a) { return g(a) - g(a + 1); } int g(int a) { return a; }",
+            "f"
+        ),
+        "$t1 = g#1(a); $t2 = g#1((a + 1)); return ($t1 - $t2)"
+    );
+    // Literals need no spilling.
+    assert_eq!(
+        body_of(
+            "int f(int a) { return 1 + g(a); } int g(int a) { return a; }",
+            "f"
+        ),
+        "$t1 = g#1(a); return (1 + $t1)"
+    );
+    // Arguments: an earlier argument is evaluated before a later call.
+    assert_eq!(
+        body_of(
+            "int f(int a) { return h(a, g(a)); } int g(int a) { return a; } int h(int a, int b) { return b; }",
+            "f"
+        ),
+        "$t1 = g#1(a); $t2 = h#2(a, $t1); return $t2"
+    );
+    assert_eq!(
+        run_int(
+            "class A { int f(int x) { int y = x + (x = 3); return y * 10 + x; } }",
+            "f",
+            &[5]
+        ),
+        83
+    );
+    assert_eq!(
+        run_int(
+            "class A { int f(int x) { int y = x++ + x++; return y * 10 + x; } }",
+            "f",
+            &[5]
+        ),
+        117
+    );
+    assert_eq!(
+        run_int(
+            "class A { int f(int x) { int y = --x - x--; return y * 10 + x; } }",
+            "f",
+            &[5]
+        ),
+        3
+    );
+}
+
+#[test]
+fn array_element_updates() {
+    assert_eq!(
+        body_of("int f(int[] a, int i) { a[i++] += 2; return i; }", "f"),
+        "$t2 = i; i = ($t2 + 1); a[$t2] = (a[$t2] + 2); return i"
+    );
+    assert_eq!(
+        body_of("int f(int[] a, int i) { return a[i]++; }", "f"),
+        "$t2 = a[i]; a[i] = ($t2 + 1); return $t2"
+    );
+    // Compound assignment reads the element before the call on the right.
+    assert_eq!(
+        body_of(
+            "int f(int[] a, int i) { a[i] += g(i); return 0; } int g(int i) { return i; }",
+            "f"
+        ),
+        "$t3 = a[i]; $t2 = g#1(i); a[i] = ($t3 + $t2); return 0"
+    );
+    let src = "class A { int f(int n) { int[] a = new int[3]; int i = 0; a[i++] = i; a[i] += 5; return a[0] * 100 + a[1] * 10 + i; } }";
+    assert_eq!(run_int(src, "f", &[0]), 151);
+}
+
+#[test]
+fn assignment_as_expression_in_condition() {
+    assert_eq!(
+        body_of(
+            "double f(double x) { double ax; if ((ax = Math.abs(x)) < 8.0) return ax; return 0; }",
+            "f"
+        ),
+        "ax = abs(x); if (ax < 8.0) { return ax }; return 0"
+    );
+    assert_eq!(
+        body_of("int f(int a, int b) { a = b = 4; return a; }", "f"),
+        "b = 4; a = b; return a"
+    );
+}
+
+#[test]
+fn short_circuit_with_calls_becomes_if() {
+    let m = "boolean f(int a) { return a > 0 && g(a) > 1; } int g(int a) { return a; }";
+    assert_eq!(
+        body_of(m, "f"),
+        "$t2 = (a > 0); if $t2 { $t1 = g#1(a); $t2 = ($t1 > 1) }; return $t2"
+    );
+    let m = "boolean f(int a) { return a > 0 || g(a) > 1; } int g(int a) { return a; }";
+    assert_eq!(
+        body_of(m, "f"),
+        "$t2 = (a > 0); if !$t2 { $t1 = g#1(a); $t2 = ($t1 > 1) }; return $t2"
+    );
+    // Without effects it stays a lazy expression.
+    assert_eq!(
+        body_of("boolean f(int a) { return a > 0 && 10 / a > 1; }", "f"),
+        "return ((a > 0) && ((10 / a) > 1))"
+    );
+    // Effects only happen when the left operand lets them.
+    let src = "class A { int c; int f(int a) { c = 0; if (a > 0 && bump() > 0) {} if (a > 0 || bump() > 0) {} return c; } int bump() { c++; return 1; } }";
+    assert_eq!(run_int(src, "f", &[1]), 1);
+    assert_eq!(run_int(src, "f", &[0]), 1);
+}
+
+#[test]
+fn ternary_lazy_and_typed() {
+    assert_eq!(
+        body_of("int f(int a, int b) { return a < b ? a : b; }", "f"),
+        "return ((a < b) ? a : b)"
+    );
+    assert_eq!(
+        body_of(
+            "int f(int a) { return a > 0 ? g(a) : 0; } int g(int a) { return a; }",
+            "f"
+        ),
+        "if (a > 0) { $t1 = g#1(a); $t2 = $t1 } else { $t2 = 0 }; return $t2"
+    );
+    assert_eq!(
+        body_of("char f(boolean c, char x) { return c ? x : 'a'; }", "f"),
+        "return (c ? x : 97)"
+    );
+    // A char/int-constant mix keeps char; int/double promotes.
+    let p = prog(
+        "class A { char f(boolean c, char x) { return c ? x : 0; } double g(boolean c, int x) { return c ? x : 1.5; } }",
+    );
+    let f = func(&p, "f");
+    let StmtKind::Return(Some(e)) = &f.body[0].kind else {
+        panic!()
+    };
+    assert_eq!(e.ty, Type::Int(IntTy::JAVA_CHAR));
+    assert_eq!(
+        show(
+            &p,
+            func(&p, "g"),
+            match &func(&p, "g").body[0].kind {
+                StmtKind::Return(Some(e)) => e,
+                _ => panic!(),
+            }
+        ),
+        "(c ? (double)x : 1.5)"
+    );
+}
+
+#[test]
+fn literals() {
+    let show_ret = |e: &str, ty: &str| body_of(&format!("{ty} f() {{ return {e}; }}"), "f");
+    assert_eq!(show_ret("0xFFFFFFFF", "int"), "return -1");
+    assert_eq!(show_ret("0x7fff_ffff", "int"), "return 2147483647");
+    assert_eq!(show_ret("1_000L", "long"), "return 1000");
+    assert_eq!(show_ret("017", "int"), "return 15");
+    assert_eq!(show_ret("0b101", "int"), "return 5");
+    assert_eq!(show_ret("-2147483648", "int"), "return -2147483648");
+    assert_eq!(
+        show_ret("-9223372036854775808L", "long"),
+        "return -9223372036854775808"
+    );
+    assert_eq!(show_ret("0xFFFFFFFFFFFFFFFFL", "long"), "return -1");
+    assert_eq!(show_ret("'a'", "char"), "return 97");
+    assert_eq!(show_ret("'\\n'", "char"), "return 10");
+    assert_eq!(show_ret("'\\u0041'", "char"), "return 65");
+    assert_eq!(show_ret("'\\''", "char"), "return 39");
+    assert_eq!(show_ret("'\\101'", "char"), "return 65");
+    assert_eq!(show_ret("1e-3", "double"), "return 1e-3");
+    assert_eq!(show_ret("1.5E10", "double"), "return 1.5e10");
+    assert_eq!(show_ret(".5", "double"), "return 0.5");
+    assert_eq!(show_ret("2.", "double"), "return 2.0");
+    assert_eq!(show_ret("1_0.2_5d", "double"), "return 10.25");
+    assert_eq!(show_ret("-0.25", "double"), "return -0.25");
+    assert_eq!(show_ret("true", "boolean"), "return true");
+    assert_eq!(show_ret("0", "double"), "return 0");
+    let p = prog("class A { float f() { return .1f; } }");
+    let StmtKind::Return(Some(e)) = &func(&p, "f").body[0].kind else {
+        panic!()
+    };
+    assert_eq!(e.ty, Type::Float(FloatTy::F32));
+    let ExprKind::FloatLit(l) = &e.kind else {
+        panic!()
+    };
+    assert_eq!(l.text, "0.1");
+    assert_eq!(l.value, f64::from(0.1f32));
+    let p = prog("class A { int f() { return 2147483648; } }");
+    assert!(err(&p, "f").what.contains("out of range"));
+}
+
+#[test]
+fn builtin_constants() {
+    assert_eq!(
+        body_of("int f() { return Integer.MAX_VALUE; }", "f"),
+        "return 2147483647"
+    );
+    assert_eq!(
+        body_of("long f() { return Long.MIN_VALUE; }", "f"),
+        "return -9223372036854775808"
+    );
+    assert_eq!(
+        body_of("int f() { return Short.MAX_VALUE + Byte.MIN_VALUE; }", "f"),
+        "return (32767 + -128)"
+    );
+    assert_eq!(
+        body_of("double f() { return Math.PI; }", "f"),
+        "return 3.141592653589793"
+    );
+}
+
+#[test]
+fn math_intrinsics() {
+    assert_eq!(
+        body_of("int f(byte b) { return Math.abs(b); }", "f"),
+        "return abs((i32)b)"
+    );
+    assert_eq!(
+        body_of("long f(int a, long b) { return Math.max(a, b); }", "f"),
+        "return max((i64)a, b)"
+    );
+    assert_eq!(
+        body_of("double f(int x) { return Math.sqrt(x); }", "f"),
+        "return sqrt((double)x)"
+    );
+    assert_eq!(
+        body_of("long f(double x) { return Math.round(x); }", "f"),
+        "return round(x)"
+    );
+    assert_eq!(
+        body_of("int f(int x) { return Math.round(x); }", "f"),
+        "return round((float)x)"
+    );
+    assert_eq!(
+        body_of("double f(double x) { return Math.pow(2, x); }", "f"),
+        "return pow(2, x)"
+    );
+    assert_eq!(
+        body_of("int f(double x) { return Math.getExponent(x); }", "f"),
+        "return getExponent(x)"
+    );
+    let p = prog("class A { double f(double x) { return Math.signum(x); } }");
+    assert_eq!(err(&p, "f").what, "call to Math.signum");
+}
+
+#[test]
+fn print_flattens_concatenation() {
+    assert_eq!(
+        body_of(
+            "void f(int x, int y) { System.out.println(\"a\" + x + y); }",
+            "f"
+        ),
+        "println(\"a\", x, y)"
+    );
+    assert_eq!(
+        body_of(
+            "void f(int x, int y) { System.out.println(x + y + \"a\"); }",
+            "f"
+        ),
+        "println((x + y), \"a\")"
+    );
+    assert_eq!(
+        body_of(
+            "void f(int x, int y) { System.out.print(\"a\" + (x + y)); }",
+            "f"
+        ),
+        "print(\"a\", (x + y))"
+    );
+    assert_eq!(
+        body_of("void f() { System.out.println(); }", "f"),
+        "println()"
+    );
+    assert_eq!(
+        body_of("void f(double d) { System.out.println(d); }", "f"),
+        "println(d)"
+    );
+    assert_eq!(
+        body_of("void f(char c) { System.out.print(c + \"\\t\"); }", "f"),
+        "print(c, \"\\t\")"
+    );
+    let p = prog("class A { int f(int x) { int y = 0; y = x + \"a\".length(); return y; } }");
+    assert!(err(&p, "f").what.contains("string"));
+}
+
+#[test]
+fn loops_with_lifted_conditions() {
+    let m = "int f(int n) { int i = 0; while (g(i) < n) { i++; } return i; } int g(int i) { return i; }";
+    assert_eq!(
+        body_of(m, "f"),
+        "i = 0; L0: while true { $t2 = g#1(i); if !($t2 < n) { break L0 }; i = (i + 1) }; return i"
+    );
+    let m =
+        "int f(int n) { int s = 0; for (int i = 0, j = 1; i < n; i++, j += 2) s += j; return s; }";
+    assert_eq!(
+        body_of(m, "f"),
+        "s = 0; i = 0; j = 1; L0: while (i < n) { s = (s + j) } step { i = (i + 1); j = (j + 2) }; return s"
+    );
+    let src = "class A { int f(int n) { int i = 0, s = 0; do { i++; if (i == 2) continue; s += i; } while (i++ < n); return s * 100 + i; } }";
+    // i: 1 (s=1), cond 1<5 -> i=2; i=3 (s=4), 3<5 -> 4; i=5 (s=9), 5<5 false -> i=6
+    assert_eq!(run_int(src, "f", &[5]), 906);
+    let src = "class A { int f(int n) { int i = 0, s = 0; do { i++; if (i == 3) continue; s += i; } while (i < n); return s; } }";
+    assert_eq!(run_int(src, "f", &[5]), 12);
+    let src = "class A { int f(int n) { int s = 0; for (int i = 0; i++ < n;) { if (i == 2) continue; s += i; } return s; } }";
+    assert_eq!(run_int(src, "f", &[4]), 8);
+}
+
+#[test]
+fn labeled_break_and_continue() {
+    let src = "class A { int f(int n) { int c = 0;
+        outer: for (int i = 0; i < n; i++) {
+            for (int j = 0; j < n; j++) {
+                if (j == i) continue outer;
+                if (i + j > 5) break outer;
+                c = c * 3 + j;
+            }
+        }
+        lbl: { if (n > 2) break lbl; c = -1; }
+        return c; } }";
+    // i=0: j=0 continue; i=1: j=0 c=0; j=1 cont; i=2: j=0 c=0, j=1 c=1, j=2 cont; i=3: j=0 c=3, j=1 c=10, j=2 c=32, j=3 cont
+    // i=4: j=0 c=96, j=1 c=289, j=2 (6>5) break outer.
+    assert_eq!(run_int(src, "f", &[5]), 289);
+    assert_eq!(run_int(src, "f", &[2]), -1);
+}
+
+#[test]
+fn enhanced_for_over_array() {
+    assert_eq!(
+        body_of(
+            "int f(int[] a) { int s = 0; for (int x : a) s += x; return s; }",
+            "f"
+        ),
+        "s = 0; $t2 = a; $t3 = 0; L0: while ($t3 < $t2.length) { x = $t2[$t3]; s = (s + x) } step { $t3 = ($t3 + 1) }; return s"
+    );
+    let src = "class A { long f(int n) { int[] a = {1, 2, 3, n}; long s = 0; for (long x : a) { if (x == 2) continue; s = s * 10 + x; } return s; } }";
+    assert_eq!(run_int(src, "f", &[7]), 137);
+}
+
+#[test]
+fn switch_fallthrough_and_default_anywhere() {
+    let src = "class A { int f(int x) { int r = 0;
+        switch (x) {
+            case 1: r += 1;
+            case 2: r += 10; break;
+            default: r += 100;
+            case 3: r += 1000;
+            case 4: { r += 10000; break; }
+            case 5: r += 100000;
+        }
+        return r; } }";
+    assert_eq!(run_int(src, "f", &[1]), 11);
+    assert_eq!(run_int(src, "f", &[2]), 10);
+    assert_eq!(run_int(src, "f", &[3]), 11000);
+    assert_eq!(run_int(src, "f", &[4]), 10000);
+    assert_eq!(run_int(src, "f", &[5]), 100000);
+    assert_eq!(run_int(src, "f", &[9]), 11100);
+    // Shape: scrutinee, matched and fall temporaries, one If per group.
+    let b = body_of(
+        "int f(int x) { switch (x) { case 1: x = 2; break; default: x = 3; } return x; }",
+        "f",
+    );
+    assert_eq!(
+        b,
+        "$t1 = x; $t2 = ($t1 == 1); $t3 = false; L0: { if ($t3 || ($t1 == 1)) { $t3 = true; x = 2; break L0 }; if ($t3 || !$t2) { $t3 = true; x = 3 } }; return x"
+    );
+    // char scrutinee with char constants; break inside a loop inside the switch targets the loop.
+    let src = "class A { int f(char c) { int r = 0; switch (c) { case 'a': for (int i = 0; i < 3; i++) { if (i == 1) break; r++; } case 'b': r += 5; break; } return r; } }";
+    assert_eq!(run_int(src, "f", &[97]), 6);
+    assert_eq!(run_int(src, "f", &[98]), 5);
+    assert_eq!(run_int(src, "f", &[99]), 0);
+}
+
+#[test]
+fn arrow_switch() {
+    let src = "class A { int f(int x) { int r = 0; switch (x) { case 1, 2 -> r = 5; default -> { r = 7; } case 3 -> { r = 9; break; } } return r; } }";
+    assert_eq!(run_int(src, "f", &[1]), 5);
+    assert_eq!(run_int(src, "f", &[2]), 5);
+    assert_eq!(run_int(src, "f", &[3]), 9);
+    assert_eq!(run_int(src, "f", &[4]), 7);
+}
+
+#[test]
+fn continue_inside_switch_targets_loop() {
+    let src = "class A { int f(int n) { int s = 0; for (int i = 0; i < n; i++) { switch (i % 3) { case 0: continue; case 1: s += 1; break; default: s += 10; } s += 100; } return s; } }";
+    // i=0 cont; 1: 101; 2: 110; 3 cont; 4: 101 -> 312
+    assert_eq!(run_int(src, "f", &[5]), 312);
+}
+
+#[test]
+fn scoping_and_shadowing() {
+    let src = "class A { int x; int f(int n) { int s = 0; { int x = 5; s += x; } for (int i = 0; i < 2; i++) { int y = i; s += y; } for (int i = 10; i < 11; i++) { int y = i; s += y; } s += x; this.x = 100; return s + x; } }";
+    let p = prog(src);
+    let f = func(&p, "f");
+    let names: Vec<&str> = f.locals.iter().map(|l| l.name.as_str()).collect();
+    assert_eq!(names, ["n", "s", "x", "i", "y", "i", "y"]);
+    let (r, _) = run(src, "f", &[0]);
+    assert_eq!(r, Some(V::I(5 + 1 + 10 + 100)));
+    assert_eq!(
+        body_of("int x; int f() { int x = 1; return this.x + x; }", "f"),
+        "x = 1; return (@x + x)"
+    );
+}
+
+#[test]
+fn fields_and_constants() {
+    let src = "class A {
+        static final int N = 4;
+        static final int M = N * 2 + 1;
+        static final double D = 1.0 / 3;
+        static final int[] T = {1, 2, N};
+        final int k = 3;
+        static int counter = 7;
+        private static String s;
+        int f() { counter++; return N + M + counter + k; }
+        String g() { return s; }
+        int h() { return s.length(); }
+    }";
+    let p = prog(src);
+    let names: Vec<&str> = p.globals.iter().map(|g| g.name.as_str()).collect();
+    assert_eq!(names, ["N", "M", "D", "T", "k", "counter"]);
+    let c = |n: &str| p.global(p.find_global(n).unwrap()).constant.clone();
+    assert!(matches!(c("N").unwrap().kind, ExprKind::IntLit(4)));
+    assert!(matches!(
+        c("M").unwrap().kind,
+        ExprKind::Binary(BinOp::Add, _, _)
+    ));
+    assert!(matches!(c("T").unwrap().kind, ExprKind::ArrayLit(ref v) if v.len() == 3));
+    assert!(c("D").is_some());
+    assert!(
+        c("counter").is_none(),
+        "non-final initialisers are not applied"
+    );
+    assert_eq!(
+        body_of_p(&p, "f"),
+        "@counter = (@counter + 1); return (((@N + @M) + @counter) + @k)"
+    );
+    assert_eq!(err(&p, "g").what, "method returning String");
+    assert_eq!(err(&p, "h").what, "String field s");
+    let p = prog("class A { static final int N = 1; void f() { N = 2; } }");
+    assert_eq!(err(&p, "f").what, "assignment to constant field N");
+}
+
+fn body_of_p(p: &Program, name: &str) -> String {
+    let f = func(p, name);
+    show_block(p, f, &f.body)
+}
+
+#[test]
+fn calls_qualified_and_overloaded() {
+    let src = "class A {
+        static int h(int x) { return 1; }
+        static int h(double x) { return 2; }
+        static int h(long x) { return 3; }
+        int k(int a, int b) { return 0; }
+        int f(int i, long l, float fl, short s) { return h(i) + A.h(1.5) + this.h(l) + h(fl) + h(s) + k(s, 'c'); }
+        static class B { static int h(int x) { return 4; } int g() { return h(1) + A.h(1); } }
+    }";
+    let p = prog(src);
+    assert_eq!(
+        body_of_p(&p, "f"),
+        "$t4 = h#0(i); $t5 = h#1(1.5); $t6 = h#2(l); $t7 = h#1((double)fl); $t8 = h#0((i32)s); $t9 = k#3((i32)s, 99); return ((((($t4 + $t5) + $t6) + $t7) + $t8) + $t9)"
+    );
+    assert_eq!(
+        body_of_p(&p, "g"),
+        "$t0 = h#5(1); $t1 = h#0(1); return ($t0 + $t1)"
+    );
+    let p = prog("class A { int f() { return nope(1); } void v() {} int g() { return v(); } }");
+    assert_eq!(err(&p, "f").what, "call to unknown method nope");
+    assert_eq!(err(&p, "g").what, "use of the result of void method v");
+}
+
+#[test]
+fn unsupported_constructs_have_positions() {
+    let src = "class A {\n  int f(int x) {\n    try { x = 1; } finally { }\n    return x;\n  }\n  int g(int x) { return x; }\n}";
+    let p = prog(src);
+    let e = err(&p, "f");
+    assert_eq!(e.kind, LowerErrorKind::Unsupported);
+    assert_eq!(e.to_string(), "unsupported: try statement at 3:5");
+    func(&p, "g");
+    let src = "class A {\n  double f(double r) {\n    complex c = new complex(r, 0.0);\n    return r;\n  }\n}\nclass complex { double re; complex(double a, double b) { re = a; } double get() { return re; } }";
+    let p = prog(src);
+    assert_eq!(
+        err(&p, "f").to_string(),
+        "unsupported: object creation new complex(...) at 3:17"
+    );
+    assert_eq!(body_of_p(&p, "get"), "return @re");
+    assert_eq!(p.functions.len(), 2, "constructors are not functions");
+    let p = prog(
+        "class A { int f(int[][] m) { return 0; } int g() { int[][] m = new int[2][3]; return 0; } int h() { String s = \"x\"; return 0; } }",
+    );
+    assert_eq!(err(&p, "f").what, "multi-dimensional array int[][]");
+    assert_eq!(err(&p, "g").what, "multi-dimensional array int[][]");
+    assert_eq!(err(&p, "h").what, "String variable");
+    let p = prog(
+        "class A { int f(int x) { throw new RuntimeException(); } int g(Object o) { return 0; } }",
+    );
+    assert_eq!(err(&p, "f").what, "throw statement");
+    assert_eq!(err(&p, "g").what, "parameter of type Object");
+}
+
+#[test]
+fn syntax_errors_are_per_method() {
+    let src = "class A {\n  int f(int x) {\n    x = x + ;\n    return x;\n  }\n  int g(int x) { return x + 1; }\n}";
+    let p = prog(src);
+    let e = err(&p, "f");
+    assert_eq!(e.kind, LowerErrorKind::SyntaxError);
+    assert_eq!(e.span.line(), 3);
+    assert_eq!(body_of_p(&p, "g"), "return (x + 1)");
+    let p = prog("class A {\n  int f(int x) {\n    return x\n  }\n  int g() { return 2; }\n}");
+    let e = err(&p, "f");
+    assert_eq!(e.kind, LowerErrorKind::SyntaxError);
+    assert!(e.to_string().starts_with("syntax error"), "{e}");
+    func(&p, "g");
+}
+
+#[test]
+fn arrays() {
+    assert_eq!(
+        body_of(
+            "int f(int n) { int[] a = new int[n]; int b[] = {1, 'c'}; double[] d = new double[]{1, 2.5}; return a.length + b[1]; }",
+            "f"
+        ),
+        "a = new i32[n]; b = {1, 99}; d = {1, 2.5}; return (a.length + b[1])"
+    );
+    assert_eq!(
+        body_of("int f(int[] a, long i) { return a[(int) i]; }", "f"),
+        "return a[(i32)i]"
+    );
+    assert_eq!(
+        body_of("int f(int[] a, char i) { return a[i]; }", "f"),
+        "return a[(i32)i]"
+    );
+}
+
+#[test]
+fn never_panics_on_garbage() {
+    for src in [
+        "",
+        "class",
+        "class A { int f( { }",
+        "class A { int f() { return ((((((1)))))); } }",
+        "int f(int x) { return x; }",
+        "class A { void f() { for (;;) { break; } } }",
+        "class A { void f() { x: ; } }",
+        "class A { void f() { break; } }",
+        "class A { int f() { return 'ab'; } }",
+        "class A { int f() { return 0x; } }",
+        "class A { double f() { return 1e999; } }",
+    ] {
+        let _ = prog(src);
+    }
+    let deep = format!(
+        "class A {{ int f(int x) {{ return {}x{}; }} }}",
+        "(".repeat(5000),
+        ")".repeat(5000)
+    );
+    let p = prog(&deep);
+    assert!(p.functions[0].body.is_err());
+    let long = format!(
+        "class A {{ int f(int x) {{ return x{}; }} }}",
+        " + x".repeat(3000)
+    );
+    assert!(prog(&long).functions[0].body.is_err());
+    let ok = format!(
+        "class A {{ int f(int x) {{ return x{}; }} }}",
+        " + x".repeat(400)
+    );
+    assert!(prog(&ok).functions[0].body.is_ok());
+    let chain: String = (0..450)
+        .map(|i| format!("if (x == {i}) return {i}; else "))
+        .collect();
+    let chain = format!("class A {{ int f(int x) {{ {chain} return -1; }} }}");
+    assert_eq!(run_int(&chain, "f", &[449]), 449);
+    for depth in [900, 3000] {
+        let nested = format!(
+            "class A {{ int f(int x) {{ {} x = x + 1 - 2 * (x / 3 + g(x)); {} return x; }} int g(int y) {{ return y; }} }}",
+            "while (x > 0) { if (x < 2) { switch (x) { case 1: ".repeat(depth / 3),
+            "} } }".repeat(depth / 3)
+        );
+        let _ = prog(&nested);
+    }
+}
+
+/// Lowers every EqBench Java version and prints a tally of what remains
+/// unsupported (`cargo test -p eqlens-core eqbench -- --nocapture`).
+#[test]
+fn eqbench_corpus_lowers_without_panic() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/corpora/eqbench-dev");
+    let root = if root.exists() {
+        root
+    } else {
+        std::path::PathBuf::from("/work/shared/corpora/eqbench-dev")
+    };
+    if !root.exists() {
+        println!(
+            "note: EqBench corpus not found at {}; skipping",
+            root.display()
+        );
+        return;
+    }
+    let mut files = Vec::new();
+    let mut stack = vec![root];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "java") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    let (mut ok, mut bad) = (0, 0);
+    let mut tally: BTreeMap<String, usize> = BTreeMap::new();
+    let mut syntax = Vec::new();
+    for path in &files {
+        let src = std::fs::read_to_string(path).unwrap_or_default();
+        let p = prog(&src);
+        for f in &p.functions {
+            match &f.body {
+                Ok(_) => ok += 1,
+                Err(e) => {
+                    bad += 1;
+                    if e.kind == LowerErrorKind::SyntaxError {
+                        syntax.push(format!("{}: {e}", path.display()));
+                    }
+                    let key = e.what.split(" at ").next().unwrap_or("").to_string();
+                    *tally.entry(key).or_default() += 1;
+                }
+            }
+        }
+    }
+    println!(
+        "eqbench: {} files, {ok} methods lowered, {bad} not",
+        files.len()
+    );
+    let mut v: Vec<_> = tally.into_iter().collect();
+    v.sort_by_key(|x| std::cmp::Reverse(x.1));
+    for (what, n) in v {
+        println!("  {n:4}  {what}");
+    }
+    assert!(syntax.is_empty(), "syntax errors in corpus: {syntax:?}");
+    assert!(ok > bad, "most methods should lower");
+}
+
+#[test]
+fn print_with_calls_and_var_and_nested_classes() {
+    let p = prog(
+        "class A { int x; int g(int v) { x++; return v; }
+           void f(int v) { System.out.println(\"a\" + x + g(v) + x); }
+           int h() { var k = 3L; var arr = new int[]{1}; return (int) k + arr[0]; }
+           static class B { int x; int get() { return x; } } }",
+    );
+    assert_eq!(
+        body_of_p(&p, "f"),
+        "$t2 = @x; $t1 = g#0(v); println(\"a\", $t2, $t1, @x)"
+    );
+    assert_eq!(
+        body_of_p(&p, "h"),
+        "k = 3; arr = {1}; return ((i32)k + arr[0])"
+    );
+    let names: Vec<&str> = p.globals.iter().map(|g| g.name.as_str()).collect();
+    assert_eq!(names, ["x", "B.x"]);
+    assert_eq!(body_of_p(&p, "get"), "return @B.x");
+    // Methods outside any class (a snippet) lower too.
+    let p = prog("int twice(int a) { return 2 * a; }");
+    assert_eq!(body_of_p(&p, "twice"), "return (2 * a)");
+}
