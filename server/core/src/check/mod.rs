@@ -7,6 +7,7 @@
 
 pub mod pairing;
 pub mod symbolic;
+pub mod testing;
 
 use crate::interp::Outcome;
 use crate::ir::{FuncId, Lang, LowerError, Program, Semantics, Span};

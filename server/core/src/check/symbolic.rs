@@ -4,6 +4,7 @@
 //! reported.
 
 use super::{
+    testing,
     Behaviour, Binding, Checker, CheckerKind, Counterexample, MethodPair, Options, Proof, Unknown,
     UnknownReason, Verdict,
 };
@@ -32,6 +33,9 @@ impl Checker for SymbolicChecker {
             Ok(b) => b,
             Err(v) => return v,
         };
+        if let Some(cex) = test_concretely(pair, old_fn, new_fn, options) {
+            return Verdict::NotEquivalent(Box::new(cex));
+        }
         let ops = Ops {
             sem: options.semantics,
             lang: pair.new_program.lang,
@@ -80,15 +84,19 @@ fn unknown(reason: UnknownReason, detail: impl Into<String>) -> Verdict {
 }
 
 fn solver_with_timeout(deadline: Instant) -> Option<Solver> {
-    let left = deadline.checked_duration_since(Instant::now())?;
     let solver = Solver::new();
-    let mut params = Params::new();
-    params.set_u32(
-        "timeout",
-        left.as_millis().clamp(1, u32::MAX as u128) as u32,
-    );
-    solver.set_params(&params);
+    refresh_timeout(&solver, deadline)?;
     Some(solver)
+}
+
+/// Z3's `timeout` applies per `check`: set it to what is left of the budget
+/// before each one. `None` when nothing is left.
+fn refresh_timeout(solver: &Solver, deadline: Instant) -> Option<()> {
+    let left = deadline.checked_duration_since(Instant::now())?;
+    let mut params = Params::new();
+    params.set_u32("timeout", left.as_millis().clamp(1, u32::MAX as u128) as u32);
+    solver.set_params(&params);
+    Some(())
 }
 
 fn decide(
@@ -113,7 +121,7 @@ fn decide(
     let Some(solver) = solver_with_timeout(deadline) else {
         return unknown(UnknownReason::Timeout, "out of time before solving");
     };
-    for f in &enc.ufs.facts {
+    for f in enc.ufs.facts.iter().chain(&enc.inputs.preconditions()) {
         solver.assert(f);
     }
     let within_bound = Bool::and(&[enc.old.bound_exceeded.not(), enc.new.bound_exceeded.not()]);
@@ -121,6 +129,9 @@ fn decide(
     solver.assert(&diff);
     let mut last_reason = String::new();
     for _ in 0..MAX_CANDIDATES {
+        if refresh_timeout(&solver, deadline).is_none() {
+            return unknown(UnknownReason::Timeout, format!("out of time after {} ms", options.timeout_ms));
+        }
         match solver.check() {
             SatResult::Unsat if last_reason.is_empty() => {
                 return proved(enc, pair, options, deadline);
@@ -144,9 +155,10 @@ fn decide(
                 return unknown(UnknownReason::SolverUnknown, detail);
             }
             SatResult::Sat => {
-                let Some(model) = nicer_model(&solver, enc).or_else(|| solver.get_model()) else {
+                let Some(model) = solver.get_model() else {
                     return unknown(UnknownReason::Internal, "solver returned no model");
                 };
+                let model = nicer_model(&solver, enc, deadline).unwrap_or(model);
                 match replay(pair, enc, &model, old_fn, new_fn, options) {
                     Ok(cex) => return Verdict::NotEquivalent(Box::new(cex)),
                     Err(reason) => last_reason = reason,
@@ -197,7 +209,7 @@ fn proved(
         Some(false) => false,
         _ => match solver_with_timeout(deadline) {
             Some(s) => {
-                for f in &enc.ufs.facts {
+                for f in enc.ufs.facts.iter().chain(&enc.inputs.preconditions()) {
                     s.assert(f);
                 }
                 s.assert(&exceeded);
@@ -213,7 +225,7 @@ fn proved(
 }
 
 /// A model with small input values, when one exists: easier to read.
-fn nicer_model(solver: &Solver, enc: &PairEncoding) -> Option<z3::Model> {
+fn nicer_model(solver: &Solver, enc: &PairEncoding, deadline: Instant) -> Option<z3::Model> {
     let mut small = Vec::new();
     for v in &enc.inputs.vars {
         match v {
@@ -251,6 +263,11 @@ fn nicer_model(solver: &Solver, enc: &PairEncoding) -> Option<z3::Model> {
     if small.is_empty() {
         return None;
     }
+    // A short look only: the plain model is already in hand.
+    let left = deadline.checked_duration_since(Instant::now())?;
+    let mut params = Params::new();
+    params.set_u32("timeout", left.as_millis().clamp(1, 500) as u32);
+    solver.set_params(&params);
     solver.push();
     solver.assert(&Bool::and(&small));
     let model = if solver.check() == SatResult::Sat {
@@ -274,45 +291,52 @@ fn replay(
 ) -> Result<Counterexample, String> {
     let arity = new_fn.params.len();
     let (inputs, named) = model::read_inputs(model, &enc.ops, &enc.inputs, arity)?;
-    let limits = Limits::default();
-    let old = interp::execute(
-        pair.old_program,
-        pair.old,
-        &inputs,
-        options.semantics,
-        &limits,
-    );
-    let new = interp::execute(
-        pair.new_program,
-        pair.new,
-        &inputs,
-        options.semantics,
-        &limits,
-    );
+    let named = named
+        .into_iter()
+        .map(|(name, value)| Binding { name: input_label(&name, old_fn, new_fn), value })
+        .collect();
+    run_both(pair, &inputs, named, options, &Limits::default())
+}
+
+/// Runs both versions on `inputs` and keeps a real difference.
+fn run_both(
+    pair: &MethodPair<'_>,
+    inputs: &interp::Inputs,
+    named: Vec<Binding>,
+    options: &Options,
+    limits: &Limits,
+) -> Result<Counterexample, String> {
+    let old = interp::execute(pair.old_program, pair.old, inputs, options.semantics, limits);
+    let new = interp::execute(pair.new_program, pair.new, inputs, options.semantics, limits);
     let globals = global_names(pair.old_program, pair.new_program);
     match interp::compare(&old, &new, &globals) {
-        Comparison::Differ(differences) => {
-            let inputs = named
-                .into_iter()
-                .map(|(name, value)| Binding {
-                    name: input_label(&name, old_fn, new_fn),
-                    value,
-                })
-                .collect();
-            Ok(Counterexample {
-                inputs,
-                old: behaviour(&old, &inputs_globals(&globals), &new),
-                new: behaviour(&new, &inputs_globals(&globals), &old),
-                differences,
-            })
-        }
+        Comparison::Differ(differences) => Ok(Counterexample {
+            inputs: named,
+            old: behaviour(&old, &globals, &new),
+            new: behaviour(&new, &globals, &old),
+            differences,
+        }),
         Comparison::Same => Err("both versions behave the same on it".into()),
         Comparison::Inconclusive(why) => Err(why),
     }
 }
 
-fn inputs_globals(globals: &[String]) -> Vec<String> {
-    globals.to_vec()
+/// Edge cases and pseudo-random inputs through the interpreter, before any
+/// solving (see [`super::testing`]).
+fn test_concretely(pair: &MethodPair<'_>, old_fn: &Function, new_fn: &Function, options: &Options) -> Option<Counterexample> {
+    let mut generator =
+        testing::InputGen::new(pair.old_program, pair.new_program, old_fn, new_fn, options.semantics)?;
+    let limits = Limits { max_steps: 20_000, max_call_depth: 64, max_array_len: 1 << 16 };
+    testing::search(&mut generator, &testing::Budget::default(), |inputs| {
+        let mut named: Vec<Binding> = inputs
+            .args
+            .iter()
+            .enumerate()
+            .map(|(pos, v)| Binding { name: input_label(&format!("arg{pos}"), old_fn, new_fn), value: v.clone() })
+            .collect();
+        named.extend(inputs.globals.iter().map(|(g, v)| Binding { name: g.clone(), value: v.clone() }));
+        run_both(pair, inputs, named, options, &limits).ok()
+    })
 }
 
 /// The non-constant globals of either version, by name.

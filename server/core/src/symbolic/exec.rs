@@ -640,8 +640,15 @@ impl<'a> Executor<'a> {
             if is_false(&fault_pc) {
                 continue;
             }
-            let mut s = state.clone();
-            s.pc = fault_pc;
+            // A fault ends the whole execution: only globals, heap and
+            // output matter, not the (possibly callee's) locals.
+            let s = State {
+                pc: fault_pc,
+                locals: Vec::new(),
+                globals: state.globals.clone(),
+                heap: state.heap.clone(),
+                prints: state.prints.clone(),
+            };
             self.faults.push((s, f.code));
             state.pc = Bool::and(&[&state.pc, &f.cond.not()]);
         }

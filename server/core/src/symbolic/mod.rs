@@ -51,6 +51,21 @@ pub struct InputSpace {
 }
 
 impl InputSpace {
+    /// What holds of every input: arrays have a non-negative length.
+    pub fn preconditions(&self) -> Vec<Bool> {
+        let mut out = Vec::new();
+        for v in &self.vars {
+            if let InputVar::Array { len, .. } = v {
+                match len {
+                    Sym::Int(l) => out.push(l.ge(Int::from_i64(0))),
+                    Sym::Bv(l) => out.push(l.bvsge(z3::ast::BV::from_i64(0, l.get_size()))),
+                    _ => {}
+                }
+            }
+        }
+        out
+    }
+
     pub fn scalar(&mut self, name: &str, ops: &Ops, ty: &Type) -> EResult<Sym> {
         if let Some(&i) = self.index.get(name) {
             return match &self.vars[i] {

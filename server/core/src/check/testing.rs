@@ -1,0 +1,180 @@
+//! Concrete testing before proving: run both versions on edge-case and
+//! pseudo-random inputs in the interpreter. A difference found this way is a
+//! real counterexample (the interpreter is the ground truth), found in
+//! microseconds where the solver may need seconds (floating point under
+//! `machine`, nonlinear arithmetic under `math`). Finding none proves
+//! nothing; the symbolic query still decides.
+
+use crate::interp::Inputs;
+use crate::ir::{FloatTy, Function, IntTy, Program, Semantics, Type};
+use crate::value::{Real, Value};
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use std::time::{Duration, Instant};
+
+/// A small deterministic generator (xorshift64*): the same pair gets the
+/// same tests every run, so verdicts are reproducible.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        if n == 0 { 0 } else { self.next() % n }
+    }
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len() as u64) as usize]
+    }
+}
+
+/// How many inputs to try and for how long.
+pub struct Budget {
+    pub runs: usize,
+    pub time: Duration,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget { runs: 96, time: Duration::from_millis(60) }
+    }
+}
+
+/// One input slot: a parameter position or a global name, with its type.
+enum Slot {
+    Arg(usize, Type),
+    Global(String, Type),
+}
+
+/// Yields candidate inputs for the pair; `None` when a parameter's type
+/// cannot be generated (then no testing is done).
+pub struct InputGen {
+    slots: Vec<Slot>,
+    arity: usize,
+    semantics: Semantics,
+    rng: Rng,
+    count: usize,
+}
+
+impl InputGen {
+    pub fn new(old: &Program, new: &Program, old_fn: &Function, new_fn: &Function, semantics: Semantics) -> Option<Self> {
+        let mut slots = Vec::new();
+        for (pos, (p, q)) in old_fn.params.iter().zip(&new_fn.params).enumerate() {
+            let (a, b) = (&old_fn.local(*p).ty, &new_fn.local(*q).ty);
+            if a != b && semantics == Semantics::Machine {
+                return None;
+            }
+            slots.push(Slot::Arg(pos, b.clone()));
+        }
+        for g in old.globals.iter().chain(&new.globals) {
+            if g.constant.is_none() && !slots.iter().any(|s| matches!(s, Slot::Global(n, _) if *n == g.name)) {
+                slots.push(Slot::Global(g.name.clone(), g.ty.clone()));
+            }
+        }
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        for b in new_fn.name.bytes() {
+            seed = (seed ^ b as u64).wrapping_mul(0x100_0000_01B3);
+        }
+        Some(InputGen { slots, arity: new_fn.params.len(), semantics, rng: Rng(seed | 1), count: 0 })
+    }
+
+    /// The next input; the first few use the same edge value everywhere.
+    pub fn next_inputs(&mut self) -> Inputs {
+        let mut inputs = Inputs { args: vec![Value::Void; self.arity], globals: Default::default() };
+        let round = self.count;
+        self.count += 1;
+        for i in 0..self.slots.len() {
+            let ty = match &self.slots[i] {
+                Slot::Arg(_, t) | Slot::Global(_, t) => t.clone(),
+            };
+            let v = self.value(&ty, round);
+            match &self.slots[i] {
+                Slot::Arg(pos, _) => inputs.args[*pos] = v,
+                Slot::Global(name, _) => {
+                    inputs.globals.insert(name.clone(), v);
+                }
+            }
+        }
+        inputs
+    }
+
+    fn value(&mut self, ty: &Type, round: usize) -> Value {
+        // Rounds 0..3: all-equal simple values; afterwards random mixes.
+        let simple = round < 4;
+        match ty {
+            Type::Bool => Value::Bool(if simple { round % 2 == 1 } else { self.rng.below(2) == 1 }),
+            Type::Int(t) => Value::Int(self.int(t, simple.then_some(round))),
+            Type::Float(f) => self.float(*f, simple.then_some(round)),
+            Type::Array(elem) => {
+                let len = if simple { round.min(3) } else { self.rng.below(6) as usize };
+                Value::Array((0..len).map(|_| self.value(elem, round.max(4))).collect())
+            }
+            Type::Void | Type::Str => Value::Void,
+        }
+    }
+
+    fn int(&mut self, t: &IntTy, simple: Option<usize>) -> BigInt {
+        let (lo, hi): (i128, i128) = if t.signed {
+            (-(1i128 << (t.bits - 1)), (1i128 << (t.bits - 1)) - 1)
+        } else {
+            (0, (1i128 << t.bits) - 1)
+        };
+        if let Some(r) = simple {
+            return BigInt::from([0i128, 1, 2, -1][r].clamp(lo, hi));
+        }
+        let machine = self.semantics == Semantics::Machine;
+        let v: i128 = match self.rng.below(10) {
+            0 if machine => *self.rng.pick(&[lo, hi, lo + 1, hi - 1]),
+            0 | 1 => *self.rng.pick(&[0, 1, -1, 2, -2, 3, 7, 8, 10, 100, -100, 255, 256, 1000]),
+            2 | 3 => self.rng.below(2001) as i128 - 1000,
+            4 | 5 => self.rng.below(21) as i128 - 10,
+            6 => self.rng.below(1 << 31) as i128 - (1 << 30),
+            _ => self.rng.below(201) as i128 - 100,
+        };
+        BigInt::from(v.clamp(lo, hi))
+    }
+
+    fn float(&mut self, f: FloatTy, simple: Option<usize>) -> Value {
+        let machine = self.semantics == Semantics::Machine;
+        let x: f64 = match simple {
+            Some(r) => [0.0, 1.0, 2.0, -1.0][r],
+            None => match self.rng.below(10) {
+                0 if machine => *self.rng.pick(&[f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -0.0, f64::MAX, f64::MIN_POSITIVE, 1e300, 0.1]),
+                0 | 1 => *self.rng.pick(&[0.0, 0.5, -0.5, 1.0, -1.0, 2.0, 3.0, 10.0, 100.0, 0.25, 1e6, -1e6]),
+                2 | 3 => (self.rng.below(8001) as f64 - 4000.0) / 8.0,
+                4 | 5 => (self.rng.below(201) as f64 - 100.0) / 4.0,
+                6 => (self.rng.below(2_000_001) as f64 - 1_000_000.0) / 1024.0,
+                _ => self.rng.below(41) as f64 - 20.0,
+            },
+        };
+        match (self.semantics, f) {
+            (Semantics::Math, _) => match BigRational::from_float(x) {
+                Some(r) => Value::Real(Real::Exact(r)),
+                None => Value::Real(Real::Exact(BigRational::from_integer(BigInt::from(0)))),
+            },
+            (Semantics::Machine, FloatTy::F32) => Value::F32(x as f32),
+            (Semantics::Machine, FloatTy::F64) => Value::F64(x),
+        }
+    }
+}
+
+/// Tries inputs until `found` accepts one (returns `Some`) or the budget is
+/// spent.
+pub fn search<T>(generator: &mut InputGen, budget: &Budget, mut found: impl FnMut(&Inputs) -> Option<T>) -> Option<T> {
+    let start = Instant::now();
+    for _ in 0..budget.runs {
+        if start.elapsed() > budget.time {
+            break;
+        }
+        let inputs = generator.next_inputs();
+        if let Some(t) = found(&inputs) {
+            return Some(t);
+        }
+    }
+    None
+}
