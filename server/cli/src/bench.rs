@@ -1,0 +1,728 @@
+//! `eqlens bench DIR`: run every pair of an EqBench-layout corpus with each
+//! selected language and checker, tabulate how the verdicts compare with the
+//! labels, and write per-pair results and a summary to `--out`.
+//!
+//! The worst outcome is a *wrong* verdict (an `Eq` pair refuted, or a `Neq`
+//! pair proved or bounded-equivalent): those are listed loudly and make the
+//! exit status 1.
+
+use crate::check_cmd::read_source;
+use crate::corpus::{self, Label, PairDir};
+use crate::error::{CliError, catch_panic, install_quiet_panic_hook};
+use crate::stats::{TimeStats, time_stats};
+use crate::{BenchArgs, LangArg};
+use anstyle::{AnsiColor, Style};
+use eqlens_core::check::{
+    CheckerKind, FileReport, Options, Selection, Summary, UnknownReason, Verdict, check_sources,
+};
+use eqlens_core::ir::Lang;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde::Serialize;
+use std::io::Write;
+use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+/// Stack for worker threads: deep expressions and call chains recurse in
+/// the front ends and encoder, and a stack overflow aborts the whole run
+/// (it cannot be caught like a panic).
+pub const WORKER_STACK: usize = 64 << 20;
+
+/// What a pair's run came to, coarser than a [`Verdict`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PairOutcome {
+    Equivalent,
+    EquivalentBounded,
+    NotEquivalent,
+    Unknown,
+    Unsupported,
+    /// Could not be run: unreadable file, entry method missing, no shared
+    /// method, or a crash inside the checker.
+    Error,
+}
+
+impl PairOutcome {
+    pub fn name(self) -> &'static str {
+        match self {
+            PairOutcome::Equivalent => "equivalent",
+            PairOutcome::EquivalentBounded => "equivalent_bounded",
+            PairOutcome::NotEquivalent => "not_equivalent",
+            PairOutcome::Unknown => "unknown",
+            PairOutcome::Unsupported => "unsupported",
+            PairOutcome::Error => "error",
+        }
+    }
+}
+
+/// Is `outcome` a wrong answer for a pair labelled `label`? A bounded proof
+/// of a `Neq` pair counts: the bound hid the difference and the user was
+/// told "equivalent".
+pub fn is_wrong(label: Label, outcome: PairOutcome) -> bool {
+    match label {
+        Label::Eq => outcome == PairOutcome::NotEquivalent,
+        Label::Neq => matches!(
+            outcome,
+            PairOutcome::Equivalent | PairOutcome::EquivalentBounded
+        ),
+    }
+}
+
+/// One row of results.csv / results.json.
+#[derive(Clone, Debug, Serialize)]
+pub struct PairResult {
+    pub id: String,
+    pub lang: Lang,
+    pub checker: CheckerKind,
+    pub expected: Label,
+    /// The entry method from the description file; `null` for whole-program
+    /// pairs (every shared method checked).
+    pub entry: Option<String>,
+    pub outcome: PairOutcome,
+    /// For `equivalent_bounded`: the loop bound the proof holds up to.
+    pub bounded: Option<u32>,
+    pub wrong: bool,
+    /// Method pairs checked.
+    pub methods: usize,
+    /// Wall-clock time for the pair (parsing included), milliseconds.
+    pub time_ms: f64,
+    /// Why, in one line: the first difference, the unknown reason, the error.
+    pub detail: String,
+}
+
+/// Classifies a report for a pair.
+fn classify(report: &FileReport, entry: Option<&str>) -> (PairOutcome, Option<u32>, String) {
+    if report.methods.is_empty() {
+        let detail = match entry {
+            Some(name) => {
+                let old = report.removed.iter().any(|u| u.name == name);
+                let new = report.added.iter().any(|u| u.name == name);
+                match (old, new) {
+                    (true, true) => format!(
+                        "entry method '{name}' has different parameter counts in the two versions"
+                    ),
+                    (true, false) => format!("entry method '{name}' not found in the new version"),
+                    (false, true) => format!("entry method '{name}' not found in the old version"),
+                    (false, false) => format!("entry method '{name}' not found in either version"),
+                }
+            }
+            None => "no method is present in both versions".to_string(),
+        };
+        return (PairOutcome::Error, None, detail);
+    }
+    match report.summary() {
+        Summary::Equivalent => (PairOutcome::Equivalent, None, String::new()),
+        Summary::EquivalentBounded => {
+            let k = report
+                .methods
+                .iter()
+                .filter_map(|m| match &m.verdict {
+                    Verdict::Equivalent(p) => p.bounded,
+                    _ => None,
+                })
+                .max();
+            (PairOutcome::EquivalentBounded, k, String::new())
+        }
+        Summary::NotEquivalent => {
+            let detail = report
+                .methods
+                .iter()
+                .find_map(|m| match &m.verdict {
+                    Verdict::NotEquivalent(c) => Some(format!(
+                        "{}: {}",
+                        m.name,
+                        c.differences
+                            .first()
+                            .map(String::as_str)
+                            .unwrap_or("differs")
+                    )),
+                    _ => None,
+                })
+                .unwrap_or_default();
+            (PairOutcome::NotEquivalent, None, detail)
+        }
+        Summary::Unknown => {
+            let unknowns: Vec<_> = report
+                .methods
+                .iter()
+                .filter_map(|m| match &m.verdict {
+                    Verdict::Unknown(u) => Some((m, u)),
+                    _ => None,
+                })
+                .collect();
+            // One unsupported method makes the pair unsupported: that is the
+            // root cause, whatever else timed out.
+            let unsupported = unknowns.iter().find(|(_, u)| u.reason.is_unsupported());
+            let (outcome, first) = match unsupported {
+                Some(u) => (PairOutcome::Unsupported, Some(u)),
+                None => (PairOutcome::Unknown, unknowns.first()),
+            };
+            let detail = first
+                .map(|(m, u)| {
+                    let kind = match &u.reason {
+                        UnknownReason::Timeout => "timeout",
+                        UnknownReason::SolverUnknown => "solver unknown",
+                        UnknownReason::SpuriousCounterexample => "spurious counterexample",
+                        UnknownReason::Bound => "bound",
+                        UnknownReason::Unsupported { .. } => "unsupported",
+                        UnknownReason::Internal => "internal",
+                    };
+                    format!("{}: {kind}: {}", m.name, u.detail)
+                })
+                .unwrap_or_default();
+            (outcome, None, detail)
+        }
+    }
+}
+
+/// One unit of work: a pair in one language with one checker.
+struct Task<'a> {
+    pair: &'a PairDir,
+    lang: Lang,
+    checker: CheckerKind,
+    old: std::path::PathBuf,
+    new: std::path::PathBuf,
+}
+
+fn run_task(task: &Task<'_>, base: &Options) -> PairResult {
+    let entry = corpus::entry_method(task.pair, task.lang);
+    let options = Options {
+        checker: task.checker,
+        ..base.clone()
+    };
+    let start = Instant::now();
+    let run = || -> (PairOutcome, Option<u32>, usize, String) {
+        let sources =
+            read_source(&task.old, "old").and_then(|o| Ok((o, read_source(&task.new, "new")?)));
+        let (old, new) = match sources {
+            Ok(s) => s,
+            Err(e) => return (PairOutcome::Error, None, 0, e.to_string()),
+        };
+        let selection = match &entry {
+            Some(name) => Selection::Method(name.clone()),
+            None => Selection::All,
+        };
+        match catch_panic(|| check_sources(task.lang, &old, &new, &selection, &options)) {
+            Ok(report) => {
+                let (outcome, bounded, detail) = classify(&report, entry.as_deref());
+                (outcome, bounded, report.methods.len(), detail)
+            }
+            Err(msg) => (
+                PairOutcome::Error,
+                None,
+                0,
+                format!("internal error: {msg}"),
+            ),
+        }
+    };
+    let (outcome, bounded, methods, detail) = run();
+    PairResult {
+        id: task.pair.id.clone(),
+        lang: task.lang,
+        checker: task.checker,
+        expected: task.pair.label,
+        entry,
+        outcome,
+        bounded,
+        wrong: is_wrong(task.pair.label, outcome),
+        methods,
+        time_ms: start.elapsed().as_secs_f64() * 1000.0,
+        detail,
+    }
+}
+
+/// Totals for one language × checker.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct GroupSummary {
+    pub lang: String,
+    pub checker: String,
+    pub pairs: usize,
+    pub eq_total: usize,
+    /// Eq pairs proved without a bound.
+    pub eq_proved: usize,
+    /// Eq pairs proved only up to the loop bound.
+    pub eq_bounded: usize,
+    pub neq_total: usize,
+    pub neq_refuted: usize,
+    pub wrong: usize,
+    pub unknown: usize,
+    pub unsupported: usize,
+    pub errors: usize,
+    /// Per-pair wall-clock time, milliseconds.
+    pub time_ms: TimeStats,
+}
+
+pub fn summarise(lang: Lang, checker: CheckerKind, results: &[&PairResult]) -> GroupSummary {
+    let mut g = GroupSummary {
+        lang: lang.to_string(),
+        checker: checker.name().to_string(),
+        ..Default::default()
+    };
+    for r in results {
+        g.pairs += 1;
+        match r.expected {
+            Label::Eq => {
+                g.eq_total += 1;
+                g.eq_proved += usize::from(r.outcome == PairOutcome::Equivalent);
+                g.eq_bounded += usize::from(r.outcome == PairOutcome::EquivalentBounded);
+            }
+            Label::Neq => {
+                g.neq_total += 1;
+                g.neq_refuted += usize::from(r.outcome == PairOutcome::NotEquivalent);
+            }
+        }
+        g.wrong += usize::from(r.wrong);
+        g.unknown += usize::from(r.outcome == PairOutcome::Unknown);
+        g.unsupported += usize::from(r.outcome == PairOutcome::Unsupported);
+        g.errors += usize::from(r.outcome == PairOutcome::Error);
+    }
+    let times: Vec<f64> = results.iter().map(|r| r.time_ms).collect();
+    g.time_ms = time_stats(&times);
+    g
+}
+
+const TABLE_HEADER: [&str; 11] = [
+    "pairs",
+    "eq proved",
+    "eq bounded",
+    "neq refuted",
+    "wrong",
+    "unknown",
+    "unsupported",
+    "errors",
+    "mean ms",
+    "median ms",
+    "p95 ms",
+];
+
+/// The per-group table: one header line, one row.
+pub fn render_table(g: &GroupSummary) -> String {
+    let cells = [
+        g.pairs.to_string(),
+        format!("{}/{}", g.eq_proved, g.eq_total),
+        g.eq_bounded.to_string(),
+        format!("{}/{}", g.neq_refuted, g.neq_total),
+        g.wrong.to_string(),
+        g.unknown.to_string(),
+        g.unsupported.to_string(),
+        g.errors.to_string(),
+        format!("{:.1}", g.time_ms.mean),
+        format!("{:.1}", g.time_ms.median),
+        format!("{:.1}", g.time_ms.p95),
+    ];
+    let mut head = String::new();
+    let mut row = String::new();
+    for (h, c) in TABLE_HEADER.iter().zip(&cells) {
+        let w = h.len().max(c.len());
+        head.push_str(&format!("  {h:>w$}"));
+        row.push_str(&format!("  {c:>w$}"));
+    }
+    format!("{head}\n{row}\n")
+}
+
+/// Quotes a CSV field when it needs it (RFC 4180: comma, quote, line
+/// break; also leading/trailing spaces, which some readers trim).
+pub fn csv_field(s: &str) -> String {
+    let needs = s.contains([',', '"', '\n', '\r']) || s.starts_with(' ') || s.ends_with(' ');
+    if needs {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+pub fn results_csv(results: &[PairResult]) -> String {
+    let mut out = String::from(
+        "id,lang,checker,expected,entry,outcome,bounded,wrong,methods,time_ms,detail\n",
+    );
+    for r in results {
+        let fields = [
+            r.id.clone(),
+            r.lang.to_string(),
+            r.checker.name().to_string(),
+            r.expected.name().to_string(),
+            r.entry.clone().unwrap_or_default(),
+            r.outcome.name().to_string(),
+            r.bounded.map(|k| k.to_string()).unwrap_or_default(),
+            r.wrong.to_string(),
+            r.methods.to_string(),
+            format!("{:.3}", r.time_ms),
+            r.detail.clone(),
+        ];
+        let line: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
+        out.push_str(&line.join(","));
+        out.push('\n');
+    }
+    out
+}
+
+#[derive(Serialize)]
+struct WrongEntry<'a> {
+    id: &'a str,
+    lang: Lang,
+    checker: CheckerKind,
+    expected: Label,
+    outcome: PairOutcome,
+    detail: &'a str,
+}
+
+#[derive(Serialize)]
+struct SummaryJson<'a> {
+    corpus: String,
+    semantics: eqlens_core::ir::Semantics,
+    loop_bound: u32,
+    timeout_ms: u64,
+    jobs: u32,
+    filter: Option<&'a str>,
+    wall_time_ms: f64,
+    groups: &'a [GroupSummary],
+    wrong: Vec<WrongEntry<'a>>,
+}
+
+fn dedup<T: PartialEq + Copy>(items: impl IntoIterator<Item = T>) -> Vec<T> {
+    let mut out = Vec::new();
+    for i in items {
+        if !out.contains(&i) {
+            out.push(i);
+        }
+    }
+    out
+}
+
+fn write_file(dir: &Path, name: &str, text: &str) -> Result<(), CliError> {
+    let path = dir.join(name);
+    std::fs::write(&path, text)
+        .map_err(|e| CliError::usage(format!("cannot write '{}': {e}", path.display())))
+}
+
+fn to_json<T: Serialize>(v: &T) -> String {
+    serde_json::to_string_pretty(v)
+        .unwrap_or_else(|e| format!("{{\"error\": \"cannot serialise: {e}\"}}"))
+        + "\n"
+}
+
+pub fn run(args: &BenchArgs) -> Result<u8, CliError> {
+    let dir = &args.dir;
+    if !dir.is_dir() {
+        let why = if dir.exists() {
+            "is not a directory"
+        } else {
+            "does not exist"
+        };
+        return Err(CliError::usage(format!(
+            "corpus directory '{}' {why}",
+            dir.display()
+        )));
+    }
+    let pairs = corpus::discover(dir).map_err(|e| {
+        CliError::usage(format!(
+            "cannot read corpus directory '{}': {e}",
+            dir.display()
+        ))
+    })?;
+    if pairs.is_empty() {
+        return Err(CliError::usage(format!(
+            "no Eq/Neq pair directories under '{}' (expected <benchmark>/<program>/<Eq|Neq>/)",
+            dir.display()
+        )));
+    }
+    let pairs: Vec<PairDir> = match &args.filter {
+        Some(f) => pairs
+            .into_iter()
+            .filter(|p| p.id.contains(f.as_str()))
+            .collect(),
+        None => pairs,
+    };
+    if pairs.is_empty() {
+        let f = args.filter.as_deref().unwrap_or_default();
+        return Err(CliError::usage(format!(
+            "no pair id under '{}' contains '{f}' (--filter)",
+            dir.display()
+        )));
+    }
+    let langs: Vec<Lang> = if args.langs.is_empty() {
+        vec![Lang::Java, Lang::C]
+    } else {
+        dedup(args.langs.iter().map(|&l: &LangArg| Lang::from(l)))
+    };
+    let checkers: Vec<CheckerKind> = if args.checkers.is_empty() {
+        CheckerKind::ALL.to_vec()
+    } else {
+        dedup(args.checkers.iter().copied())
+    };
+    // Fail on an unusable output directory before spending minutes checking.
+    std::fs::create_dir_all(&args.out).map_err(|e| {
+        CliError::usage(format!(
+            "cannot create output directory '{}': {e}",
+            args.out.display()
+        ))
+    })?;
+
+    let mut tasks = Vec::new();
+    for &lang in &langs {
+        for &checker in &checkers {
+            for pair in &pairs {
+                if let Some((old, new)) = corpus::sources(pair, lang) {
+                    tasks.push(Task {
+                        pair,
+                        lang,
+                        checker,
+                        old,
+                        new,
+                    });
+                }
+            }
+        }
+    }
+    if tasks.is_empty() {
+        let names: Vec<String> = langs.iter().map(|l| l.to_string()).collect();
+        return Err(CliError::usage(format!(
+            "no pair under '{}' has oldV/newV sources for {}",
+            dir.display(),
+            names.join(" or ")
+        )));
+    }
+
+    let base = args.common.options(CheckerKind::default());
+    let started = Instant::now();
+    let results = run_parallel(&tasks, &base, args.jobs as usize);
+    let wall_time_ms = started.elapsed().as_secs_f64() * 1000.0;
+
+    let mut groups = Vec::new();
+    let mut text = String::new();
+    let bold = Style::new().bold();
+    for &lang in &langs {
+        for &checker in &checkers {
+            let rows: Vec<&PairResult> = results
+                .iter()
+                .filter(|r| r.lang == lang && r.checker == checker)
+                .collect();
+            if rows.is_empty() {
+                continue;
+            }
+            let g = summarise(lang, checker, &rows);
+            text.push_str(&format!(
+                "{bold}{lang} · {} · {} · loop bound {} · timeout {} ms{bold:#}\n",
+                checker.name(),
+                base.semantics,
+                base.loop_bound,
+                base.timeout_ms
+            ));
+            text.push_str(&render_table(&g));
+            text.push('\n');
+            groups.push(g);
+        }
+    }
+    let wrong: Vec<&PairResult> = results.iter().filter(|r| r.wrong).collect();
+    if wrong.is_empty() {
+        let green = Style::new().fg_color(Some(AnsiColor::Green.into()));
+        text.push_str(&format!("{green}no wrong verdicts{green:#}\n"));
+    } else {
+        let red = Style::new().fg_color(Some(AnsiColor::Red.into())).bold();
+        text.push_str(&format!("{red}WRONG VERDICTS: {}{red:#}\n", wrong.len()));
+        for r in &wrong {
+            let detail = if r.detail.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", r.detail)
+            };
+            text.push_str(&format!(
+                "{red}  ✗ {} [{} {}]: labelled {}, got {}{detail}{red:#}\n",
+                r.id,
+                r.lang,
+                r.checker.name(),
+                r.expected.name(),
+                r.outcome.name()
+            ));
+        }
+    }
+    text.push_str(&format!(
+        "{} runs in {:.1} s; results in {}\n",
+        results.len(),
+        wall_time_ms / 1000.0,
+        args.out.display()
+    ));
+
+    write_file(&args.out, "results.csv", &results_csv(&results))?;
+    write_file(&args.out, "results.json", &to_json(&results))?;
+    let summary = SummaryJson {
+        corpus: dir.display().to_string(),
+        semantics: base.semantics,
+        loop_bound: base.loop_bound,
+        timeout_ms: base.timeout_ms,
+        jobs: args.jobs,
+        filter: args.filter.as_deref(),
+        wall_time_ms,
+        groups: &groups,
+        wrong: wrong
+            .iter()
+            .map(|r| WrongEntry {
+                id: &r.id,
+                lang: r.lang,
+                checker: r.checker,
+                expected: r.expected,
+                outcome: r.outcome,
+                detail: &r.detail,
+            })
+            .collect(),
+    };
+    write_file(&args.out, "summary.json", &to_json(&summary))?;
+
+    let mut out = anstream::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
+    Ok(if wrong.is_empty() { 0 } else { 1 })
+}
+
+/// Runs every task on `jobs` worker threads, with a progress bar on stderr
+/// (drawn only when stderr is a terminal). Results come back in task order.
+fn run_parallel(tasks: &[Task<'_>], base: &Options, jobs: usize) -> Vec<PairResult> {
+    install_quiet_panic_hook();
+    let bar = ProgressBar::with_draw_target(Some(tasks.len() as u64), ProgressDrawTarget::stderr());
+    if let Ok(style) = ProgressStyle::with_template(
+        "{bar:40} {pos}/{len} [{elapsed_precise}, eta {eta}] {wide_msg}",
+    ) {
+        bar.set_style(style);
+    }
+    let next = AtomicUsize::new(0);
+    let slots: Mutex<Vec<Option<PairResult>>> = Mutex::new(vec![None; tasks.len()]);
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.clamp(1, tasks.len().max(1)) {
+            let worker = || {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(task) = tasks.get(i) else { break };
+                    let result = run_task(task, base);
+                    bar.set_message(format!(
+                        "{} [{}] {}",
+                        task.pair.id,
+                        task.lang,
+                        result.outcome.name()
+                    ));
+                    bar.inc(1);
+                    let mut slots = slots.lock().unwrap_or_else(|p| p.into_inner());
+                    if let Some(slot) = slots.get_mut(i) {
+                        *slot = Some(result);
+                    }
+                }
+            };
+            let spawned = std::thread::Builder::new()
+                .stack_size(WORKER_STACK)
+                .spawn_scoped(scope, worker);
+            if spawned.is_err() {
+                // Could not get a thread (resource limits): help drain the
+                // queue from here instead.
+                worker();
+            }
+        }
+    });
+    bar.finish_and_clear();
+    let slots = slots.into_inner().unwrap_or_else(|p| p.into_inner());
+    // Every index below tasks.len() was taken by exactly one worker, so no
+    // slot is empty; re-running is only a fallback that cannot panic.
+    let mut out = Vec::with_capacity(tasks.len());
+    for (slot, task) in slots.into_iter().zip(tasks) {
+        out.push(slot.unwrap_or_else(|| run_task(task, base)));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(expected: Label, outcome: PairOutcome, ms: f64) -> PairResult {
+        PairResult {
+            id: "b/p/Eq".into(),
+            lang: Lang::Java,
+            checker: CheckerKind::Symbolic,
+            expected,
+            entry: Some("f".into()),
+            outcome,
+            bounded: None,
+            wrong: is_wrong(expected, outcome),
+            methods: 1,
+            time_ms: ms,
+            detail: String::new(),
+        }
+    }
+
+    #[test]
+    fn wrong_verdicts() {
+        assert!(is_wrong(Label::Eq, PairOutcome::NotEquivalent));
+        assert!(!is_wrong(Label::Eq, PairOutcome::Unknown));
+        assert!(!is_wrong(Label::Eq, PairOutcome::EquivalentBounded));
+        assert!(is_wrong(Label::Neq, PairOutcome::Equivalent));
+        assert!(is_wrong(Label::Neq, PairOutcome::EquivalentBounded));
+        assert!(!is_wrong(Label::Neq, PairOutcome::Unsupported));
+        assert!(!is_wrong(Label::Neq, PairOutcome::Error));
+    }
+
+    #[test]
+    fn group_counts() {
+        let rs = [
+            result(Label::Eq, PairOutcome::Equivalent, 1.0),
+            result(Label::Eq, PairOutcome::EquivalentBounded, 2.0),
+            result(Label::Eq, PairOutcome::NotEquivalent, 3.0),
+            result(Label::Neq, PairOutcome::NotEquivalent, 4.0),
+            result(Label::Neq, PairOutcome::EquivalentBounded, 5.0),
+            result(Label::Neq, PairOutcome::Unsupported, 6.0),
+            result(Label::Neq, PairOutcome::Error, 7.0),
+        ];
+        let refs: Vec<&PairResult> = rs.iter().collect();
+        let g = summarise(Lang::Java, CheckerKind::Symbolic, &refs);
+        assert_eq!(
+            (g.pairs, g.eq_total, g.eq_proved, g.eq_bounded),
+            (7, 3, 1, 1)
+        );
+        assert_eq!((g.neq_total, g.neq_refuted, g.wrong), (4, 1, 2));
+        assert_eq!((g.unknown, g.unsupported, g.errors), (0, 1, 1));
+        assert_eq!(g.time_ms.median, 4.0);
+        let table = render_table(&g);
+        assert!(
+            table.contains("eq proved") && table.contains("1/3") && table.contains("1/4"),
+            "{table}"
+        );
+    }
+
+    #[test]
+    fn csv_quoting() {
+        assert_eq!(csv_field("plain"), "plain");
+        assert_eq!(csv_field("a,b"), "\"a,b\"");
+        assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(csv_field("two\nlines"), "\"two\nlines\"");
+        assert_eq!(csv_field(" pad"), "\" pad\"");
+        let mut r = result(Label::Eq, PairOutcome::Unknown, 1.5);
+        r.detail = "f: timeout: after 10,000 ms".into();
+        let csv = results_csv(&[r]);
+        let mut lines = csv.lines();
+        assert_eq!(lines.next().map(|h| h.split(',').count()), Some(11));
+        assert_eq!(
+            lines.next(),
+            Some(
+                "b/p/Eq,java,symbolic,Eq,f,unknown,,false,1,1.500,\"f: timeout: after 10,000 ms\""
+            )
+        );
+    }
+
+    #[test]
+    fn classify_empty_report_names_missing_entry() {
+        use eqlens_core::check::Unpaired;
+        let r = FileReport {
+            lang: Lang::C,
+            methods: vec![],
+            added: vec![],
+            removed: vec![Unpaired {
+                name: "f".into(),
+                arity: 1,
+                span: Default::default(),
+            }],
+        };
+        let (o, _, d) = classify(&r, Some("f"));
+        assert_eq!(o, PairOutcome::Error);
+        assert!(d.contains("not found in the new version"), "{d}");
+        let (_, _, d) = classify(&r, None);
+        assert!(d.contains("no method"), "{d}");
+    }
+}
