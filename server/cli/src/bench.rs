@@ -29,6 +29,9 @@ use std::time::Instant;
 /// (it cannot be caught like a panic).
 pub const WORKER_STACK: usize = 64 << 20;
 
+/// Error rows listed on the terminal (all are in results.csv).
+const MAX_ERRORS_LISTED: usize = 10;
+
 /// What a pair's run came to, coarser than a [`Verdict`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -534,6 +537,34 @@ pub fn run(args: &BenchArgs) -> Result<u8, CliError> {
                 r.checker.name(),
                 r.expected.name(),
                 r.outcome.name()
+            ));
+        }
+    }
+    // Pairs that could not be run hide verdicts: name a few so a broken
+    // corpus or a crashing front end is noticed.
+    let errors: Vec<&PairResult> = results
+        .iter()
+        .filter(|r| r.outcome == PairOutcome::Error)
+        .collect();
+    if !errors.is_empty() {
+        let yellow = Style::new().fg_color(Some(AnsiColor::Yellow.into()));
+        text.push_str(&format!(
+            "{yellow}pairs that could not be run: {}{yellow:#}\n",
+            errors.len()
+        ));
+        for r in errors.iter().take(MAX_ERRORS_LISTED) {
+            text.push_str(&format!(
+                "  {} [{} {}]: {}\n",
+                r.id,
+                r.lang,
+                r.checker.name(),
+                r.detail
+            ));
+        }
+        if errors.len() > MAX_ERRORS_LISTED {
+            text.push_str(&format!(
+                "  … and {} more (see results.csv)\n",
+                errors.len() - MAX_ERRORS_LISTED
             ));
         }
     }

@@ -56,10 +56,12 @@ thread_local! {
 
 /// Replaces the default panic hook (which would print over the progress bar
 /// and before our own one-line error) with one that records the message and
-/// location for [`catch_panic`]. With `RUST_BACKTRACE` set the default hook
-/// stays, for debugging.
+/// location for [`catch_panic`]. With `EQLENS_DEBUG_PANICS` set the default
+/// hook (and its backtrace, with `RUST_BACKTRACE`) stays, for debugging.
+/// `RUST_BACKTRACE` alone does not keep it: it is often set globally, and a
+/// backtrace per failing pair would bury the benchmark table.
 pub fn install_quiet_panic_hook() {
-    if std::env::var_os("RUST_BACKTRACE").is_some() {
+    if std::env::var_os("EQLENS_DEBUG_PANICS").is_some() {
         return;
     }
     std::panic::set_hook(Box::new(|info| {
