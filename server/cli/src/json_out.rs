@@ -1,20 +1,40 @@
 //! `check --format json`: one JSON document per run, schema in `docs/cli.md`.
 //!
-//! The method objects are the core's [`MethodReport`] serialisation with a
-//! convenience `bounded` flag added, so consumers need not look inside the
-//! tagged verdict to tell a full proof from a bounded one.
+//! The method objects are the core's [`MethodReport`] serialisation with one
+//! change: the proof's `bounded` (a number or null, present only for
+//! `equivalent`) is renamed `bound`, and `bounded` becomes a boolean on
+//! every method, so consumers can tell a full proof from a bounded one
+//! without looking inside the tagged verdict.
 
 use eqlens_core::check::{FileReport, MethodReport, Summary, Unpaired, Verdict};
 use eqlens_core::ir::Lang;
 use serde::Serialize;
 use std::path::Path;
 
-#[derive(Serialize)]
-struct MethodJson<'a> {
-    #[serde(flatten)]
-    report: &'a MethodReport,
-    /// True when the verdict is `equivalent` only up to the loop bound.
-    bounded: bool,
+/// One method object: see the module docs.
+fn method_json(m: &MethodReport) -> serde_json::Value {
+    let bounded = matches!(&m.verdict, Verdict::Equivalent(p) if p.bounded.is_some());
+    match serde_json::to_value(m) {
+        Ok(serde_json::Value::Object(fields)) => {
+            // Rebuilt in order, renaming in place (the feature
+            // `preserve_order` keeps the documented field order).
+            let mut out = serde_json::Map::new();
+            for (k, v) in fields {
+                let k = if k == "bounded" {
+                    "bound".to_string()
+                } else {
+                    k
+                };
+                out.insert(k, v);
+            }
+            out.insert("bounded".to_string(), serde_json::Value::Bool(bounded));
+            serde_json::Value::Object(out)
+        }
+        Ok(other) => other,
+        Err(e) => {
+            serde_json::json!({ "error": format!("cannot serialise the method report: {e}") })
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -23,7 +43,7 @@ struct CheckJson<'a> {
     new: String,
     lang: Lang,
     summary: Summary,
-    methods: Vec<MethodJson<'a>>,
+    methods: Vec<serde_json::Value>,
     added: &'a [Unpaired],
     removed: &'a [Unpaired],
 }
@@ -36,14 +56,7 @@ pub fn check_json(report: &FileReport, old: &Path, new: &Path, summary: Summary)
         new: new.display().to_string(),
         lang: report.lang,
         summary,
-        methods: report
-            .methods
-            .iter()
-            .map(|m| MethodJson {
-                report: m,
-                bounded: matches!(&m.verdict, Verdict::Equivalent(p) if p.bounded.is_some()),
-            })
-            .collect(),
+        methods: report.methods.iter().map(method_json).collect(),
         added: &report.added,
         removed: &report.removed,
     };
@@ -112,6 +125,12 @@ mod tests {
         assert_eq!(m["arity"], 2);
         assert_eq!(m["verdict"], "equivalent");
         assert_eq!(m["bounded"], true);
+        assert_eq!(m["bound"], 4);
+        assert_eq!(
+            text.matches("\"bounded\"").count(),
+            2,
+            "one per method, no duplicate key: {text}"
+        );
         assert_eq!(m["checker"], "symbolic");
         assert_eq!(m["semantics"], "machine");
         assert_eq!(m["loop_bound"], 4);
@@ -120,6 +139,7 @@ mod tests {
         let m = &v["methods"][1];
         assert_eq!(m["verdict"], "unknown");
         assert_eq!(m["bounded"], false);
+        assert!(m.get("bound").is_none());
         assert_eq!(m["reason"]["kind"], "timeout");
         assert_eq!(v["added"][0]["name"], "g");
         assert!(v["removed"].as_array().unwrap().is_empty());
