@@ -102,9 +102,27 @@ fn behaviour_lines(side: &str, b: &Behaviour) -> String {
     labelled(side, &describe_outcome(&b.outcome))
 }
 
+/// Inputs longer than this are shortened on the method line and given in
+/// full on an `inputs:` line below.
+const INLINE_INPUTS_CHARS: usize = 60;
+
+/// The inputs as shown on the method line, and whether that is all of them.
+fn inline_inputs(cex: &Counterexample) -> (String, bool) {
+    if cex.inputs.is_empty() {
+        return ("no inputs".to_string(), true);
+    }
+    let all = bindings(&cex.inputs);
+    if all.chars().count() <= INLINE_INPUTS_CHARS {
+        (all, true)
+    } else {
+        let cut: String = all.chars().take(INLINE_INPUTS_CHARS - 1).collect();
+        (format!("{cut}…"), false)
+    }
+}
+
 fn counterexample_lines(cex: &Counterexample) -> Vec<String> {
     let mut out = Vec::new();
-    if !cex.inputs.is_empty() {
+    if !inline_inputs(cex).1 {
         out.push(labelled("inputs", &bindings(&cex.inputs)));
     }
     out.push(behaviour_lines("old", &cex.old));
@@ -157,11 +175,7 @@ fn method_row(m: &MethodReport) -> Row {
             name,
             verdict: "not equivalent".to_string(),
             wide: false,
-            details: if cex.inputs.is_empty() {
-                "no inputs".to_string()
-            } else {
-                bindings(&cex.inputs)
-            },
+            details: inline_inputs(cex).0,
             extra: counterexample_lines(cex),
         },
         Verdict::Unknown(Unknown {
@@ -177,11 +191,13 @@ fn method_row(m: &MethodReport) -> Row {
             extra: Vec::new(),
         },
         Verdict::Unknown(u) => {
-            let mut details = unknown_reason_words(&u.reason).to_string();
-            if !u.detail.is_empty() {
-                details.push_str(": ");
-                details.push_str(&u.detail);
-            }
+            // The core's detail already says what happened ("timed out
+            // after ..."); the generic words are only a fallback.
+            let mut details = if u.detail.is_empty() {
+                unknown_reason_words(&u.reason).to_string()
+            } else {
+                u.detail.clone()
+            };
             details.push_str(" · ");
             details.push_str(&provenance(m));
             Row {
@@ -463,6 +479,30 @@ mod tests {
             lines.last().copied(),
             Some("file: not equivalent (1 of 4 methods differ); 1 added, 0 removed")
         );
+    }
+
+    #[test]
+    fn long_inputs_get_their_own_line() {
+        let mut r = sample();
+        let text = plain(&render_text(&r));
+        assert!(
+            !text.contains("inputs:"),
+            "short inputs stay on the method line: {text}"
+        );
+        if let Verdict::NotEquivalent(c) = &mut r.methods[2].verdict {
+            c.inputs = (0..20)
+                .map(|i| Binding {
+                    name: format!("arg{i}"),
+                    value: Value::Int(123456.into()),
+                })
+                .collect();
+        }
+        let text = plain(&render_text(&r));
+        assert!(
+            text.contains("…") && text.contains("inputs:     arg0 = 123456"),
+            "{text}"
+        );
+        assert!(text.contains("arg19 = 123456"), "{text}");
     }
 
     #[test]
