@@ -237,6 +237,15 @@ fn plural(n: usize, word: &str) -> String {
     }
 }
 
+/// `2 of 4 methods differ`, or `the only method differs` when there is one.
+fn part(k: usize, n: usize, singular: &str, plural: &str) -> String {
+    if n == 1 {
+        format!("the only method {singular}")
+    } else {
+        format!("{k} of {n} methods {plural}")
+    }
+}
+
 /// The file-level summary line (without styling) and its style.
 fn summary_line(report: &FileReport) -> (String, Style) {
     let n = report.methods.len();
@@ -257,8 +266,8 @@ fn summary_line(report: &FileReport) -> (String, Style) {
                 let b = count(&|v| matches!(v, Verdict::Equivalent(p) if p.bounded.is_some()));
                 (
                     format!(
-                        "equivalent up to the loop bound ({b} of {} bounded)",
-                        plural(n, "method")
+                        "equivalent up to the loop bound ({})",
+                        part(b, n, "is bounded", "bounded")
                     ),
                     yellow(),
                 )
@@ -266,14 +275,14 @@ fn summary_line(report: &FileReport) -> (String, Style) {
             Summary::NotEquivalent => {
                 let d = count(&|v| matches!(v, Verdict::NotEquivalent(_)));
                 (
-                    format!("not equivalent ({d} of {} differ)", plural(n, "method")),
+                    format!("not equivalent ({})", part(d, n, "differs", "differ")),
                     red(),
                 )
             }
             Summary::Unknown => {
                 let u = count(&|v| matches!(v, Verdict::Unknown(_)));
                 (
-                    format!("unknown ({u} of {} undecided)", plural(n, "method")),
+                    format!("unknown ({})", part(u, n, "is undecided", "undecided")),
                     yellow(),
                 )
             }
@@ -523,6 +532,8 @@ mod tests {
         r.methods.truncate(1);
         r.added.clear();
         assert_eq!(summary_line(&r).0, "file: equivalent (1 method proved)");
+        assert_eq!(part(1, 1, "differs", "differ"), "the only method differs");
+        assert_eq!(part(2, 5, "differs", "differ"), "2 of 5 methods differ");
         r.methods.clear();
         assert!(summary_line(&r).0.contains("nothing checked"));
     }

@@ -382,7 +382,7 @@ fn verdict_not_equivalent_exits_1_with_counterexample() {
     );
     assert!(text.contains("old lines:"), "{text}");
     assert!(
-        text.contains("file: not equivalent (1 of 1 method differ)"),
+        text.contains("file: not equivalent (the only method differs)"),
         "{text}"
     );
 }
