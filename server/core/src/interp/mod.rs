@@ -14,6 +14,22 @@ use crate::ir::{FuncId, Program, Semantics, Span, Type};
 use crate::value::Value;
 use std::collections::BTreeMap;
 
+mod compare;
+mod eval;
+mod ops;
+mod render;
+#[cfg(test)]
+mod tests;
+
+pub use render::fmt_f32;
+
+/// Why evaluation stopped early (propagated with `?` up to the entry call).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Stop {
+    Fault(FaultKind, Span),
+    Limit(LimitKind),
+}
+
 /// The inputs of one execution: argument values (arrays as contents) and the
 /// entry values of globals, by name. Globals not listed start at zero/false
 /// (constants always have their declared value).
@@ -34,7 +50,11 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_steps: 1_000_000, max_call_depth: 64, max_array_len: 1 << 20 }
+        Limits {
+            max_steps: 1_000_000,
+            max_call_depth: 64,
+            max_array_len: 1 << 20,
+        }
     }
 }
 
@@ -65,7 +85,10 @@ pub enum LimitKind {
 pub enum Outcome {
     /// Normal completion with the returned value ([`Value::Void`] for void).
     Return(Value),
-    Fault { kind: FaultKind, span: Span },
+    Fault {
+        kind: FaultKind,
+        span: Span,
+    },
     /// The interpreter gave up; nothing may be concluded from this run.
     Limit(LimitKind),
 }
@@ -95,6 +118,9 @@ pub struct Execution {
     /// Some value that influenced the result was approximated (math
     /// semantics: results of `sin`, `exp`, ...).
     pub inexact: bool,
+    /// Names of the entry function's parameters, in order (to name array
+    /// arguments in differences).
+    pub arg_names: Vec<String>,
 }
 
 /// How two executions compare on observable behaviour.
@@ -117,14 +143,12 @@ pub fn execute(
     semantics: Semantics,
     limits: &Limits,
 ) -> Execution {
-    let _ = (program, func, inputs, semantics, limits);
-    todo!("interpreter")
+    eval::run(program, func, inputs, semantics, limits)
 }
 
 /// Compares two executions on: outcome (returned value, or fault kind),
 /// final values of the array arguments, of the globals named in `globals`
 /// (those written by either version), and the printed output.
 pub fn compare(old: &Execution, new: &Execution, globals: &[String]) -> Comparison {
-    let _ = (old, new, globals);
-    todo!("compare")
+    compare::compare(old, new, globals)
 }

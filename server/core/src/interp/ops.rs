@@ -1,0 +1,872 @@
+//! The meaning of every scalar operation (unary, binary, casts, intrinsics)
+//! under both semantics, on the interpreter's internal values.
+//!
+//! These functions are the concrete counterpart of the symbolic encoder's
+//! operator encodings: each rule here is a rule of `docs/semantics.md`, and
+//! choices the document leaves open are written down next to the code.
+
+use super::eval::V;
+use super::{FaultKind, LimitKind, Stop};
+use crate::ir::{BinOp, FloatTy, IntTy, Intrinsic, Lang, Semantics, Span, Type, UnOp};
+use crate::value::Real;
+use num_bigint::BigInt;
+use num_integer::Integer;
+use num_rational::BigRational;
+use num_traits::{FromPrimitive, One, Signed, ToPrimitive, Zero};
+use std::cmp::Ordering;
+
+/// The largest shift count the interpreter will perform on an unbounded
+/// integer under math semantics (a left shift by `n` allocates `n` bits).
+const MAX_MATH_SHIFT: u64 = 1 << 20;
+
+/// Scalar semantics for one execution: which meaning, which source language
+/// (Java and C differ on shifts, casts and `MIN / -1`), and whether an
+/// approximate value has been produced so far.
+#[derive(Clone, Debug)]
+pub(crate) struct Arith {
+    pub math: bool,
+    pub java: bool,
+    /// Set whenever an approximation influenced a value.
+    pub inexact: bool,
+}
+
+fn fault(kind: FaultKind, span: Span) -> Stop {
+    Stop::Fault(kind, span)
+}
+
+fn undefined(what: &str, span: Span) -> Stop {
+    Stop::Fault(FaultKind::Undefined(what.to_string()), span)
+}
+
+/// An operation the front ends never produce (ill-typed IR). Reported as a
+/// fault rather than a panic, with a message that makes the cause findable.
+pub(crate) fn internal(what: &str, span: Span) -> Stop {
+    Stop::Fault(
+        FaultKind::Undefined(format!("internal error: {what}")),
+        span,
+    )
+}
+
+/// `i` reduced to the range of `t` (two's complement wrap-around).
+pub(crate) fn wrap(i: &BigInt, t: IntTy) -> BigInt {
+    let bits = u32::from(t.bits);
+    if bits == 0 {
+        return BigInt::zero();
+    }
+    if bits < 128
+        && let Some(v) = i.to_i128()
+    {
+        // Fast path: keep the low `bits` bits, then sign-extend.
+        let m: u128 = (1u128 << bits) - 1;
+        let low = (v as u128) & m;
+        if t.signed && (low >> (bits - 1)) & 1 == 1 {
+            return BigInt::from(low as i128 - (1i128 << bits));
+        }
+        return BigInt::from(low);
+    }
+    let modulus = BigInt::one() << bits;
+    let r = i.mod_floor(&modulus);
+    if t.signed && r >= (BigInt::one() << (bits - 1)) {
+        r - modulus
+    } else {
+        r
+    }
+}
+
+/// Smallest and largest value of `t`.
+pub(crate) fn int_range(t: IntTy) -> (BigInt, BigInt) {
+    let bits = u32::from(t.bits.max(1));
+    if t.signed {
+        (
+            -(BigInt::one() << (bits - 1)),
+            (BigInt::one() << (bits - 1)) - 1,
+        )
+    } else {
+        (BigInt::zero(), (BigInt::one() << bits) - 1)
+    }
+}
+
+fn clamp(i: BigInt, t: IntTy) -> BigInt {
+    let (lo, hi) = int_range(t);
+    if i < lo {
+        lo
+    } else if i > hi {
+        hi
+    } else {
+        i
+    }
+}
+
+/// The exact value of a finite double.
+pub(crate) fn rat_of_f64(x: f64) -> Option<BigRational> {
+    BigRational::from_float(x)
+}
+
+/// Parses decimal floating-point text (`1.5`, `.5`, `1e-3`, `2.`, with
+/// optional Java `_` separators) into its exact rational value.
+pub(crate) fn parse_decimal(text: &str) -> Option<BigRational> {
+    let t: String = text.chars().filter(|&c| c != '_').collect();
+    let (mant, exp) = match t.find(['e', 'E']) {
+        Some(p) => (&t[..p], t[p + 1..].parse::<i64>().ok()?),
+        None => (t.as_str(), 0),
+    };
+    let (sign, mant) = match mant.strip_prefix('-') {
+        Some(m) => (-1, m),
+        None => (1, mant.strip_prefix('+').unwrap_or(mant)),
+    };
+    let (int, frac) = mant.split_once('.').unwrap_or((mant, ""));
+    if int.is_empty() && frac.is_empty() {
+        return None;
+    }
+    if !int.chars().chain(frac.chars()).all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    // Exponents beyond this are not literals anyone writes; refuse rather
+    // than allocate gigantic powers of ten.
+    let exp = exp.checked_sub(i64::try_from(frac.len()).ok()?)?;
+    if exp.unsigned_abs() > 10_000 {
+        return None;
+    }
+    let digits = format!("{int}{frac}");
+    let n: BigInt = if digits.is_empty() {
+        BigInt::zero()
+    } else {
+        digits.parse().ok()?
+    };
+    let ten = BigInt::from(10);
+    let p = num_traits::pow(ten, exp.unsigned_abs() as usize);
+    let r = if exp >= 0 {
+        BigRational::from_integer(n * p)
+    } else {
+        BigRational::new(n, p)
+    };
+    Some(if sign < 0 { -r } else { r })
+}
+
+fn real_cmp(a: &Real, b: &Real) -> Option<Ordering> {
+    match (a, b) {
+        (Real::Exact(x), Real::Exact(y)) => Some(x.cmp(y)),
+        _ => a.to_f64().partial_cmp(&b.to_f64()),
+    }
+}
+
+fn cmp_result(op: BinOp, o: Option<Ordering>) -> bool {
+    match (op, o) {
+        (BinOp::Ne, None) => true,
+        (_, None) => false,
+        (BinOp::Eq, Some(o)) => o == Ordering::Equal,
+        (BinOp::Ne, Some(o)) => o != Ordering::Equal,
+        (BinOp::Lt, Some(o)) => o == Ordering::Less,
+        (BinOp::Le, Some(o)) => o != Ordering::Greater,
+        (BinOp::Gt, Some(o)) => o == Ordering::Greater,
+        (BinOp::Ge, Some(o)) => o != Ordering::Less,
+        _ => false,
+    }
+}
+
+/// IEEE operations shared by `f32` and `f64` (Rust's operators are IEEE-754
+/// round-to-nearest-even; `%` is C `fmod` / Java `%`).
+macro_rules! ieee_binary {
+    ($op:expr, $a:expr, $b:expr, $wrap:path, $span:expr) => {{
+        let (a, b) = ($a, $b);
+        Ok(match $op {
+            BinOp::Add => $wrap(a + b),
+            BinOp::Sub => $wrap(a - b),
+            BinOp::Mul => $wrap(a * b),
+            BinOp::Div => $wrap(a / b),
+            BinOp::Rem => $wrap(a % b),
+            op if op.is_comparison() => V::Bool(cmp_result(op, a.partial_cmp(&b))),
+            _ => {
+                return Err(internal(
+                    "bitwise operator on floating-point operands",
+                    $span,
+                ));
+            }
+        })
+    }};
+}
+
+impl Arith {
+    pub fn new(semantics: Semantics, lang: Lang) -> Arith {
+        Arith {
+            math: semantics == Semantics::Math,
+            java: lang == Lang::Java,
+            inexact: false,
+        }
+    }
+
+    /// Wraps an integer result to its type under machine semantics.
+    fn fit_int(&self, i: BigInt, t: IntTy) -> BigInt {
+        if self.math { i } else { wrap(&i, t) }
+    }
+
+    /// A real result, noting approximations.
+    fn real(&mut self, r: Real) -> V {
+        if !r.is_exact() {
+            self.inexact = true;
+        }
+        V::Real(r)
+    }
+
+    fn approx(&mut self, x: f64) -> V {
+        self.real(Real::Approx(x))
+    }
+
+    /// The zero of a type (locals and unlisted globals start there).
+    pub fn zero(&self, ty: &Type) -> V {
+        match ty {
+            Type::Void => V::Void,
+            Type::Bool => V::Bool(false),
+            Type::Int(_) => V::Int(BigInt::zero()),
+            Type::Float(_) if self.math => V::Real(Real::Exact(BigRational::zero())),
+            Type::Float(FloatTy::F32) => V::F32(0.0),
+            Type::Float(FloatTy::F64) => V::F64(0.0),
+            Type::Array(_) => V::Null,
+            Type::Str => V::Str(String::new()),
+        }
+    }
+
+    /// The value of a floating-point literal: its exact decimal value under
+    /// math semantics, the nearest binary32/64 under machine semantics.
+    pub fn float_lit(&mut self, value: f64, text: &str, ty: &Type) -> V {
+        if self.math {
+            let exact = if text.is_empty() {
+                None
+            } else {
+                parse_decimal(text)
+            };
+            return match exact.or_else(|| rat_of_f64(value)) {
+                Some(r) => V::Real(Real::Exact(r)),
+                None => self.approx(value),
+            };
+        }
+        match ty {
+            // Parse the text directly: rounding the f64 again to f32 could
+            // double-round.
+            Type::Float(FloatTy::F32) => {
+                V::F32(text.replace('_', "").parse::<f32>().unwrap_or(value as f32))
+            }
+            _ => V::F64(value),
+        }
+    }
+
+    pub fn int_lit(&mut self, i: i128, ty: &Type) -> V {
+        let b = BigInt::from(i);
+        match ty {
+            Type::Int(t) => V::Int(self.fit_int(b, *t)),
+            Type::Float(_) => self.coerce(V::Int(b), ty),
+            _ => V::Int(b),
+        }
+    }
+
+    pub fn unary(&mut self, op: UnOp, v: V, ty: &Type, span: Span) -> Result<V, Stop> {
+        Ok(match (op, v) {
+            (UnOp::Not, V::Bool(b)) | (UnOp::BitNot, V::Bool(b)) => V::Bool(!b),
+            (UnOp::Neg, V::Int(i)) => V::Int(self.fit_ty(-i, ty)),
+            (UnOp::BitNot, V::Int(i)) => V::Int(self.fit_ty(!i, ty)),
+            (UnOp::Neg, V::Real(Real::Exact(r))) => V::Real(Real::Exact(-r)),
+            (UnOp::Neg, V::Real(Real::Approx(x))) => self.approx(-x),
+            (UnOp::Neg, V::F32(x)) => V::F32(-x),
+            (UnOp::Neg, V::F64(x)) => V::F64(-x),
+            _ => return Err(internal("ill-typed unary operand", span)),
+        })
+    }
+
+    fn fit_ty(&self, i: BigInt, ty: &Type) -> BigInt {
+        match ty {
+            Type::Int(t) => self.fit_int(i, *t),
+            _ => i,
+        }
+    }
+
+    /// A binary operator other than the lazy `And`/`Or` (which the evaluator
+    /// handles). `ty` is the expression's type, `lhs_ty` the left operand's
+    /// (they differ for comparisons).
+    pub fn binary(
+        &mut self,
+        op: BinOp,
+        a: V,
+        b: V,
+        ty: &Type,
+        lhs_ty: &Type,
+        span: Span,
+    ) -> Result<V, Stop> {
+        match (a, b) {
+            (V::Bool(x), V::Bool(y)) => Ok(V::Bool(match op {
+                BinOp::BitAnd | BinOp::And => x & y,
+                BinOp::BitOr | BinOp::Or => x | y,
+                BinOp::BitXor | BinOp::Ne => x ^ y,
+                BinOp::Eq => x == y,
+                _ => return Err(internal("arithmetic on booleans", span)),
+            })),
+            (V::Int(x), V::Int(y)) => {
+                let t = match (ty, lhs_ty) {
+                    (Type::Int(t), _) | (_, Type::Int(t)) => *t,
+                    _ => return Err(internal("integer operands of a non-integer type", span)),
+                };
+                self.int_binary(op, x, y, t, span)
+            }
+            (V::Real(x), V::Real(y)) => self.real_binary(op, x, y, span),
+            (V::F64(x), V::F64(y)) => ieee_binary!(op, x, y, V::F64, span),
+            (V::F32(x), V::F32(y)) => ieee_binary!(op, x, y, V::F32, span),
+            (V::Null, _) | (_, V::Null) | (V::Arr(_), _) | (_, V::Arr(_))
+                if matches!(op, BinOp::Eq | BinOp::Ne) =>
+            {
+                Err(internal("comparison of array references", span))
+            }
+            _ => Err(internal("ill-typed binary operands", span)),
+        }
+    }
+
+    fn int_binary(
+        &mut self,
+        op: BinOp,
+        x: BigInt,
+        y: BigInt,
+        t: IntTy,
+        span: Span,
+    ) -> Result<V, Stop> {
+        let r = match op {
+            BinOp::Add => x + y,
+            BinOp::Sub => x - y,
+            BinOp::Mul => x * y,
+            BinOp::Div | BinOp::Rem => {
+                if y.is_zero() {
+                    return Err(fault(FaultKind::DivisionByZero, span));
+                }
+                // C: `MIN / -1` (and `MIN % -1`, whose quotient is the same
+                // unrepresentable value, C11 6.5.5p6) is undefined.
+                if !self.math
+                    && !self.java
+                    && t.signed
+                    && y == BigInt::from(-1)
+                    && x == int_range(t).0
+                {
+                    return Err(undefined("signed integer overflow in division", span));
+                }
+                // BigInt `/` and `%` truncate toward zero, as Java and C do.
+                if op == BinOp::Div { x / y } else { x % y }
+            }
+            BinOp::BitAnd => x & y,
+            BinOp::BitOr => x | y,
+            BinOp::BitXor => x ^ y,
+            BinOp::Shl | BinOp::Shr | BinOp::UShr => return self.shift(op, x, y, t, span),
+            op if op.is_comparison() => return Ok(V::Bool(cmp_result(op, Some(x.cmp(&y))))),
+            _ => return Err(internal("logical operator on integers", span)),
+        };
+        Ok(V::Int(self.fit_int(r, t)))
+    }
+
+    /// Shifts. `t` is the (promoted) left operand's type.
+    ///
+    /// - Java (both semantics): the count is masked by `& 31` for operands
+    ///   of 32 bits or less, `& 63` for `long`.
+    /// - C: a count outside `[0, width)` is undefined behaviour. We apply
+    ///   this under math semantics too: it is a property of the source
+    ///   language, not of the integer model, and keeps counts bounded.
+    /// - Math: `x << n = x·2ⁿ`, `x >> n = ⌊x / 2ⁿ⌋` on unbounded integers.
+    /// - `>>>` (Java only) under both semantics: the left operand is reduced
+    ///   to its type's width (as machine semantics would hold it), shifted
+    ///   logically, and the result read back as the signed type. For an
+    ///   in-range operand this is exactly Java's `>>>`; under math it is the
+    ///   only meaning that does not depend on an infinite sign extension.
+    fn shift(&mut self, op: BinOp, x: BigInt, n: BigInt, t: IntTy, span: Span) -> Result<V, Stop> {
+        let width = u64::from(t.bits);
+        let n: u64 = if self.java {
+            let mask = if t.bits > 32 { 63 } else { 31 };
+            (n & BigInt::from(mask)).to_u64().unwrap_or(0)
+        } else {
+            match n.to_u64() {
+                Some(n) if n < width => n,
+                _ => return Err(undefined("shift count out of range", span)),
+            }
+        };
+        if n > MAX_MATH_SHIFT {
+            return Err(Stop::Limit(LimitKind::ArrayTooLarge));
+        }
+        let n = n as usize;
+        let r = match op {
+            BinOp::Shl => x << n,
+            // BigInt `>>` rounds toward negative infinity: arithmetic shift
+            // for signed values, logical for the non-negative unsigned ones.
+            BinOp::Shr => x >> n,
+            _ => {
+                let u = x.mod_floor(&(BigInt::one() << t.bits));
+                return Ok(V::Int(wrap(&(u >> n), t)));
+            }
+        };
+        Ok(V::Int(self.fit_int(r, t)))
+    }
+
+    fn real_binary(&mut self, op: BinOp, x: Real, y: Real, span: Span) -> Result<V, Stop> {
+        if op.is_comparison() {
+            if !(x.is_exact() && y.is_exact()) {
+                self.inexact = true;
+            }
+            return Ok(V::Bool(cmp_result(op, real_cmp(&x, &y))));
+        }
+        if matches!(op, BinOp::Div | BinOp::Rem) {
+            let zero = match &y {
+                Real::Exact(r) => r.is_zero(),
+                Real::Approx(f) => *f == 0.0,
+            };
+            if zero {
+                return Err(fault(FaultKind::DivisionByZero, span));
+            }
+        }
+        match (x, y) {
+            (Real::Exact(a), Real::Exact(b)) => Ok(V::Real(Real::Exact(match op {
+                BinOp::Add => a + b,
+                BinOp::Sub => a - b,
+                BinOp::Mul => a * b,
+                BinOp::Div => a / b,
+                // a - b·trunc(a/b): the sign follows the dividend.
+                BinOp::Rem => {
+                    let q = (&a / &b).trunc();
+                    a - b * q
+                }
+                _ => return Err(internal("bitwise operator on reals", span)),
+            }))),
+            (x, y) => {
+                let (a, b) = (x.to_f64(), y.to_f64());
+                let r = match op {
+                    BinOp::Add => a + b,
+                    BinOp::Sub => a - b,
+                    BinOp::Mul => a * b,
+                    BinOp::Div => a / b,
+                    BinOp::Rem => a % b,
+                    _ => return Err(internal("bitwise operator on reals", span)),
+                };
+                Ok(self.approx(r))
+            }
+        }
+    }
+
+    /// An explicit conversion to `to` (`ExprKind::Cast`).
+    pub fn cast(&mut self, v: V, to: &Type, span: Span) -> Result<V, Stop> {
+        match (v, to) {
+            (V::Int(i), Type::Int(t)) => Ok(V::Int(self.fit_int(i, *t))),
+            (V::Bool(b), Type::Int(_)) => Ok(V::Int(BigInt::from(u8::from(b)))),
+            (V::Real(r), Type::Int(t)) => {
+                let i = match r {
+                    Real::Exact(q) => q.trunc().to_integer(),
+                    Real::Approx(x) => {
+                        self.inexact = true;
+                        if x.is_nan() {
+                            BigInt::zero()
+                        } else {
+                            // ℝ has no infinity: only an approximation can
+                            // produce one, and nothing exact corresponds.
+                            BigInt::from_f64(x.trunc()).ok_or_else(|| {
+                                undefined(
+                                    "conversion of an infinite approximation to an integer",
+                                    span,
+                                )
+                            })?
+                        }
+                    }
+                };
+                Ok(V::Int(self.fit_int(i, *t)))
+            }
+            (V::F64(x), Type::Int(t)) => self.float_to_int(x, *t, span),
+            (V::F32(x), Type::Int(t)) => self.float_to_int(f64::from(x), *t, span),
+            (v, to) => Ok(self.coerce(v, to)),
+        }
+    }
+
+    /// Machine float → integer. Java: NaN → 0, saturating to `long` for
+    /// 64-bit targets and to `int` otherwise, then narrowing `int` → `byte`
+    /// /`short`/`char` by wrap-around (JLS 5.1.3). C: NaN or a truncated
+    /// value outside the target's range is undefined behaviour.
+    fn float_to_int(&mut self, x: f64, t: IntTy, span: Span) -> Result<V, Stop> {
+        if self.java {
+            if x.is_nan() {
+                return Ok(V::Int(BigInt::zero()));
+            }
+            let via = if t.bits > 32 {
+                IntTy {
+                    bits: t.bits,
+                    signed: t.signed,
+                    is_char: false,
+                }
+            } else {
+                IntTy::I32
+            };
+            let i = match BigInt::from_f64(x.trunc()) {
+                Some(i) => clamp(i, via),
+                None if x > 0.0 => int_range(via).1,
+                None => int_range(via).0,
+            };
+            return Ok(V::Int(wrap(&i, t)));
+        }
+        let i = BigInt::from_f64(x.trunc());
+        match i {
+            Some(i)
+                if {
+                    let (lo, hi) = int_range(t);
+                    lo <= i && i <= hi
+                } =>
+            {
+                Ok(V::Int(i))
+            }
+            _ => Err(undefined(
+                "floating-point value out of range of the integer type",
+                span,
+            )),
+        }
+    }
+
+    /// Converts without ever failing: int ↔ float, float ↔ float, bool → int,
+    /// and (for robustness) anything else to the target's zero. Used for
+    /// casts that cannot fault and to bring inputs to their declared types.
+    pub fn coerce(&mut self, v: V, to: &Type) -> V {
+        match (v, to) {
+            (V::Int(i), Type::Int(t)) => V::Int(self.fit_int(i, *t)),
+            (V::Bool(b), Type::Int(_)) => V::Int(BigInt::from(u8::from(b))),
+            (V::Bool(b), Type::Bool) => V::Bool(b),
+            (V::Int(i), Type::Bool) => V::Bool(!i.is_zero()),
+            (V::Int(i), Type::Float(f)) => {
+                if self.math {
+                    V::Real(Real::Exact(BigRational::from_integer(i)))
+                } else {
+                    // `i128 as f32/f64` rounds correctly (to nearest even).
+                    let w = i.to_i128();
+                    match (f, w) {
+                        (FloatTy::F32, Some(w)) => V::F32(w as f32),
+                        (FloatTy::F64, Some(w)) => V::F64(w as f64),
+                        (FloatTy::F32, None) => V::F32(i.to_f32().unwrap_or(f32::NAN)),
+                        (FloatTy::F64, None) => V::F64(i.to_f64().unwrap_or(f64::NAN)),
+                    }
+                }
+            }
+            (V::Bool(b), Type::Float(_)) => self.coerce(V::Int(BigInt::from(u8::from(b))), to),
+            (V::Real(r), Type::Float(f)) => {
+                if self.math {
+                    self.real(r)
+                } else {
+                    let x = r.to_f64();
+                    if *f == FloatTy::F32 {
+                        V::F32(x as f32)
+                    } else {
+                        V::F64(x)
+                    }
+                }
+            }
+            (V::F64(x), Type::Float(_)) if self.math => match rat_of_f64(x) {
+                Some(r) => V::Real(Real::Exact(r)),
+                None => self.approx(x),
+            },
+            (V::F32(x), Type::Float(_)) if self.math => match rat_of_f64(f64::from(x)) {
+                Some(r) => V::Real(Real::Exact(r)),
+                None => self.approx(f64::from(x)),
+            },
+            (V::F64(x), Type::Float(FloatTy::F32)) => V::F32(x as f32),
+            (V::F64(x), Type::Float(FloatTy::F64)) => V::F64(x),
+            (V::F32(x), Type::Float(FloatTy::F64)) => V::F64(f64::from(x)),
+            (V::F32(x), Type::Float(FloatTy::F32)) => V::F32(x),
+            (V::Real(r), Type::Int(t)) => {
+                let i = match r {
+                    Real::Exact(q) => q.trunc().to_integer(),
+                    Real::Approx(x) => BigInt::from_f64(x.trunc()).unwrap_or_default(),
+                };
+                V::Int(self.fit_int(i, *t))
+            }
+            (V::F64(x), Type::Int(t)) => {
+                V::Int(wrap(&BigInt::from_f64(x.trunc()).unwrap_or_default(), *t))
+            }
+            (V::F32(x), Type::Int(t)) => {
+                V::Int(wrap(&BigInt::from_f32(x.trunc()).unwrap_or_default(), *t))
+            }
+            (v @ (V::Arr(_) | V::Null), Type::Array(_)) => v,
+            (v @ V::Str(_), Type::Str) => v,
+            (_, to) => self.zero(to),
+        }
+    }
+
+    /// A library function. Exact ones (abs, min, max, floor, ceil, round)
+    /// are computed exactly; the rest in `f64`, approximate under math.
+    pub fn intrinsic(
+        &mut self,
+        k: Intrinsic,
+        args: Vec<V>,
+        ty: &Type,
+        span: Span,
+    ) -> Result<V, Stop> {
+        let mut it = args.into_iter();
+        let Some(a) = it.next() else {
+            return Err(internal("intrinsic without arguments", span));
+        };
+        let b = it.next();
+        let two = |b: Option<V>| b.ok_or_else(|| internal("intrinsic needs two arguments", span));
+        let r = match k {
+            Intrinsic::Abs => match a {
+                V::Int(i) => V::Int(self.fit_ty(i.abs(), ty)),
+                V::Real(Real::Exact(r)) => V::Real(Real::Exact(r.abs())),
+                V::Real(Real::Approx(x)) => self.approx(x.abs()),
+                V::F64(x) => V::F64(x.abs()),
+                V::F32(x) => V::F32(x.abs()),
+                _ => return Err(internal("abs of a non-number", span)),
+            },
+            Intrinsic::Min | Intrinsic::Max => {
+                self.min_max(k == Intrinsic::Max, a, two(b)?, span)?
+            }
+            Intrinsic::Floor | Intrinsic::Ceil => {
+                let up = k == Intrinsic::Ceil;
+                match a {
+                    V::Int(i) => V::Int(i),
+                    V::Real(Real::Exact(r)) => {
+                        V::Real(Real::Exact(if up { r.ceil() } else { r.floor() }))
+                    }
+                    V::Real(Real::Approx(x)) => self.approx(if up { x.ceil() } else { x.floor() }),
+                    V::F64(x) => V::F64(if up { x.ceil() } else { x.floor() }),
+                    V::F32(x) => V::F32(if up { x.ceil() } else { x.floor() }),
+                    _ => return Err(internal("floor/ceil of a non-number", span)),
+                }
+            }
+            Intrinsic::Round => self.round(a, ty, span)?,
+            Intrinsic::GetExponent => self.get_exponent(a, span)?,
+            Intrinsic::Sqrt => match a {
+                V::F64(x) => V::F64(x.sqrt()),
+                V::F32(x) => V::F32(x.sqrt()),
+                V::Real(Real::Exact(r)) => match exact_sqrt(&r) {
+                    Some(s) => V::Real(Real::Exact(s)),
+                    None => self.approx(r.to_f64().unwrap_or(f64::NAN).sqrt()),
+                },
+                other => {
+                    let x = self.f64_of(&other, span)?;
+                    self.float_result(x.sqrt(), ty)
+                }
+            },
+            _ => {
+                let x = self.f64_of(&a, span)?;
+                let y = match b {
+                    Some(b) => Some(self.f64_of(&b, span)?),
+                    None => None,
+                };
+                let y2 = || y.ok_or_else(|| internal("intrinsic needs two arguments", span));
+                let r = match k {
+                    Intrinsic::Cbrt => x.cbrt(),
+                    Intrinsic::Pow => x.powf(y2()?),
+                    Intrinsic::Exp => x.exp(),
+                    Intrinsic::Log => x.ln(),
+                    Intrinsic::Log10 => x.log10(),
+                    Intrinsic::Sin => x.sin(),
+                    Intrinsic::Cos => x.cos(),
+                    Intrinsic::Tan => x.tan(),
+                    Intrinsic::Asin => x.asin(),
+                    Intrinsic::Acos => x.acos(),
+                    Intrinsic::Atan => x.atan(),
+                    Intrinsic::Atan2 => x.atan2(y2()?),
+                    Intrinsic::Sinh => x.sinh(),
+                    Intrinsic::Cosh => x.cosh(),
+                    Intrinsic::Tanh => x.tanh(),
+                    Intrinsic::Hypot => x.hypot(y2()?),
+                    _ => return Err(internal("unhandled intrinsic", span)),
+                };
+                self.float_result(r, ty)
+            }
+        };
+        // The result type is the expression's; bring odd combinations
+        // (e.g. an integer-typed floor) to it.
+        Ok(match (&r, ty) {
+            (V::Int(_), Type::Int(_))
+            | (V::Real(_) | V::F32(_) | V::F64(_), Type::Float(_))
+            | (V::Bool(_), Type::Bool) => r,
+            _ => self.coerce(r, ty),
+        })
+    }
+
+    /// An `f64` library result as a value of type `ty`.
+    fn float_result(&mut self, x: f64, ty: &Type) -> V {
+        if self.math {
+            return self.approx(x);
+        }
+        match ty {
+            Type::Float(FloatTy::F32) => V::F32(x as f32),
+            _ => V::F64(x),
+        }
+    }
+
+    /// The `f64` an argument of a non-exact library function is computed on.
+    fn f64_of(&mut self, v: &V, span: Span) -> Result<f64, Stop> {
+        Ok(match v {
+            V::F64(x) => *x,
+            V::F32(x) => f64::from(*x),
+            V::Real(r) => r.to_f64(),
+            V::Int(i) => i.to_f64().unwrap_or(f64::NAN),
+            _ => return Err(internal("library function of a non-number", span)),
+        })
+    }
+
+    /// `Math.min`/`max` (Java: NaN wins, -0.0 < +0.0) or C `fmin`/`fmax`
+    /// (a NaN operand is ignored); exact on integers and exact reals.
+    fn min_max(&mut self, max: bool, a: V, b: V, span: Span) -> Result<V, Stop> {
+        let pick_b = |o: Ordering| {
+            if max {
+                o == Ordering::Less
+            } else {
+                o == Ordering::Greater
+            }
+        };
+        macro_rules! ieee {
+            ($x:expr, $y:expr, $w:path) => {{
+                let (x, y) = ($x, $y);
+                if self.java {
+                    if x.is_nan() || y.is_nan() {
+                        $w(x + y)
+                    } else if x == 0.0 && y == 0.0 {
+                        // Signed zeros: min prefers -0.0, max +0.0.
+                        let neg = if max {
+                            x.is_sign_negative() && y.is_sign_negative()
+                        } else {
+                            x.is_sign_negative() || y.is_sign_negative()
+                        };
+                        $w(if neg { -0.0 } else { 0.0 })
+                    } else {
+                        $w(if pick_b(x.partial_cmp(&y).unwrap_or(Ordering::Equal)) {
+                            y
+                        } else {
+                            x
+                        })
+                    }
+                } else if x.is_nan() {
+                    $w(y)
+                } else if y.is_nan() {
+                    $w(x)
+                } else {
+                    $w(if pick_b(x.partial_cmp(&y).unwrap_or(Ordering::Equal)) {
+                        y
+                    } else {
+                        x
+                    })
+                }
+            }};
+        }
+        Ok(match (a, b) {
+            (V::Int(x), V::Int(y)) => V::Int(if pick_b(x.cmp(&y)) { y } else { x }),
+            (V::Real(x), V::Real(y)) => {
+                if !(x.is_exact() && y.is_exact()) {
+                    self.inexact = true;
+                }
+                let o = real_cmp(&x, &y).unwrap_or(Ordering::Equal);
+                V::Real(if pick_b(o) { y } else { x })
+            }
+            (V::F64(x), V::F64(y)) => ieee!(x, y, V::F64),
+            (V::F32(x), V::F32(y)) => ieee!(x, y, V::F32),
+            _ => return Err(internal("min/max of mismatched operands", span)),
+        })
+    }
+
+    /// `Math.round`: ⌊x + ½⌋ computed exactly. Integer results: under math
+    /// the exact integer; under machine NaN → 0 and saturation to the result
+    /// type (`long` for double arguments, `int` for float ones).
+    fn round(&mut self, a: V, ty: &Type, span: Span) -> Result<V, Stop> {
+        let half = BigRational::new(BigInt::one(), BigInt::from(2));
+        let exact_round = |r: &BigRational| (r + &half).floor().to_integer();
+        match a {
+            V::Int(i) => Ok(V::Int(i)),
+            V::Real(Real::Exact(r)) => {
+                let i = exact_round(&r);
+                Ok(match ty {
+                    Type::Int(_) => V::Int(i),
+                    _ => V::Real(Real::Exact(BigRational::from_integer(i))),
+                })
+            }
+            V::Real(Real::Approx(x)) => {
+                self.inexact = true;
+                let f = (x + 0.5).floor();
+                Ok(match ty {
+                    Type::Int(_) => V::Int(BigInt::from_f64(f).unwrap_or_default()),
+                    _ => self.approx(f),
+                })
+            }
+            V::F64(_) | V::F32(_) => {
+                let (x, is32) = match a {
+                    V::F32(x) => (f64::from(x), true),
+                    V::F64(x) => (x, false),
+                    _ => return Err(internal("round", span)),
+                };
+                match ty {
+                    Type::Int(t) => {
+                        if x.is_nan() {
+                            return Ok(V::Int(BigInt::zero()));
+                        }
+                        let i = match rat_of_f64(x) {
+                            Some(r) => exact_round(&r),
+                            None if x > 0.0 => int_range(*t).1,
+                            None => int_range(*t).0,
+                        };
+                        Ok(V::Int(clamp(i, *t)))
+                    }
+                    _ => {
+                        // Float-typed result: ⌊x + ½⌋ is an integer, exactly
+                        // representable whenever |x| < 2^52; larger finite
+                        // values are integers already.
+                        let r = match rat_of_f64(x) {
+                            Some(r) if x.abs() < 4_503_599_627_370_496.0 => {
+                                exact_round(&r).to_f64().unwrap_or(x)
+                            }
+                            _ => x,
+                        };
+                        Ok(if is32 { V::F32(r as f32) } else { V::F64(r) })
+                    }
+                }
+            }
+            _ => Err(internal("round of a non-number", span)),
+        }
+    }
+
+    /// Java `Math.getExponent`: the unbiased binary exponent; `MAX+1` for
+    /// NaN and infinities, `MIN-1` for zero and subnormals. Under math the
+    /// argument is taken as the double nearest to the real.
+    fn get_exponent(&mut self, a: V, span: Span) -> Result<V, Stop> {
+        let e: i64 = match a {
+            V::F32(x) => {
+                let bits = (x.to_bits() >> 23) & 0xff;
+                if bits == 0xff {
+                    128
+                } else if bits == 0 {
+                    -127
+                } else {
+                    i64::from(bits) - 127
+                }
+            }
+            other => {
+                let x = self.f64_of(&other, span)?;
+                if let V::Real(r) = &other {
+                    let exact = match r {
+                        Real::Exact(q) => rat_of_f64(x).as_ref() == Some(q),
+                        Real::Approx(_) => false,
+                    };
+                    if !exact {
+                        self.inexact = true;
+                    }
+                }
+                let bits = (x.to_bits() >> 52) & 0x7ff;
+                if bits == 0x7ff {
+                    1024
+                } else if bits == 0 {
+                    -1023
+                } else {
+                    bits as i64 - 1023
+                }
+            }
+        };
+        Ok(V::Int(BigInt::from(e)))
+    }
+}
+
+/// The exact square root of a non-negative rational whose numerator and
+/// denominator are perfect squares.
+fn exact_sqrt(r: &BigRational) -> Option<BigRational> {
+    if r.is_negative() {
+        return None;
+    }
+    let n = r.numer().sqrt();
+    let d = r.denom().sqrt();
+    if &(&n * &n) == r.numer() && &(&d * &d) == r.denom() {
+        Some(BigRational::new(n, d))
+    } else {
+        None
+    }
+}

@@ -1,0 +1,468 @@
+//! Table-driven check of the fixture corpus (`fixtures/<lang>/<case>/`).
+//!
+//! Every case directory holds `old.<ext>`, `new.<ext>` and `expect.json`
+//! (`{"method", "math", "machine", "why", "loop_bound"?}`); adding a case is
+//! adding a directory. Each case is checked under both semantics and the entry
+//! method's verdict is compared to the expectation. All mismatches are
+//! collected and reported together in one table, so one broken case does not
+//! hide the others; a panic inside the checker is caught and reported as a
+//! mismatch of that case.
+//!
+//! Set `EQLENS_FIXTURE=<substring>` to run only the cases whose
+//! `<lang>/<case>` name contains it.
+
+use eqlens_core::check::{Options, Selection, Verdict, check_sources};
+use eqlens_core::ir::{Lang, Semantics};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// The verdict labels `expect.json` uses.
+const LABELS: &[&str] = &[
+    "equivalent",
+    "equivalent_bounded",
+    "not_equivalent",
+    "unknown",
+    "unsupported",
+];
+
+/// One fixture directory, parsed.
+#[derive(Debug)]
+struct Case {
+    /// `java/<name>` or `c/<name>`.
+    id: String,
+    lang: Lang,
+    old: String,
+    new: String,
+    method: String,
+    math: String,
+    machine: String,
+    loop_bound: Option<u32>,
+}
+
+/// How an observed verdict relates to the expected one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Severity {
+    /// A proof where a real difference exists, or a counterexample where the
+    /// versions are equivalent: the checker (or the fixture) is wrong.
+    Wrong,
+    /// Any other disagreement: weaker or stronger than expected, or the
+    /// entry method is missing from the report.
+    Differs,
+    /// The checker panicked.
+    Panic,
+    /// The fixture itself is malformed.
+    BadFixture,
+}
+
+impl Severity {
+    fn tag(self) -> &'static str {
+        match self {
+            Severity::Wrong => "WRONG VERDICT",
+            Severity::Differs => "differs",
+            Severity::Panic => "panic",
+            Severity::BadFixture => "bad fixture",
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Mismatch {
+    id: String,
+    semantics: String,
+    expected: String,
+    got: String,
+    severity: Severity,
+    detail: String,
+}
+
+/// Maps a verdict to its `expect.json` label.
+fn label(verdict: &Verdict) -> &'static str {
+    match verdict {
+        Verdict::Equivalent(p) if p.bounded.is_some() => "equivalent_bounded",
+        Verdict::Equivalent(_) => "equivalent",
+        Verdict::NotEquivalent(_) => "not_equivalent",
+        Verdict::Unknown(u) if u.reason.is_unsupported() => "unsupported",
+        Verdict::Unknown(_) => "unknown",
+    }
+}
+
+/// A proof contradicting a counterexample (either way round) is a wrong
+/// verdict; everything else is a difference in precision.
+fn severity(expected: &str, got: &str) -> Severity {
+    let proved = |l: &str| l == "equivalent" || l == "equivalent_bounded";
+    if (proved(expected) && got == "not_equivalent")
+        || (expected == "not_equivalent" && proved(got))
+    {
+        Severity::Wrong
+    } else {
+        Severity::Differs
+    }
+}
+
+/// Short human-readable detail of a verdict for the mismatch table.
+fn detail(verdict: &Verdict) -> String {
+    match verdict {
+        Verdict::Equivalent(p) => match p.bounded {
+            Some(k) => format!("bounded at {k}"),
+            None => String::new(),
+        },
+        Verdict::NotEquivalent(cex) => {
+            let inputs: Vec<String> = cex
+                .inputs
+                .iter()
+                .map(|b| format!("{}={}", b.name, b.value))
+                .collect();
+            format!(
+                "inputs {}; {}",
+                inputs.join(", "),
+                cex.differences.join("; ")
+            )
+        }
+        Verdict::Unknown(u) => u.detail.clone(),
+    }
+}
+
+fn fixtures_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
+}
+
+/// Reads one case directory; a malformed fixture is an error message.
+fn read_case(dir: &Path, lang: Lang, ext: &str) -> Result<Case, String> {
+    let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or("?");
+    let id = format!("{ext}/{name}");
+    let read = |file: &str| {
+        std::fs::read_to_string(dir.join(file))
+            .map_err(|e| format!("{id}: cannot read {file}: {e}"))
+    };
+    let old = read(&format!("old.{ext}"))?;
+    let new = read(&format!("new.{ext}"))?;
+    let expect: serde_json::Value = serde_json::from_str(&read("expect.json")?)
+        .map_err(|e| format!("{id}: expect.json: {e}"))?;
+    let field = |key: &str| -> Result<String, String> {
+        expect
+            .get(key)
+            .and_then(|v| v.as_str())
+            .map(str::to_string)
+            .ok_or_else(|| format!("{id}: expect.json lacks string field {key:?}"))
+    };
+    let verdict_field = |key: &str| -> Result<String, String> {
+        let v = field(key)?;
+        if LABELS.contains(&v.as_str()) {
+            Ok(v)
+        } else {
+            Err(format!(
+                "{id}: expect.json {key:?} is {v:?}, not one of {LABELS:?}"
+            ))
+        }
+    };
+    let loop_bound = match expect.get("loop_bound") {
+        None => None,
+        Some(v) => Some(
+            v.as_u64()
+                .and_then(|n| u32::try_from(n).ok())
+                .ok_or_else(|| {
+                    format!("{id}: expect.json loop_bound is not a small non-negative integer")
+                })?,
+        ),
+    };
+    field("why")?;
+    let method = field("method")?;
+    let math = verdict_field("math")?;
+    let machine = verdict_field("machine")?;
+    Ok(Case {
+        id,
+        lang,
+        old,
+        new,
+        method,
+        math,
+        machine,
+        loop_bound,
+    })
+}
+
+/// Every case under `fixtures/`, sorted; malformed ones as errors.
+fn collect_cases() -> Vec<Result<Case, String>> {
+    let root = fixtures_root();
+    let mut cases = Vec::new();
+    for (lang, ext) in [(Lang::Java, "java"), (Lang::C, "c")] {
+        let Ok(entries) = std::fs::read_dir(root.join(ext)) else {
+            cases.push(Err(format!("cannot read {}", root.join(ext).display())));
+            continue;
+        };
+        let mut dirs: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .filter(|p| p.is_dir())
+            .collect();
+        dirs.sort();
+        cases.extend(dirs.iter().map(|d| read_case(d, lang, ext)));
+    }
+    cases
+}
+
+/// The process-wide panic hook type.
+type PanicHook = Box<dyn Fn(&std::panic::PanicHookInfo<'_>) + Sync + Send + 'static>;
+
+/// The message of a caught panic payload.
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "non-string panic payload".to_string()
+    }
+}
+
+/// Checks one case under one semantics; `None` when it matches.
+fn run_one(case: &Case, semantics: Semantics, expected: &str) -> (Option<Mismatch>, Duration) {
+    let mut options = Options {
+        semantics,
+        ..Default::default()
+    };
+    if let Some(k) = case.loop_bound {
+        options.loop_bound = k;
+    }
+    let selection = Selection::Method(case.method.clone());
+    let start = Instant::now();
+    let result = std::panic::catch_unwind(|| {
+        check_sources(case.lang, &case.old, &case.new, &selection, &options)
+    });
+    let elapsed = start.elapsed();
+    let mismatch = |got: &str, severity: Severity, detail: String| Mismatch {
+        id: case.id.clone(),
+        semantics: semantics.to_string(),
+        expected: expected.to_string(),
+        got: got.to_string(),
+        severity,
+        detail,
+    };
+    let outcome = match result {
+        Err(payload) => Some(mismatch(
+            "-",
+            Severity::Panic,
+            panic_message(payload.as_ref()),
+        )),
+        Ok(report) => match report.methods.iter().find(|m| m.name == case.method) {
+            None => {
+                let names: Vec<&str> = report.methods.iter().map(|m| m.name.as_str()).collect();
+                Some(mismatch(
+                    "-",
+                    Severity::Differs,
+                    format!("method not in report (paired: {names:?})"),
+                ))
+            }
+            Some(m) => {
+                let got = label(&m.verdict);
+                (got != expected)
+                    .then(|| mismatch(got, severity(expected, got), detail(&m.verdict)))
+            }
+        },
+    };
+    (outcome, elapsed)
+}
+
+/// Truncates long details so the table stays readable.
+fn clip(s: &str, max: usize) -> String {
+    let one_line = s.replace('\n', " ");
+    if one_line.chars().count() <= max {
+        one_line
+    } else {
+        let cut: String = one_line.chars().take(max.saturating_sub(1)).collect();
+        format!("{cut}…")
+    }
+}
+
+fn render_table(mismatches: &[Mismatch]) -> String {
+    let headers = ["case", "semantics", "expected", "got", "kind", "detail"];
+    let rows: Vec<[String; 6]> = mismatches
+        .iter()
+        .map(|m| {
+            [
+                m.id.clone(),
+                m.semantics.clone(),
+                m.expected.clone(),
+                m.got.clone(),
+                m.severity.tag().to_string(),
+                clip(&m.detail, 100),
+            ]
+        })
+        .collect();
+    let mut widths = headers.map(str::len);
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    let line = |out: &mut String, cells: &[String]| {
+        let padded: Vec<String> = cells
+            .iter()
+            .zip(widths)
+            .map(|(c, w)| format!("{c:<w$}"))
+            .collect();
+        let _ = writeln!(out, "  {}", padded.join(" | ").trim_end());
+    };
+    line(&mut out, &headers.map(str::to_string));
+    line(&mut out, &widths.map(|w| "-".repeat(w)));
+    for row in &rows {
+        line(&mut out, row);
+    }
+    out
+}
+
+#[test]
+fn fixtures_match_expected_verdicts() {
+    let filter = std::env::var("EQLENS_FIXTURE").ok();
+    let cases = collect_cases();
+    assert!(
+        !cases.is_empty(),
+        "no fixtures found under {}",
+        fixtures_root().display()
+    );
+
+    // Silence panic messages of this thread while checking: they are caught
+    // and listed in the table instead of interleaving backtraces. Other
+    // threads (tests running in parallel) keep the previous hook.
+    let previous_hook: std::sync::Arc<PanicHook> = std::panic::take_hook().into();
+    let me = std::thread::current().id();
+    let forward = std::sync::Arc::clone(&previous_hook);
+    std::panic::set_hook(Box::new(move |info| {
+        if std::thread::current().id() != me {
+            forward(info);
+        }
+    }));
+    let mut mismatches = Vec::new();
+    let mut checked = 0usize;
+    let mut slow = Vec::new();
+    for case in &cases {
+        let case = match case {
+            Ok(c) => c,
+            Err(e) => {
+                mismatches.push(Mismatch {
+                    id: e.split(':').next().unwrap_or("?").to_string(),
+                    semantics: "-".into(),
+                    expected: "-".into(),
+                    got: "-".into(),
+                    severity: Severity::BadFixture,
+                    detail: e.clone(),
+                });
+                continue;
+            }
+        };
+        if filter.as_deref().is_some_and(|f| !case.id.contains(f)) {
+            continue;
+        }
+        for (semantics, expected) in [
+            (Semantics::Math, &case.math),
+            (Semantics::Machine, &case.machine),
+        ] {
+            checked += 1;
+            let (mismatch, elapsed) = run_one(case, semantics, expected);
+            if elapsed > Duration::from_secs(5) {
+                slow.push(format!(
+                    "{} [{semantics}]: {:.1}s",
+                    case.id,
+                    elapsed.as_secs_f64()
+                ));
+            }
+            mismatches.extend(mismatch);
+        }
+    }
+    let _ = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| previous_hook(info)));
+
+    if !slow.is_empty() {
+        eprintln!("slow fixture checks (> 5 s):\n  {}", slow.join("\n  "));
+    }
+    if mismatches.is_empty() {
+        return;
+    }
+    let wrong = mismatches
+        .iter()
+        .filter(|m| m.severity == Severity::Wrong)
+        .count();
+    let panics = mismatches
+        .iter()
+        .filter(|m| m.severity == Severity::Panic)
+        .count();
+    let bad = mismatches
+        .iter()
+        .filter(|m| m.severity == Severity::BadFixture)
+        .count();
+    panic!(
+        "{} of {checked} fixture checks do not match ({wrong} WRONG VERDICTS, {panics} panics, {bad} bad fixtures, {} other differences):\n{}",
+        mismatches.len(),
+        mismatches.len() - wrong - panics - bad,
+        render_table(&mismatches)
+    );
+}
+
+#[test]
+fn every_fixture_is_well_formed() {
+    let problems: Vec<String> = collect_cases()
+        .into_iter()
+        .filter_map(Result::err)
+        .collect();
+    assert!(
+        problems.is_empty(),
+        "malformed fixtures:\n  {}",
+        problems.join("\n  ")
+    );
+}
+
+#[test]
+fn severity_separates_wrong_verdicts_from_imprecision() {
+    assert_eq!(severity("equivalent", "not_equivalent"), Severity::Wrong);
+    assert_eq!(
+        severity("equivalent_bounded", "not_equivalent"),
+        Severity::Wrong
+    );
+    assert_eq!(severity("not_equivalent", "equivalent"), Severity::Wrong);
+    assert_eq!(
+        severity("not_equivalent", "equivalent_bounded"),
+        Severity::Wrong
+    );
+    assert_eq!(severity("equivalent", "unknown"), Severity::Differs);
+    assert_eq!(
+        severity("equivalent", "equivalent_bounded"),
+        Severity::Differs
+    );
+    assert_eq!(severity("unknown", "not_equivalent"), Severity::Differs);
+    assert_eq!(severity("unsupported", "unknown"), Severity::Differs);
+}
+
+#[test]
+fn verdict_labels_follow_expect_json() {
+    use eqlens_core::check::{Proof, Unknown, UnknownReason};
+    use eqlens_core::ir::{LowerError, LowerErrorKind, Span};
+    let proof = |bounded| {
+        Verdict::Equivalent(Proof {
+            bounded,
+            assumptions: vec![],
+        })
+    };
+    assert_eq!(label(&proof(None)), "equivalent");
+    assert_eq!(label(&proof(Some(8))), "equivalent_bounded");
+    let unknown = |reason| {
+        Verdict::Unknown(Unknown {
+            reason,
+            detail: String::new(),
+        })
+    };
+    assert_eq!(label(&unknown(UnknownReason::Timeout)), "unknown");
+    let error = LowerError {
+        kind: LowerErrorKind::SyntaxError,
+        what: "syntax error".into(),
+        span: Span::default(),
+    };
+    assert_eq!(
+        label(&unknown(UnknownReason::Unsupported {
+            error,
+            in_old: false
+        })),
+        "unsupported"
+    );
+}

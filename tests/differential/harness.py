@@ -1,0 +1,998 @@
+#!/usr/bin/env python3
+"""Differential soundness harness for eqlens (Python 3.11, stdlib only).
+
+For every fixture (fixtures/<lang>/<case>/{old,new}.<ext>, expect.json) and
+both semantics whose expectation is decided, the harness runs the two versions
+natively (javac/java, gcc -O0 -fwrapv) and checks that:
+
+* not_equivalent: eqlens reports a counterexample, and running both versions
+  on its inputs really shows a difference (return value, fault, printed
+  output, written fields/globals, array contents). Under math semantics, the
+  counterexample is only replayed when its values are representable natively.
+* equivalent / equivalent_bounded: a few hundred random inputs (fixed seed)
+  give identical observable results. Under machine semantics inputs span the
+  full ranges plus edge values; under math they are small, so that native
+  execution does not overflow, and floating results are compared with a small
+  relative tolerance (the real-number result is only approximated natively).
+
+Each version gets one native process that loops over inputs read from stdin
+(Java: one JVM per version; C: one process that forks per input, so a crash
+is an outcome and not the end of the run).
+
+Prints one line per case and semantics, then `N passed, N failed, N skipped`.
+Exits non-zero on any failure or when javac, java or gcc is missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+DECIDED = ("equivalent", "equivalent_bounded", "not_equivalent")
+DEFAULT_BOUND = 8
+# Relative tolerance for floating results under math semantics.
+MATH_REL_TOL = 1e-9
+
+
+# --------------------------------------------------------------------------
+# Types and signatures
+
+
+@dataclass(frozen=True)
+class Ty:
+    """A parameter/field type: 'int' (bits, signed), 'bool', 'float' (bits 32
+    or 64) or 'array' (elem)."""
+
+    kind: str
+    bits: int = 0
+    signed: bool = True
+    is_char: bool = False
+    elem: "Ty | None" = None
+    # Source spelling of the (element) type, used in generated code.
+    spelling: str = ""
+
+    @property
+    def int_range(self) -> tuple[int, int]:
+        if self.signed:
+            return -(1 << (self.bits - 1)), (1 << (self.bits - 1)) - 1
+        return 0, (1 << self.bits) - 1
+
+
+JAVA_TYPES = {
+    "byte": Ty("int", 8, True, spelling="byte"),
+    "short": Ty("int", 16, True, spelling="short"),
+    "int": Ty("int", 32, True, spelling="int"),
+    "long": Ty("int", 64, True, spelling="long"),
+    "char": Ty("int", 16, False, True, spelling="char"),
+    "boolean": Ty("bool", spelling="boolean"),
+    "float": Ty("float", 32, spelling="float"),
+    "double": Ty("float", 64, spelling="double"),
+}
+
+C_TYPES = {
+    "char": Ty("int", 8, True, True, spelling="char"),
+    "signed char": Ty("int", 8, True, spelling="signed char"),
+    "unsigned char": Ty("int", 8, False, spelling="unsigned char"),
+    "short": Ty("int", 16, True, spelling="short"),
+    "short int": Ty("int", 16, True, spelling="short"),
+    "unsigned short": Ty("int", 16, False, spelling="unsigned short"),
+    "int": Ty("int", 32, True, spelling="int"),
+    "unsigned": Ty("int", 32, False, spelling="unsigned int"),
+    "unsigned int": Ty("int", 32, False, spelling="unsigned int"),
+    "long": Ty("int", 64, True, spelling="long"),
+    "long int": Ty("int", 64, True, spelling="long"),
+    "long long": Ty("int", 64, True, spelling="long long"),
+    "unsigned long": Ty("int", 64, False, spelling="unsigned long"),
+    "unsigned long long": Ty("int", 64, False, spelling="unsigned long long"),
+    "_Bool": Ty("bool", spelling="_Bool"),
+    "bool": Ty("bool", spelling="_Bool"),
+    "float": Ty("float", 32, spelling="float"),
+    "double": Ty("float", 64, spelling="double"),
+    "void": Ty("void", spelling="void"),
+}
+
+
+class SignatureError(Exception):
+    """The fixture source is not in the style the regex parser understands."""
+
+
+@dataclass
+class Var:
+    name: str
+    ty: Ty
+
+
+@dataclass
+class Signature:
+    lang: str
+    name: str
+    ret: Ty
+    params: list[Var]
+    static: bool = True
+    # Java: the class name; C: unused.
+    cls: str = ""
+    # Non-constant fields (Java) / globals (C): inputs and outputs.
+    state: list[Var] = field(default_factory=list)
+
+
+def java_type(text: str) -> Ty:
+    text = text.strip()
+    if text.endswith("[]"):
+        return Ty("array", elem=java_type(text[:-2]), spelling=text)
+    if text == "void":
+        return Ty("void", spelling="void")
+    if text not in JAVA_TYPES:
+        raise SignatureError(f"unsupported Java type {text!r}")
+    return JAVA_TYPES[text]
+
+
+def c_type(text: str) -> Ty:
+    words = [w for w in text.split() if w not in ("const", "static", "signed", "volatile")]
+    if "signed" in text.split() and words == ["char"]:
+        words = ["signed", "char"]
+    key = " ".join(words)
+    if key not in C_TYPES:
+        raise SignatureError(f"unsupported C type {text!r}")
+    return C_TYPES[key]
+
+
+JAVA_CLASS = re.compile(r"\bclass\s+(\w+)")
+JAVA_FIELD = re.compile(r"^    ((?:(?:public|private|protected|static|final)\s+)*)([\w\[\]]+)\s+(\w+)\s*(?:=[^;]*)?;\s*$")
+JAVA_METHOD = re.compile(
+    r"^    ((?:(?:public|private|protected|static|final)\s+)*)([\w\[\]]+)\s+(\w+)\s*\(([^)]*)\)\s*\{", re.M
+)
+C_GLOBAL = re.compile(r"^((?:[a-zA-Z_]\w*\s+)+?)(\w+)\s*(?:=[^;]*)?;\s*$")
+C_FUNC = re.compile(r"^((?:[a-zA-Z_]\w*\s+)+?)(\w+)\s*\(([^)]*)\)\s*\{", re.M)
+
+
+def split_params(text: str) -> list[str]:
+    text = text.strip()
+    if not text or text == "void":
+        return []
+    return [p.strip() for p in text.split(",")]
+
+
+def parse_java(source: str, method: str) -> Signature:
+    m = JAVA_CLASS.search(source)
+    if not m:
+        raise SignatureError("no class declaration")
+    cls = m.group(1)
+    state = []
+    for line in source.splitlines():
+        f = JAVA_FIELD.match(line)
+        if f and "final" not in f.group(1).split() and f.group(2) != "return":
+            state.append(Var(f.group(3), java_type(f.group(2))))
+    for mm in JAVA_METHOD.finditer(source):
+        if mm.group(3) != method:
+            continue
+        params = []
+        for p in split_params(mm.group(4)):
+            p = re.sub(r"^final\s+", "", p)
+            pm = re.fullmatch(r"([\w\[\]]+)\s+(\w+)", p)
+            if not pm:
+                raise SignatureError(f"cannot parse parameter {p!r}")
+            params.append(Var(pm.group(2), java_type(pm.group(1))))
+        return Signature("java", method, java_type(mm.group(2)), params, "static" in mm.group(1).split(), cls, state)
+    raise SignatureError(f"method {method} not found")
+
+
+def parse_c(source: str, method: str) -> Signature:
+    state = []
+    for line in source.splitlines():
+        g = C_GLOBAL.match(line)
+        if g and "(" not in line and not line.startswith(("return", "struct", "typedef", "#")):
+            words = g.group(1).split()
+            if "const" in words or "extern" in words:
+                continue
+            state.append(Var(g.group(2), c_type(g.group(1))))
+    for fm in C_FUNC.finditer(source):
+        if fm.group(2) != method:
+            continue
+        params = []
+        for p in split_params(fm.group(3)):
+            pm = re.fullmatch(r"(.+?)\s*\b(\w+)\s*(\[\s*\d*\s*\])?", p)
+            if not pm:
+                raise SignatureError(f"cannot parse parameter {p!r}")
+            ty = c_type(pm.group(1))
+            if pm.group(3):
+                ty = Ty("array", elem=ty, spelling=ty.spelling)
+            params.append(Var(pm.group(2), ty))
+        return Signature("c", method, c_type(fm.group(1)), params, True, "", state)
+    raise SignatureError(f"function {method} not found")
+
+
+def parse_signature(lang: str, source: str, method: str) -> Signature:
+    return parse_java(source, method) if lang == "java" else parse_c(source, method)
+
+
+def c_length_param(sig: Signature) -> tuple[int, int] | None:
+    """C has no array length: by fixture convention an int parameter named `n`
+    is the length of the first array parameter. Returns (array index, n index)."""
+    arrays = [i for i, p in enumerate(sig.params) if p.ty.kind == "array"]
+    ns = [i for i, p in enumerate(sig.params) if p.name == "n" and p.ty.kind == "int"]
+    if sig.lang == "c" and arrays and ns:
+        return arrays[0], ns[0]
+    return None
+
+
+# --------------------------------------------------------------------------
+# Values: Python ints / bools / floats / lists, encoded as driver tokens.
+
+
+def f32(x: float) -> float:
+    """Rounds to the nearest binary32 value (inf on overflow, as C does)."""
+    try:
+        return struct.unpack("<f", struct.pack("<f", x))[0]
+    except OverflowError:
+        return math.copysign(math.inf, x)
+
+
+def encode(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "NaN"
+        if math.isinf(v):
+            return "Infinity" if v > 0 else "-Infinity"
+        return repr(v)
+    if isinstance(v, list):
+        return ",".join(encode(x) for x in v)
+    raise TypeError(f"cannot encode {v!r}")
+
+
+def input_line(sig: Signature, args: list, state: dict) -> str:
+    """Parameters positionally, then `name=value` for fields/globals."""
+    toks = [encode(a) for a in args]
+    toks += [f"{k}={encode(v)}" for k, v in state.items()]
+    return "\t".join(toks)
+
+
+# --------------------------------------------------------------------------
+# Random inputs
+
+
+class Gen:
+    def __init__(self, rng: random.Random, semantics: str):
+        self.rng = rng
+        self.semantics = semantics
+
+    def int_(self, ty: Ty) -> int:
+        lo, hi = ty.int_range
+        r = self.rng.random()
+        if self.semantics == "math":
+            # Small enough that sums and small multiples do not overflow.
+            lim = min(1000, hi // 2)
+            lo_m = 0 if not ty.signed else -lim
+            if r < 0.3:
+                return self.rng.randint(max(lo_m, -10), min(lim, 10))
+            return self.rng.randint(lo_m, lim)
+        if r < 0.2:
+            edges = [0, 1, lo, hi, lo + 1, hi - 1] + ([-1] if ty.signed else [])
+            if ty.is_char or ty.bits == 8:
+                edges += [ord("a"), ord("z"), ord("A"), ord("Z")]
+            return self.rng.choice([e for e in edges if lo <= e <= hi])
+        if r < 0.5:
+            return self.rng.randint(max(lo, -10), min(hi, 10))
+        return self.rng.randint(lo, hi)
+
+    def float_(self, ty: Ty) -> float:
+        r = self.rng.random()
+        if self.semantics == "math":
+            return self.rng.randint(-8000, 8000) / 8
+        if ty.bits == 32:
+            edges = [0.0, -0.0, 1.0, -1.0, 0.5, 1e-45, 1.1754943508222875e-38, 3.4028234663852886e38,
+                     -3.4028234663852886e38, math.inf, -math.inf, math.nan, 1e8]
+        else:
+            edges = [0.0, -0.0, 1.0, -1.0, 0.5, 5e-324, 2.2250738585072014e-308, 1.7976931348623157e308,
+                     -1.7976931348623157e308, math.inf, -math.inf, math.nan, 1e16]
+        if r < 0.2:
+            return self.rng.choice(edges)
+        if r < 0.5:
+            v = self.rng.randint(-80, 80) / 8
+        elif r < 0.75:
+            v = self.rng.uniform(-1e6, 1e6)
+        elif ty.bits == 32:
+            v = struct.unpack("<f", struct.pack("<I", self.rng.getrandbits(32)))[0]
+        else:
+            v = struct.unpack("<d", struct.pack("<Q", self.rng.getrandbits(64)))[0]
+        return f32(v) if ty.bits == 32 else v
+
+    def value(self, ty: Ty, max_len: int):
+        if ty.kind == "int":
+            return self.int_(ty)
+        if ty.kind == "bool":
+            return self.rng.random() < 0.5
+        if ty.kind == "float":
+            return self.float_(ty)
+        if ty.kind == "array":
+            n = self.rng.randint(0, max_len)
+            return [self.value(ty.elem, max_len) for _ in range(n)]
+        raise SignatureError(f"cannot generate a {ty.kind}")
+
+
+def random_inputs(sig: Signature, state_vars: list[Var], semantics: str, count: int, seed: int,
+                  bounded: int | None, loop_inputs: list[str]) -> list[str]:
+    """`bounded` is the loop bound for equivalent_bounded cases: loop inputs
+    (named in expect.json) stay within it, and so do array lengths."""
+    rng = random.Random(seed)
+    gen = Gen(rng, semantics)
+    max_len = bounded if bounded is not None else 6
+    tie = c_length_param(sig)
+    lines = []
+    for _ in range(count):
+        args = [gen.value(p.ty, max_len) for p in sig.params]
+        for i, p in enumerate(sig.params):
+            if bounded is not None and p.name in loop_inputs and p.ty.kind == "int":
+                args[i] = rng.randint(max(-2, p.ty.int_range[0]), bounded)
+        if tie is not None:
+            ai, ni = tie
+            if bounded is not None and sig.params[ni].name in loop_inputs:
+                n = max(args[ni], 0)
+                args[ai] = [gen.value(sig.params[ai].ty.elem, 0) for _ in range(n)]
+                args[ni] = args[ni] if rng.random() < 0.2 else n
+            else:
+                # n never exceeds the real length: reading past it is
+                # undefined behaviour natively.
+                length = len(args[ai])
+                args[ni] = length if rng.random() < 0.8 else rng.randint(-2, length)
+        state = {v.name: gen.value(v.ty, max_len) for v in state_vars}
+        lines.append(input_line(sig, args, state))
+    return lines
+
+
+# --------------------------------------------------------------------------
+# Counterexample values (eqlens JSON) → native inputs
+
+
+class NotRepresentable(Exception):
+    pass
+
+
+def split_array(text: str) -> list[str]:
+    inner = text.strip()
+    if not (inner.startswith("{") and inner.endswith("}")):
+        raise ValueError(f"not an array value: {text!r}")
+    inner = inner[1:-1].strip()
+    if not inner:
+        return []
+    # Nested arrays are not produced for the fixtures' parameter types.
+    return [x.strip() for x in inner.split(",")]
+
+
+def parse_float_text(text: str) -> float:
+    t = text.strip()
+    table = {"NaN": math.nan, "nan": math.nan, "Infinity": math.inf, "inf": math.inf,
+             "-Infinity": -math.inf, "-inf": -math.inf}
+    if t in table:
+        return table[t]
+    return float(t)
+
+
+def cex_value(text: str, ty: Ty, semantics: str):
+    """Parses one rendered value; raises NotRepresentable when the value has
+    no native counterpart (math ints out of range, non-double reals), and
+    ValueError when it is malformed or impossible under machine semantics."""
+    text = text.strip()
+    if ty.kind == "array":
+        return [cex_value(x, ty.elem, semantics) for x in split_array(text)]
+    if ty.kind == "bool":
+        if text not in ("true", "false"):
+            raise ValueError(f"not a boolean: {text!r}")
+        return text == "true"
+    if ty.kind == "int":
+        v = int(text)
+        lo, hi = ty.int_range
+        if not lo <= v <= hi:
+            if semantics == "math":
+                raise NotRepresentable(f"{v} is outside the range of {ty.spelling}")
+            raise ValueError(f"{v} is outside the range of {ty.spelling} under machine semantics")
+        return v
+    if ty.kind == "float":
+        if semantics == "math":
+            if text.startswith("≈"):
+                raise NotRepresentable(f"{text} is approximate")
+            try:
+                exact = Fraction(text)
+            except (ValueError, ZeroDivisionError):
+                raise ValueError(f"not a real number: {text!r}") from None
+            v = float(exact)
+            if ty.bits == 32:
+                v = f32(v)
+            if math.isinf(v) or Fraction(v) != exact:
+                raise NotRepresentable(f"{text} is not exactly a {ty.spelling}")
+            return v
+        v = parse_float_text(text)
+        if ty.bits == 32 and not math.isnan(v) and f32(v) != v:
+            raise ValueError(f"{text} is not a float value")
+        return v
+    raise ValueError(f"cannot take a {ty.kind} input")
+
+
+def cex_to_line(cex: dict, sig: Signature, other: Signature, semantics: str) -> str:
+    """Maps counterexample bindings (parameters by name, in either version's
+    spelling, then fields/globals) to one driver input line."""
+    by_name = {}
+    for b in cex.get("inputs", []):
+        by_name[str(b["name"])] = str(b["value"])
+    args = []
+    used = set()
+    for i, p in enumerate(sig.params):
+        names = [p.name] + ([other.params[i].name] if i < len(other.params) else [])
+        text = next((by_name[n] for n in names if n in by_name), None)
+        if text is None:
+            raise ValueError(f"counterexample lacks parameter {p.name}")
+        used.update(n for n in names if n in by_name)
+        args.append(cex_value(text, p.ty, semantics))
+    state_types = {v.name: v.ty for v in sig.state + other.state}
+    state = {}
+    for name, text in by_name.items():
+        if name in used:
+            continue
+        short = name.rsplit(".", 1)[-1]
+        if short not in state_types:
+            raise ValueError(f"counterexample input {name} is neither a parameter nor a field/global")
+        state[short] = cex_value(text, state_types[short], semantics)
+    tie = c_length_param(sig)
+    if tie is not None:
+        ai, ni = tie
+        if args[ni] > len(args[ai]):
+            raise NotRepresentable(f"n={args[ni]} exceeds the array length {len(args[ai])} (out-of-bounds reads are undefined natively)")
+    return input_line(sig, args, state)
+
+
+def unobservable_outcome(lang: str, outcome: str) -> str | None:
+    """Outcomes that native execution cannot reproduce faithfully."""
+    if "step limit" in outcome or "call depth" in outcome or "too large" in outcome:
+        return "the interpreter hit a resource limit"
+    if lang == "c" and "undefined behaviour" in outcome:
+        return "undefined behaviour is not observable natively"
+    if lang == "c" and "out of bounds" in outcome:
+        return "an out-of-bounds access is not observable natively in C"
+    return None
+
+
+# --------------------------------------------------------------------------
+# Drivers
+
+
+JAVA_PARSE = {
+    "byte": "(byte) Long.parseLong({t})",
+    "short": "(short) Long.parseLong({t})",
+    "int": "(int) Long.parseLong({t})",
+    "long": "Long.parseLong({t})",
+    "char": "(char) Long.parseLong({t})",
+    "boolean": "Boolean.parseBoolean({t})",
+    "float": "Float.parseFloat({t})",
+    "double": "Double.parseDouble({t})",
+}
+
+JAVA_HELPERS = r"""
+    static String show(long v) { return Long.toString(v); }
+    static String show(char v) { return Integer.toString(v); }
+    static String show(boolean v) { return Boolean.toString(v); }
+    static String show(float v) { return Float.isNaN(v) ? "NaN" : Float.toString(v); }
+    static String show(double v) { return Double.isNaN(v) ? "NaN" : Double.toString(v); }
+    static String show(int[] a) { StringBuilder b = new StringBuilder(); for (int i = 0; i < a.length; i++) { if (i > 0) b.append(','); b.append(show(a[i])); } return b.toString(); }
+    static String show(long[] a) { StringBuilder b = new StringBuilder(); for (int i = 0; i < a.length; i++) { if (i > 0) b.append(','); b.append(show(a[i])); } return b.toString(); }
+    static String show(short[] a) { StringBuilder b = new StringBuilder(); for (int i = 0; i < a.length; i++) { if (i > 0) b.append(','); b.append(show(a[i])); } return b.toString(); }
+    static String show(byte[] a) { StringBuilder b = new StringBuilder(); for (int i = 0; i < a.length; i++) { if (i > 0) b.append(','); b.append(show(a[i])); } return b.toString(); }
+    static String show(char[] a) { StringBuilder b = new StringBuilder(); for (int i = 0; i < a.length; i++) { if (i > 0) b.append(','); b.append(show(a[i])); } return b.toString(); }
+    static String show(boolean[] a) { StringBuilder b = new StringBuilder(); for (int i = 0; i < a.length; i++) { if (i > 0) b.append(','); b.append(show(a[i])); } return b.toString(); }
+    static String show(float[] a) { StringBuilder b = new StringBuilder(); for (int i = 0; i < a.length; i++) { if (i > 0) b.append(','); b.append(show(a[i])); } return b.toString(); }
+    static String show(double[] a) { StringBuilder b = new StringBuilder(); for (int i = 0; i < a.length; i++) { if (i > 0) b.append(','); b.append(show(a[i])); } return b.toString(); }
+    static String[] items(String s) { return s.isEmpty() ? new String[0] : s.split(",", -1); }
+    static String escape(String s) { return s.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t"); }
+    static String lookup(String[] tok, int from, String name) {
+        for (int i = from; i < tok.length; i++) if (tok[i].startsWith(name + "=")) return tok[i].substring(name.length() + 1);
+        return null;
+    }
+"""
+
+
+def java_parse_expr(ty: Ty, tok: str) -> str:
+    if ty.kind == "array":
+        elem = ty.elem.spelling
+        conv = JAVA_PARSE[elem].format(t="p[i]")
+        return (f"((java.util.function.Function<String, {elem}[]>) s -> {{ String[] p = items(s); "
+                f"{elem}[] r = new {elem}[p.length]; for (int i = 0; i < p.length; i++) r[i] = {conv}; "
+                f"return r; }}).apply({tok})")
+    return JAVA_PARSE[ty.spelling].format(t=tok)
+
+
+def java_driver(sig: Signature, cls: str, driver: str) -> str:
+    """A class `driver` that runs `cls.<method>` once per stdin line."""
+    P = len(sig.params)
+    lines = [
+        "import java.io.*;",
+        f"public class {driver} {{",
+        JAVA_HELPERS,
+        "    public static void main(String[] argv) throws Exception {",
+        "        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, \"UTF-8\"));",
+        "        PrintStream real = System.out;",
+        "        String line;",
+        "        while ((line = in.readLine()) != null) {",
+        "            String[] tok = line.split(\"\\t\", -1);",
+    ]
+    for i, p in enumerate(sig.params):
+        lines.append(f"            {p.ty.spelling} a{i} = {java_parse_expr(p.ty, f'tok[{i}]')};")
+    target = cls if sig.static else "obj"
+    if not sig.static:
+        lines.append(f"            {cls} obj = new {cls}();")
+    for v in sig.state:
+        lines.append(f"            {{ String t = lookup(tok, {P}, \"{v.name}\"); "
+                     f"if (t != null) {target}.{v.name} = {java_parse_expr(v.ty, 't')}; }}")
+    call = f"{target}.{sig.name}({', '.join(f'a{i}' for i in range(P))})"
+    lines += [
+        "            ByteArrayOutputStream buf = new ByteArrayOutputStream();",
+        "            System.setOut(new PrintStream(buf, true, \"UTF-8\"));",
+        "            String outcome;",
+        "            try {",
+    ]
+    if sig.ret.kind == "void":
+        lines += [f"                {call};", "                outcome = \"ret=void\";"]
+    else:
+        lines += [f"                {sig.ret.spelling} r = {call};", "                outcome = \"ret=\" + show(r);"]
+    lines += [
+        "            } catch (ArithmeticException e) { outcome = \"fault=division\"; }",
+        "            catch (ArrayIndexOutOfBoundsException e) { outcome = \"fault=index\"; }",
+        "            catch (NegativeArraySizeException e) { outcome = \"fault=negative-size\"; }",
+        "            catch (StackOverflowError e) { outcome = \"fault=stack-overflow\"; }",
+        "            System.out.flush();",
+        "            System.setOut(real);",
+        "            StringBuilder rec = new StringBuilder(outcome);",
+    ]
+    for i, p in enumerate(sig.params):
+        if p.ty.kind == "array":
+            lines.append(f"            rec.append(\"\\t{p.name}=\").append(show(a{i}));")
+    for v in sig.state:
+        lines.append(f"            rec.append(\"\\t{v.name}=\").append(show({target}.{v.name}));")
+    lines += [
+        "            rec.append(\"\\tout=\").append(escape(buf.toString(\"UTF-8\")));",
+        "            real.println(rec);",
+        "            real.flush();",
+        "        }",
+        "    }",
+        "}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def c_parse_expr(ty: Ty, tok: str) -> str:
+    if ty.kind == "float":
+        return f"strtod({tok}, 0)" if ty.bits == 64 else f"strtof({tok}, 0)"
+    if ty.kind == "bool":
+        return f"(strcmp({tok}, \"true\") == 0)"
+    if ty.signed:
+        return f"({ty.spelling}) strtoll({tok}, 0, 10)"
+    return f"({ty.spelling}) strtoull({tok}, 0, 10)"
+
+
+def c_show_stmt(ty: Ty, expr: str) -> str:
+    if ty.kind == "float":
+        return f"show_d(rec, (double) ({expr}), {17 if ty.bits == 64 else 9});"
+    if ty.kind == "bool":
+        return f"fputs(({expr}) ? \"true\" : \"false\", rec);"
+    if ty.signed:
+        return f"fprintf(rec, \"%lld\", (long long) ({expr}));"
+    return f"fprintf(rec, \"%llu\", (unsigned long long) ({expr}));"
+
+
+C_PRELUDE = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <unistd.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#define EQ_MAX_TOK 64
+#define EQ_MAX_ARR 4096
+static char *eq_tok[EQ_MAX_TOK];
+static int eq_ntok;
+
+static const char *eq_lookup(int from, const char *name) {
+    size_t n = strlen(name);
+    for (int i = from; i < eq_ntok; i++)
+        if (strncmp(eq_tok[i], name, n) == 0 && eq_tok[i][n] == '=') return eq_tok[i] + n + 1;
+    return 0;
+}
+
+static void show_d(FILE *rec, double v, int digits) {
+    if (isnan(v)) fputs("NaN", rec);
+    else fprintf(rec, "%.*g", digits, v);
+}
+
+static void eq_escape(FILE *to, FILE *from) {
+    int c;
+    rewind(from);
+    while ((c = fgetc(from)) != EOF) {
+        if (c == '\\') fputs("\\\\", to);
+        else if (c == '\n') fputs("\\n", to);
+        else if (c == '\t') fputs("\\t", to);
+        else if (c == '\r') fputs("\\r", to);
+        else if (c < 32 || c > 126) fprintf(to, "\\x%02x", c);
+        else fputc(c, to);
+    }
+}
+"""
+
+
+def c_driver(sig: Signature, source_path: Path) -> str:
+    P = len(sig.params)
+    out = [C_PRELUDE, f"#include \"{source_path}\"", "", "static void eq_run(FILE *rec) {"]
+    # State first, from the `name=value` tokens.
+    for v in sig.state:
+        out.append(f"    {{ const char *t = eq_lookup({P}, \"{v.name}\"); if (t) {v.name} = {c_parse_expr(v.ty, 't')}; }}")
+    for i, p in enumerate(sig.params):
+        if p.ty.kind == "array":
+            e = p.ty.elem
+            out += [
+                f"    static {e.spelling} a{i}[EQ_MAX_ARR]; int len{i} = 0;",
+                f"    {{ char *s = eq_tok[{i}]; while (*s && len{i} < EQ_MAX_ARR) {{ a{i}[len{i}++] = {c_parse_expr(e, 's')};"
+                f" s = strchr(s, ','); if (!s) break; s++; }} }}",
+            ]
+        else:
+            out.append(f"    {p.ty.spelling} a{i} = {c_parse_expr(p.ty, f'eq_tok[{i}]')};")
+    call = f"{sig.name}({', '.join(f'a{i}' for i in range(P))})"
+    if sig.ret.kind == "void":
+        out += [f"    {call};", "    fputs(\"ret=void\", rec);"]
+    else:
+        out += [f"    {sig.ret.spelling} r = {call};", "    fputs(\"ret=\", rec);", "    " + c_show_stmt(sig.ret, "r")]
+    for i, p in enumerate(sig.params):
+        if p.ty.kind == "array":
+            out += [
+                f"    fputs(\"\\t{p.name}=\", rec);",
+                f"    for (int i = 0; i < len{i}; i++) {{ if (i) fputc(',', rec); {c_show_stmt(p.ty.elem, f'a{i}[i]')} }}",
+            ]
+    for v in sig.state:
+        out += [f"    fputs(\"\\t{v.name}=\", rec);", "    " + c_show_stmt(v.ty, v.name)]
+    out += ["}", ""]
+    out.append(r"""
+int main(void) {
+    static char line[1 << 16];
+    while (fgets(line, sizeof line, stdin)) {
+        line[strcspn(line, "\n")] = 0;
+        eq_ntok = 0;
+        char *s = line;
+        for (;;) {
+            if (eq_ntok < EQ_MAX_TOK) eq_tok[eq_ntok++] = s;
+            char *tab = strchr(s, '\t');
+            if (!tab) break;
+            *tab = 0;
+            s = tab + 1;
+        }
+        FILE *outf = tmpfile(), *rec = tmpfile();
+        if (!outf || !rec) { perror("tmpfile"); return 2; }
+        fflush(stdout);
+        pid_t pid = fork();
+        if (pid < 0) { perror("fork"); return 2; }
+        if (pid == 0) {
+            alarm(10);
+            dup2(fileno(outf), 1);
+            setvbuf(stdout, 0, _IONBF, 0);
+            eq_run(rec);
+            fflush(rec);
+            fflush(stdout);
+            _exit(0);
+        }
+        int st = 0;
+        waitpid(pid, &st, 0);
+        if (WIFSIGNALED(st)) printf("fault=signal%d", WTERMSIG(st));
+        else if (WEXITSTATUS(st) != 0) printf("fault=exit%d", WEXITSTATUS(st));
+        else { int c; rewind(rec); while ((c = fgetc(rec)) != EOF) putchar(c); }
+        fputs("\tout=", stdout);
+        eq_escape(stdout, outf);
+        putchar('\n');
+        fclose(outf);
+        fclose(rec);
+    }
+    return 0;
+}
+""")
+    return "\n".join(out)
+
+
+class BuildError(Exception):
+    pass
+
+
+@dataclass
+class Native:
+    """A compiled version: runs input lines, returns one record per line."""
+
+    cmd: list[str]
+    cwd: Path
+
+    def run(self, lines: list[str], timeout: float = 120) -> list[str]:
+        if not lines:
+            return []
+        p = subprocess.run(self.cmd, cwd=self.cwd, input="\n".join(lines) + "\n", capture_output=True,
+                           text=True, timeout=timeout)
+        records = p.stdout.splitlines()
+        if p.returncode != 0 or len(records) != len(lines):
+            raise BuildError(f"driver exited with {p.returncode} after {len(records)}/{len(lines)} inputs: "
+                             f"{p.stderr.strip()[-400:]}")
+        return records
+
+
+def build_java(src: Path, sig: Signature, work: Path) -> Native:
+    work.mkdir(parents=True, exist_ok=True)
+    text = src.read_text()
+    (work / f"{sig.cls}.java").write_text(text)
+    (work / "EqDriver.java").write_text(java_driver(sig, sig.cls, "EqDriver"))
+    p = subprocess.run(["javac", "-nowarn", "-encoding", "UTF-8", "-d", str(work), str(work / f"{sig.cls}.java"),
+                        str(work / "EqDriver.java")], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise BuildError(f"javac failed: {p.stderr.strip()[-800:]}")
+    return Native(["java", "-Xss8m", "-cp", str(work), "EqDriver"], work)
+
+
+def build_c(src: Path, sig: Signature, work: Path) -> Native:
+    work.mkdir(parents=True, exist_ok=True)
+    (work / "driver.c").write_text(c_driver(sig, src.resolve()))
+    exe = work / "driver"
+    p = subprocess.run(["gcc", "-O0", "-fwrapv", "-w", "-o", str(exe), str(work / "driver.c"), "-lm"],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        raise BuildError(f"gcc failed: {p.stderr.strip()[-800:]}")
+    return Native([str(exe)], work)
+
+
+# --------------------------------------------------------------------------
+# Comparing records
+
+
+def close_floats(a: str, b: str) -> bool:
+    try:
+        x, y = float(a), float(b)
+    except ValueError:
+        return False
+    if math.isnan(x) or math.isnan(y):
+        return math.isnan(x) and math.isnan(y)
+    if math.isinf(x) or math.isinf(y):
+        return x == y
+    return abs(x - y) <= MATH_REL_TOL * max(1.0, abs(x), abs(y))
+
+
+def same_record(a: str, b: str, tolerant: bool) -> bool:
+    if a == b:
+        return True
+    if not tolerant:
+        return False
+    fa, fb = a.split("\t"), b.split("\t")
+    if len(fa) != len(fb):
+        return False
+    for x, y in zip(fa, fb):
+        if x == y:
+            continue
+        kx, _, vx = x.partition("=")
+        ky, _, vy = y.partition("=")
+        if kx != ky or kx == "out":
+            return False
+        ix, iy = vx.split(","), vy.split(",")
+        if len(ix) != len(iy) or not all(p == q or close_floats(p, q) for p, q in zip(ix, iy)):
+            return False
+    return True
+
+
+def describe_difference(a: str, b: str) -> str:
+    fa, fb = a.split("\t"), b.split("\t")
+    diffs = [f"{x} vs {y}" for x, y in zip(fa, fb) if x != y]
+    return "; ".join(diffs)[:200] or f"{a!r} vs {b!r}"
+
+
+# --------------------------------------------------------------------------
+# eqlens
+
+
+def run_eqlens(eqlens: Path, old: Path, new: Path, method: str, semantics: str, bound: int | None) -> dict:
+    cmd = [str(eqlens), "check", str(old), str(new), "--method", method, "--semantics", semantics, "--format", "json"]
+    if bound is not None:
+        cmd += ["--loop-bound", str(bound)]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    try:
+        doc = json.loads(p.stdout)
+    except json.JSONDecodeError:
+        raise BuildError(f"eqlens exited with {p.returncode} without JSON: {p.stderr.strip()[-400:]}") from None
+    for m in doc.get("methods", []):
+        if m.get("name") == method:
+            return m
+    raise BuildError(f"eqlens report has no method {method}")
+
+
+# --------------------------------------------------------------------------
+# Driving one fixture
+
+
+@dataclass
+class Result:
+    status: str  # "pass" | "fail" | "skip"
+    message: str
+
+
+@dataclass
+class Fixture:
+    lang: str
+    name: str
+    dir: Path
+    expect: dict
+
+    @property
+    def id(self) -> str:
+        return f"{self.lang}/{self.name}"
+
+    def src(self, version: str) -> Path:
+        return self.dir / f"{version}.{self.lang}"
+
+
+def load_fixtures(root: Path, only: str | None) -> list[Fixture]:
+    out = []
+    for lang in ("java", "c"):
+        base = root / lang
+        if not base.is_dir():
+            continue
+        for d in sorted(p for p in base.iterdir() if p.is_dir()):
+            fx = Fixture(lang, d.name, d, json.loads((d / "expect.json").read_text()))
+            if only is None or only in fx.id:
+                out.append(fx)
+    return out
+
+
+def check_fixture(fx: Fixture, args, work: Path) -> list[tuple[str, Result]]:
+    """Results per semantics."""
+    plan = {s: fx.expect.get(s) for s in ("math", "machine")}
+    results: dict[str, Result] = {}
+    for s, exp in plan.items():
+        if exp not in DECIDED:
+            results[s] = Result("skip", f"{exp}: not decided")
+    todo = [s for s in plan if s not in results]
+    if not todo:
+        return list(results.items())
+    method = fx.expect["method"]
+    try:
+        sigs = {v: parse_signature(fx.lang, fx.src(v).read_text(), method) for v in ("old", "new")}
+        build = build_java if fx.lang == "java" else build_c
+        natives = {v: build(fx.src(v), sigs[v], work / fx.lang / fx.name / v) for v in ("old", "new")}
+    except (SignatureError, BuildError, OSError) as e:
+        for s in todo:
+            results[s] = Result("fail", f"cannot build: {e}")
+        return list(results.items())
+    bound = fx.expect.get("loop_bound")
+    loop_inputs = fx.expect.get("loop_inputs", [])
+    state_vars = {v.name: v for v in sigs["old"].state + sigs["new"].state}
+    for s in todo:
+        exp = plan[s]
+        try:
+            if exp == "not_equivalent":
+                results[s] = replay_counterexample(fx, s, sigs, natives, args, bound)
+            else:
+                results[s] = random_test(fx, s, exp, sigs, natives, list(state_vars.values()), args, bound, loop_inputs)
+        except (BuildError, subprocess.TimeoutExpired, OSError) as e:
+            results[s] = Result("fail", str(e))
+    return [(s, results[s]) for s in ("math", "machine")]
+
+
+def random_test(fx, semantics, exp, sigs, natives, state_vars, args, bound, loop_inputs) -> Result:
+    sig = sigs["old"]
+    bounded = None
+    note = ""
+    if exp == "equivalent_bounded":
+        bounded = bound if bound is not None else DEFAULT_BOUND
+        has_arrays = any(p.ty.kind == "array" for p in sig.params)
+        if not loop_inputs and not has_arrays:
+            return Result("skip", "equivalent_bounded: loop-controlling inputs unknown (no loop_inputs in expect.json)")
+        if not loop_inputs:
+            note = f", array lengths <= {bounded}"
+        else:
+            note = f", {'/'.join(loop_inputs)} <= {bounded}"
+    seed = args.seed + sum(map(ord, fx.id + semantics))
+    lines = random_inputs(sig, state_vars, semantics, args.inputs, seed, bounded, loop_inputs)
+    old = natives["old"].run(lines)
+    new = natives["new"].run(lines)
+    tolerant = semantics == "math"
+    for line, a, b in zip(lines, old, new):
+        if not same_record(a, b, tolerant):
+            return Result("fail", f"{exp} but input [{line}] gives {describe_difference(a, b)}")
+    return Result("pass", f"{exp}: {len(lines)} random inputs agree{note}")
+
+
+def replay_counterexample(fx, semantics, sigs, natives, args, bound) -> Result:
+    if args.eqlens is None:
+        return Result("skip", "not_equivalent: no eqlens binary (--no-eqlens)")
+    m = run_eqlens(args.eqlens, fx.src("old"), fx.src("new"), fx.expect["method"], semantics, bound)
+    verdict = m.get("verdict")
+    if verdict != "not_equivalent":
+        detail = m.get("detail", "")
+        return Result("fail", f"expected not_equivalent, eqlens says {verdict} {detail}".strip())
+    cex = m.get("counterexample", m)
+    for side in ("old", "new"):
+        outcome = str((cex.get(side) or {}).get("outcome", ""))
+        why = unobservable_outcome(fx.lang, outcome)
+        if why:
+            return Result("skip", f"counterexample not replayed: {why} ({side}: {outcome})")
+    try:
+        line = cex_to_line(cex, sigs["old"], sigs["new"], semantics)
+    except NotRepresentable as e:
+        return Result("skip", f"counterexample skipped (not representable): {e}")
+    except (ValueError, KeyError, TypeError) as e:
+        return Result("fail", f"malformed counterexample: {e}")
+    a = natives["old"].run([line])[0]
+    b = natives["new"].run([line])[0]
+    shown = ", ".join(f"{i.get('name')}={i.get('value')}" for i in cex.get("inputs", []))
+    if same_record(a, b, semantics == "math"):
+        return Result("fail", f"counterexample {shown} does not reproduce: both give {a}")
+    return Result("pass", f"counterexample {shown} confirmed: {describe_difference(a, b)}")
+
+
+# --------------------------------------------------------------------------
+
+
+def find_eqlens(explicit: str | None) -> Path | None:
+    if explicit:
+        return Path(explicit)
+    for cand in (REPO / "target/debug/eqlens", REPO / "target/release/eqlens"):
+        if cand.exists():
+            return cand
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--eqlens", help="eqlens binary (default target/debug/eqlens or target/release/eqlens)")
+    ap.add_argument("--no-eqlens", action="store_true", help="skip counterexample replay (random tests only)")
+    ap.add_argument("--fixtures", default=str(REPO / "fixtures"), help="fixtures directory")
+    ap.add_argument("--only", help="only cases whose <lang>/<name> contains this")
+    ap.add_argument("--inputs", type=int, default=300, help="random inputs per case and semantics")
+    ap.add_argument("--seed", type=int, default=20240611)
+    ap.add_argument("--keep", action="store_true", help="keep the build directory")
+    args = ap.parse_args(argv)
+
+    missing = [t for t in ("javac", "java", "gcc") if shutil.which(t) is None]
+    if missing:
+        print(f"missing tools: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    if args.no_eqlens:
+        args.eqlens = None
+    else:
+        args.eqlens = find_eqlens(args.eqlens)
+        if args.eqlens is None or not args.eqlens.exists():
+            print("eqlens binary not found (build it, pass --eqlens PATH, or use --no-eqlens)", file=sys.stderr)
+            return 2
+
+    fixtures = load_fixtures(Path(args.fixtures), args.only)
+    counts = {"pass": 0, "fail": 0, "skip": 0}
+    work = Path(tempfile.mkdtemp(prefix="eqlens-diff-"))
+    try:
+        for fx in fixtures:
+            for semantics, r in check_fixture(fx, args, work):
+                counts[r.status] += 1
+                tag = {"pass": "PASS", "fail": "FAIL", "skip": "SKIP"}[r.status]
+                print(f"{tag} {fx.id} [{semantics}] {r.message}", flush=True)
+    finally:
+        if args.keep:
+            print(f"build directory kept: {work}", file=sys.stderr)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    print(f"{counts['pass']} passed, {counts['fail']} failed, {counts['skip']} skipped")
+    return 1 if counts["fail"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
