@@ -6,28 +6,21 @@
 //! pair proved or bounded-equivalent): those are listed loudly and make the
 //! exit status 1.
 
-use crate::check_cmd::read_source;
 use crate::corpus::{self, Label, PairDir};
-use crate::error::{CliError, catch_panic, install_quiet_panic_hook};
+use crate::error::CliError;
 use crate::stats::{TimeStats, time_stats};
 use crate::{BenchArgs, LangArg};
 use anstyle::{AnsiColor, Style};
-use eqlens_core::check::{
-    CheckerKind, FileReport, Options, Selection, Summary, UnknownReason, Verdict, check_sources,
-};
+use eqlens_core::check::{CheckerKind, Options};
 use eqlens_core::ir::Lang;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::Path;
+use std::process::{Command, Stdio};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Instant;
-
-/// Stack for worker threads: deep expressions and call chains recurse in
-/// the front ends and encoder, and a stack overflow aborts the whole run
-/// (it cannot be caught like a panic).
-pub const WORKER_STACK: usize = 64 << 20;
+use std::time::{Duration, Instant};
 
 /// Error rows listed on the terminal (all are in results.csv).
 const MAX_ERRORS_LISTED: usize = 10;
@@ -94,88 +87,140 @@ pub struct PairResult {
     pub detail: String,
 }
 
-/// Classifies a report for a pair.
-fn classify(report: &FileReport, entry: Option<&str>) -> (PairOutcome, Option<u32>, String) {
-    if report.methods.is_empty() {
-        let detail = match entry {
-            Some(name) => {
-                let old = report.removed.iter().any(|u| u.name == name);
-                let new = report.added.iter().any(|u| u.name == name);
-                match (old, new) {
-                    (true, true) => format!(
-                        "entry method '{name}' has different parameter counts in the two versions"
-                    ),
-                    (true, false) => format!("entry method '{name}' not found in the new version"),
-                    (false, true) => format!("entry method '{name}' not found in the old version"),
-                    (false, false) => format!("entry method '{name}' not found in either version"),
-                }
-            }
-            None => "no method is present in both versions".to_string(),
-        };
-        return (PairOutcome::Error, None, detail);
+/// What one `eqlens check` child process produced.
+#[derive(Debug)]
+struct ChildRun {
+    /// `None`: killed by a signal (or by us at the hard limit).
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+    timed_out: bool,
+}
+
+/// The last meaningful line of a child's stderr, without our own prefix.
+fn stderr_reason(stderr: &str) -> String {
+    let line = stderr
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim();
+    line.strip_prefix("eqlens: error: ")
+        .unwrap_or(line)
+        .to_string()
+}
+
+/// Classifies one child run of `eqlens check --format json`.
+fn classify(run: &ChildRun, hard_limit: Duration) -> (PairOutcome, Option<u32>, usize, String) {
+    if run.timed_out {
+        let detail = format!(
+            "no answer within the hard limit of {} s: process killed",
+            hard_limit.as_secs()
+        );
+        return (PairOutcome::Unknown, None, 0, detail);
     }
-    match report.summary() {
-        Summary::Equivalent => (PairOutcome::Equivalent, None, String::new()),
-        Summary::EquivalentBounded => {
-            let k = report
-                .methods
-                .iter()
-                .filter_map(|m| match &m.verdict {
-                    Verdict::Equivalent(p) => p.bounded,
-                    _ => None,
-                })
-                .max();
-            (PairOutcome::EquivalentBounded, k, String::new())
+    match run.code {
+        Some(0..=2) => {}
+        Some(code) => {
+            let why = stderr_reason(&run.stderr);
+            return (
+                PairOutcome::Error,
+                None,
+                0,
+                if why.is_empty() {
+                    format!("exit status {code}")
+                } else {
+                    why
+                },
+            );
         }
-        Summary::NotEquivalent => {
-            let detail = report
-                .methods
+        None => {
+            let why = stderr_reason(&run.stderr);
+            return (
+                PairOutcome::Error,
+                None,
+                0,
+                format!("checker process crashed: {why}"),
+            );
+        }
+    }
+    let doc: serde_json::Value = match serde_json::from_str(&run.stdout) {
+        Ok(doc) => doc,
+        Err(_) => return (PairOutcome::Error, None, 0, stderr_reason(&run.stderr)),
+    };
+    classify_json(&doc)
+}
+
+/// Classifies a `check --format json` document (schema in docs/cli.md).
+fn classify_json(doc: &serde_json::Value) -> (PairOutcome, Option<u32>, usize, String) {
+    let empty = Vec::new();
+    let methods = doc["methods"].as_array().unwrap_or(&empty);
+    let n = methods.len();
+    if n == 0 {
+        return (
+            PairOutcome::Error,
+            None,
+            0,
+            "no method is present in both versions".to_string(),
+        );
+    }
+    let name = |m: &serde_json::Value| m["name"].as_str().unwrap_or("?").to_string();
+    match doc["summary"].as_str().unwrap_or("") {
+        "equivalent" => (PairOutcome::Equivalent, None, n, String::new()),
+        "equivalent_bounded" => {
+            let k = methods
                 .iter()
-                .find_map(|m| match &m.verdict {
-                    Verdict::NotEquivalent(c) => Some(format!(
+                .filter_map(|m| m["bound"].as_u64())
+                .max()
+                .and_then(|k| u32::try_from(k).ok());
+            (PairOutcome::EquivalentBounded, k, n, String::new())
+        }
+        "not_equivalent" => {
+            let detail = methods
+                .iter()
+                .find(|m| m["verdict"] == "not_equivalent")
+                .map(|m| {
+                    format!(
                         "{}: {}",
-                        m.name,
-                        c.differences
-                            .first()
-                            .map(String::as_str)
-                            .unwrap_or("differs")
-                    )),
-                    _ => None,
+                        name(m),
+                        m["differences"][0].as_str().unwrap_or("differs")
+                    )
                 })
                 .unwrap_or_default();
-            (PairOutcome::NotEquivalent, None, detail)
+            (PairOutcome::NotEquivalent, None, n, detail)
         }
-        Summary::Unknown => {
-            let unknowns: Vec<_> = report
-                .methods
+        "unknown" => {
+            let unknowns: Vec<&serde_json::Value> = methods
                 .iter()
-                .filter_map(|m| match &m.verdict {
-                    Verdict::Unknown(u) => Some((m, u)),
-                    _ => None,
-                })
+                .filter(|m| m["verdict"] == "unknown")
                 .collect();
             // One unsupported method makes the pair unsupported: that is the
             // root cause, whatever else timed out.
-            let unsupported = unknowns.iter().find(|(_, u)| u.reason.is_unsupported());
+            let unsupported = unknowns
+                .iter()
+                .find(|m| m["reason"]["kind"] == "unsupported");
             let (outcome, first) = match unsupported {
-                Some(u) => (PairOutcome::Unsupported, Some(u)),
-                None => (PairOutcome::Unknown, unknowns.first()),
+                Some(m) => (PairOutcome::Unsupported, Some(*m)),
+                None => (PairOutcome::Unknown, unknowns.first().copied()),
             };
             let detail = first
-                .map(|(m, u)| {
-                    let kind = match &u.reason {
-                        UnknownReason::Timeout => "timeout",
-                        UnknownReason::SolverUnknown => "solver unknown",
-                        UnknownReason::SpuriousCounterexample => "spurious counterexample",
-                        UnknownReason::Bound => "bound",
-                        UnknownReason::Unsupported { .. } => "unsupported",
-                        UnknownReason::Internal => "internal",
-                    };
-                    format!("{}: {kind}: {}", m.name, u.detail)
+                .map(|m| {
+                    let kind = m["reason"]["kind"].as_str().unwrap_or("unknown");
+                    format!(
+                        "{}: {kind}: {}",
+                        name(m),
+                        m["detail"].as_str().unwrap_or("")
+                    )
                 })
                 .unwrap_or_default();
-            (outcome, None, detail)
+            (outcome, None, n, detail)
         }
+        other => (
+            PairOutcome::Error,
+            None,
+            n,
+            format!("unexpected summary '{other}' in the check report"),
+        ),
     }
 }
 
@@ -188,38 +233,90 @@ struct Task<'a> {
     new: std::path::PathBuf,
 }
 
-fn run_task(task: &Task<'_>, base: &Options) -> PairResult {
-    let entry = corpus::entry_method(task.pair, task.lang);
-    let options = Options {
-        checker: task.checker,
-        ..base.clone()
-    };
-    let start = Instant::now();
-    let run = || -> (PairOutcome, Option<u32>, usize, String) {
-        let sources =
-            read_source(&task.old, "old").and_then(|o| Ok((o, read_source(&task.new, "new")?)));
-        let (old, new) = match sources {
-            Ok(s) => s,
-            Err(e) => return (PairOutcome::Error, None, 0, e.to_string()),
-        };
-        let selection = match &entry {
-            Some(name) => Selection::Method(name.clone()),
-            None => Selection::All,
-        };
-        match catch_panic(|| check_sources(task.lang, &old, &new, &selection, &options)) {
-            Ok(report) => {
-                let (outcome, bounded, detail) = classify(&report, entry.as_deref());
-                (outcome, bounded, report.methods.len(), detail)
+/// The wall-clock limit for one pair's child process. The core's timeout
+/// is per method pair and cooperative; this one is enforced by killing the
+/// process, so a checker that hangs cannot stall the whole benchmark.
+pub fn hard_limit(timeout_ms: u64) -> Duration {
+    Duration::from_millis(timeout_ms.saturating_mul(6).max(60_000))
+}
+
+/// Runs `cmd`, killing it after `limit`. Output is read on helper threads
+/// so a large report cannot block the child on a full pipe.
+fn run_child(mut cmd: Command, limit: Duration) -> std::io::Result<ChildRun> {
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let reader = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_end(&mut buf);
             }
-            Err(msg) => (
-                PairOutcome::Error,
-                None,
-                0,
-                format!("internal error: {msg}"),
-            ),
-        }
+            String::from_utf8_lossy(&buf).into_owned()
+        })
     };
-    let (outcome, bounded, methods, detail) = run();
+    let out = reader(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let err = reader(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let start = Instant::now();
+    let mut timed_out = false;
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break status;
+        }
+        if start.elapsed() > limit {
+            timed_out = true;
+            let _ = child.kill();
+            break child.wait()?;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    Ok(ChildRun {
+        code: status.code(),
+        stdout: out.join().unwrap_or_default(),
+        stderr: err.join().unwrap_or_default(),
+        timed_out,
+    })
+}
+
+/// Checks one pair in a child `eqlens check` process: a crash (stack
+/// overflow, abort) or a hang in the core then costs one pair, not the run.
+fn run_task(task: &Task<'_>, base: &Options, exe: &Path) -> PairResult {
+    let entry = corpus::entry_method(task.pair, task.lang);
+    let limit = hard_limit(base.timeout_ms);
+    let mut cmd = Command::new(exe);
+    cmd.args(["--color", "never", "check"])
+        .arg(&task.old)
+        .arg(&task.new);
+    cmd.arg(format!("--checker={}", task.checker.name()));
+    cmd.arg(format!("--semantics={}", base.semantics));
+    cmd.arg(format!("--loop-bound={}", base.loop_bound));
+    cmd.arg(format!("--timeout-ms={}", base.timeout_ms));
+    cmd.arg("--format=json");
+    if let Some(name) = &entry {
+        cmd.arg(format!("--method={name}"));
+    }
+    let start = Instant::now();
+    let (outcome, bounded, methods, detail) = match run_child(cmd, limit) {
+        Ok(run) => classify(&run, limit),
+        Err(e) => (
+            PairOutcome::Error,
+            None,
+            0,
+            format!("cannot run '{}': {e}", exe.display()),
+        ),
+    };
     PairResult {
         id: task.pair.id.clone(),
         lang: task.lang,
@@ -488,8 +585,12 @@ pub fn run(args: &BenchArgs) -> Result<u8, CliError> {
     }
 
     let base = args.common.options(CheckerKind::default());
+    // Pairs are checked by this same binary's `check` command in child
+    // processes (see `run_task`).
+    let exe = std::env::current_exe()
+        .map_err(|e| CliError::usage(format!("cannot locate the eqlens executable: {e}")))?;
     let started = Instant::now();
-    let results = run_parallel(&tasks, &base, args.jobs as usize);
+    let results = run_parallel(&tasks, &base, &exe, args.jobs as usize);
     let wall_time_ms = started.elapsed().as_secs_f64() * 1000.0;
 
     let mut groups = Vec::new();
@@ -608,8 +709,7 @@ pub fn run(args: &BenchArgs) -> Result<u8, CliError> {
 
 /// Runs every task on `jobs` worker threads, with a progress bar on stderr
 /// (drawn only when stderr is a terminal). Results come back in task order.
-fn run_parallel(tasks: &[Task<'_>], base: &Options, jobs: usize) -> Vec<PairResult> {
-    install_quiet_panic_hook();
+fn run_parallel(tasks: &[Task<'_>], base: &Options, exe: &Path, jobs: usize) -> Vec<PairResult> {
     let bar = ProgressBar::with_draw_target(Some(tasks.len() as u64), ProgressDrawTarget::stderr());
     if let Ok(style) = ProgressStyle::with_template(
         "{bar:40} {pos}/{len} [{elapsed_precise}, eta {eta}] {wide_msg}",
@@ -624,7 +724,7 @@ fn run_parallel(tasks: &[Task<'_>], base: &Options, jobs: usize) -> Vec<PairResu
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(task) = tasks.get(i) else { break };
-                    let result = run_task(task, base);
+                    let result = run_task(task, base, exe);
                     bar.set_message(format!(
                         "{} [{}] {}",
                         task.pair.id,
@@ -638,9 +738,7 @@ fn run_parallel(tasks: &[Task<'_>], base: &Options, jobs: usize) -> Vec<PairResu
                     }
                 }
             };
-            let spawned = std::thread::Builder::new()
-                .stack_size(WORKER_STACK)
-                .spawn_scoped(scope, worker);
+            let spawned = std::thread::Builder::new().spawn_scoped(scope, worker);
             if spawned.is_err() {
                 // Could not get a thread (resource limits): help drain the
                 // queue from here instead.
@@ -654,7 +752,7 @@ fn run_parallel(tasks: &[Task<'_>], base: &Options, jobs: usize) -> Vec<PairResu
     // slot is empty; re-running is only a fallback that cannot panic.
     let mut out = Vec::with_capacity(tasks.len());
     for (slot, task) in slots.into_iter().zip(tasks) {
-        out.push(slot.unwrap_or_else(|| run_task(task, base)));
+        out.push(slot.unwrap_or_else(|| run_task(task, base, exe)));
     }
     out
 }
@@ -737,23 +835,113 @@ mod tests {
         );
     }
 
+    fn run(code: Option<i32>, stdout: &str, stderr: &str) -> ChildRun {
+        ChildRun {
+            code,
+            stdout: stdout.into(),
+            stderr: stderr.into(),
+            timed_out: false,
+        }
+    }
+
     #[test]
-    fn classify_empty_report_names_missing_entry() {
-        use eqlens_core::check::Unpaired;
-        let r = FileReport {
-            lang: Lang::C,
-            methods: vec![],
-            added: vec![],
-            removed: vec![Unpaired {
-                name: "f".into(),
-                arity: 1,
-                span: Default::default(),
-            }],
-        };
-        let (o, _, d) = classify(&r, Some("f"));
+    fn classify_child_failures() {
+        let limit = Duration::from_secs(60);
+        let (o, _, _, d) = classify(
+            &run(
+                Some(3),
+                "",
+                "eqlens: error: method 'f' not found in NEW file 'n.c' (only the old version has it)\n",
+            ),
+            limit,
+        );
         assert_eq!(o, PairOutcome::Error);
-        assert!(d.contains("not found in the new version"), "{d}");
-        let (_, _, d) = classify(&r, None);
+        assert!(d.starts_with("method 'f' not found in NEW"), "{d}");
+        let (o, _, _, d) = classify(&run(None, "", "thread overflowed its stack\n"), limit);
+        assert_eq!(o, PairOutcome::Error);
+        assert!(d.contains("crashed") && d.contains("overflowed"), "{d}");
+        let (o, _, _, d) = classify(
+            &run(Some(2), "", "eqlens: error: internal error: boom\n"),
+            limit,
+        );
+        assert_eq!(
+            (o, d.as_str()),
+            (PairOutcome::Error, "internal error: boom")
+        );
+        let mut r = run(None, "", "");
+        r.timed_out = true;
+        let (o, _, _, d) = classify(&r, limit);
+        assert_eq!(
+            o,
+            PairOutcome::Unknown,
+            "a killed run is no answer, never wrong"
+        );
+        assert!(d.contains("hard limit of 60 s"), "{d}");
+    }
+
+    #[test]
+    fn classify_reports() {
+        let doc = |summary: &str, methods: serde_json::Value| {
+            serde_json::json!({ "summary": summary, "methods": methods }).to_string()
+        };
+        let limit = Duration::from_secs(60);
+        let eq = doc(
+            "equivalent",
+            serde_json::json!([{ "name": "f", "verdict": "equivalent", "bound": null }]),
+        );
+        assert_eq!(
+            classify(&run(Some(0), &eq, ""), limit).0,
+            PairOutcome::Equivalent
+        );
+        let b = doc(
+            "equivalent_bounded",
+            serde_json::json!([{ "name": "f", "verdict": "equivalent", "bound": 8 }, { "name": "g", "verdict": "equivalent", "bound": null }]),
+        );
+        let (o, k, n, _) = classify(&run(Some(2), &b, ""), limit);
+        assert_eq!((o, k, n), (PairOutcome::EquivalentBounded, Some(8), 2));
+        let ne = doc(
+            "not_equivalent",
+            serde_json::json!([{ "name": "f", "verdict": "not_equivalent", "differences": ["return value: 1 vs 2"] }]),
+        );
+        let (o, _, _, d) = classify(&run(Some(1), &ne, ""), limit);
+        assert_eq!(
+            (o, d.as_str()),
+            (PairOutcome::NotEquivalent, "f: return value: 1 vs 2")
+        );
+        let un = doc(
+            "unknown",
+            serde_json::json!([
+                { "name": "f", "verdict": "unknown", "reason": { "kind": "timeout" }, "detail": "t" },
+                { "name": "g", "verdict": "unknown", "reason": { "kind": "unsupported" }, "detail": "try" }
+            ]),
+        );
+        let (o, _, _, d) = classify(&run(Some(2), &un, ""), limit);
+        assert_eq!(
+            (o, d.as_str()),
+            (PairOutcome::Unsupported, "g: unsupported: try")
+        );
+        let none = doc("unknown", serde_json::json!([]));
+        let (o, _, _, d) = classify(&run(Some(2), &none, ""), limit);
+        assert_eq!(o, PairOutcome::Error);
         assert!(d.contains("no method"), "{d}");
+    }
+
+    #[test]
+    fn child_processes_are_killed_at_the_limit() {
+        let mut cmd = Command::new("sleep");
+        cmd.arg("30");
+        let start = Instant::now();
+        let Ok(r) = run_child(cmd, Duration::from_millis(200)) else {
+            return;
+        }; // no `sleep`: nothing to test
+        assert!(r.timed_out);
+        assert!(start.elapsed() < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn hard_limit_is_generous() {
+        assert_eq!(hard_limit(10_000), Duration::from_secs(60));
+        assert_eq!(hard_limit(20_000), Duration::from_secs(120));
+        assert_eq!(hard_limit(u64::MAX), Duration::from_millis(u64::MAX));
     }
 }

@@ -9,6 +9,11 @@ use eqlens_core::lang::lang_of_path;
 use std::io::Write;
 use std::path::Path;
 
+/// Stack for the checking thread: deep expressions and call chains recurse
+/// in the front ends and encoder, and a stack overflow aborts the process
+/// (it cannot be caught like a panic).
+const CHECK_STACK: usize = 64 << 20;
+
 /// Exit statuses of `check` (like `diff`).
 pub const EXIT_EQUIVALENT: u8 = 0;
 pub const EXIT_NOT_EQUIVALENT: u8 = 1;
@@ -146,7 +151,7 @@ pub fn run(args: &CheckArgs) -> Result<u8, CliError> {
     // ends, and a stack overflow aborts instead of unwinding.
     let report = std::thread::scope(|scope| {
         match std::thread::Builder::new()
-            .stack_size(crate::bench::WORKER_STACK)
+            .stack_size(CHECK_STACK)
             .spawn_scoped(scope, check)
         {
             Ok(handle) => handle
