@@ -292,30 +292,51 @@ fn run_child(mut cmd: Command, limit: Duration) -> std::io::Result<ChildRun> {
 
 /// Checks one pair in a child `eqlens check` process: a crash (stack
 /// overflow, abort) or a hang in the core then costs one pair, not the run.
+/// The entry candidates from the description are tried in order; the next
+/// one is tried only when the child reports a usage error (entry missing).
 fn run_task(task: &Task<'_>, base: &Options, exe: &Path) -> PairResult {
-    let entry = corpus::entry_method(task.pair, task.lang);
+    let candidates = corpus::entry_candidates(task.pair, task.lang);
     let limit = hard_limit(base.timeout_ms);
-    let mut cmd = Command::new(exe);
-    cmd.args(["--color", "never", "check"])
-        .arg(&task.old)
-        .arg(&task.new);
-    cmd.arg(format!("--checker={}", task.checker.name()));
-    cmd.arg(format!("--semantics={}", base.semantics));
-    cmd.arg(format!("--loop-bound={}", base.loop_bound));
-    cmd.arg(format!("--timeout-ms={}", base.timeout_ms));
-    cmd.arg("--format=json");
-    if let Some(name) = &entry {
-        cmd.arg(format!("--method={name}"));
-    }
+    let attempt = |entry: Option<&str>| {
+        let mut cmd = Command::new(exe);
+        cmd.args(["--color", "never", "check"])
+            .arg(&task.old)
+            .arg(&task.new);
+        cmd.arg(format!("--checker={}", task.checker.name()));
+        cmd.arg(format!("--semantics={}", base.semantics));
+        cmd.arg(format!("--loop-bound={}", base.loop_bound));
+        cmd.arg(format!("--timeout-ms={}", base.timeout_ms));
+        cmd.arg("--format=json");
+        if let Some(name) = entry {
+            cmd.arg(format!("--method={name}"));
+        }
+        run_child(cmd, limit)
+    };
     let start = Instant::now();
-    let (outcome, bounded, methods, detail) = match run_child(cmd, limit) {
-        Ok(run) => classify(&run, limit),
-        Err(e) => (
+    let mut entry = None;
+    let mut run = None;
+    if candidates.is_empty() {
+        run = Some(attempt(None));
+    }
+    for (i, name) in candidates.iter().enumerate() {
+        let r = attempt(Some(name));
+        let entry_missing =
+            matches!(&r, Ok(c) if c.code == Some(crate::EXIT_USAGE.into()) && !c.timed_out);
+        entry = Some(name.clone());
+        run = Some(r);
+        if !(entry_missing && i + 1 < candidates.len()) {
+            break;
+        }
+    }
+    let (outcome, bounded, methods, detail) = match run {
+        Some(Ok(run)) => classify(&run, limit),
+        Some(Err(e)) => (
             PairOutcome::Error,
             None,
             0,
             format!("cannot run '{}': {e}", exe.display()),
         ),
+        None => (PairOutcome::Error, None, 0, "nothing was run".to_string()),
     };
     PairResult {
         id: task.pair.id.clone(),

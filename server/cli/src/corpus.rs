@@ -104,19 +104,24 @@ pub fn sources(pair: &PairDir, lang: Lang) -> Option<(PathBuf, PathBuf)> {
     (old.is_file() && new.is_file()).then_some((old, new))
 }
 
-/// The entry method named by the pair's description file, if any.
-pub fn entry_method(pair: &PairDir, lang: Lang) -> Option<String> {
+/// The entry methods to try for a pair, best first; empty when the pair
+/// has no description (a whole-program pair).
+pub fn entry_candidates(pair: &PairDir, lang: Lang) -> Vec<String> {
     let file = match lang {
         Lang::Java => "J-Desc.json",
         Lang::C => "C-Desc.json",
     };
-    let bytes = std::fs::read(pair.dir.join(file)).ok()?;
-    parse_entry(&String::from_utf8_lossy(&bytes))
+    match std::fs::read(pair.dir.join(file)) {
+        Ok(bytes) => parse_entries(&String::from_utf8_lossy(&bytes)),
+        Err(_) => Vec::new(),
+    }
 }
 
-/// Keys naming the entry, compared after dropping case and non-letters
-/// (`"method name"`, `"Method_Name"`, `"functionName"` all match).
-const ENTRY_KEYS: &[&str] = &["methodname", "functionname"];
+/// Keys naming the changed method, compared after dropping case and
+/// non-letters (`"method name"`, `"Method_Name"`, `"functionName"`).
+const METHOD_KEYS: &[&str] = &["methodname", "functionname"];
+/// The key naming the program; `Prog.entry` names the entry point.
+const PROGRAM_KEYS: &[&str] = &["programname"];
 
 fn key_norm(k: &str) -> String {
     k.chars()
@@ -125,24 +130,45 @@ fn key_norm(k: &str) -> String {
         .collect()
 }
 
-/// Reads the entry name from a description: strict JSON first, then a
-/// textual scan for `"method name": "..."` that tolerates trailing commas,
-/// comments, missing quotes and the like.
-pub fn parse_entry(text: &str) -> Option<String> {
+/// Entry candidates from a description. In EqBench, `"program name":
+/// "Comp.main"` means the behaviour compared is that of `main`, while
+/// `"method name": "foo"` is the method that was changed (a callee of
+/// `main`): checking `foo` alone would call an intended refactoring "not
+/// equivalent". So the program name's method comes first, when it has one,
+/// and the method name second (for descriptions where the program name is
+/// just a name, like `"conflict"`).
+pub fn parse_entries(text: &str) -> Vec<String> {
     let text = text.trim_start_matches('\u{feff}');
-    if let Ok(serde_json::Value::Object(map)) = serde_json::from_str::<serde_json::Value>(text) {
-        for (k, v) in &map {
-            if ENTRY_KEYS.contains(&key_norm(k).as_str())
-                && let Some(s) = v.as_str()
-            {
-                return normalise_name(s);
-            }
-        }
+    let mut out: Vec<String> = Vec::new();
+    if let Some(program) = desc_value(text, PROGRAM_KEYS)
+        && program.contains('.')
+        && let Some(name) = normalise_name(&program)
+    {
+        out.push(name);
     }
-    scan_entry(text)
+    if let Some(name) = desc_value(text, METHOD_KEYS).and_then(|m| normalise_name(&m))
+        && !out.contains(&name)
+    {
+        out.push(name);
+    }
+    out
 }
 
-fn scan_entry(text: &str) -> Option<String> {
+/// The string value of the first of `keys`: strict JSON first, then a
+/// textual scan for `"key": "..."` that tolerates trailing commas,
+/// comments, missing quotes and the like.
+fn desc_value(text: &str, keys: &[&str]) -> Option<String> {
+    if let Ok(serde_json::Value::Object(map)) = serde_json::from_str::<serde_json::Value>(text) {
+        return map
+            .iter()
+            .find(|(k, _)| keys.contains(&key_norm(k).as_str()))
+            .and_then(|(_, v)| v.as_str())
+            .map(str::to_string);
+    }
+    scan_value(text, keys)
+}
+
+fn scan_value(text: &str, keys: &[&str]) -> Option<String> {
     // Every quoted string followed by a colon is a key candidate.
     let mut rest = text;
     while let Some(open) = rest.find('"') {
@@ -152,16 +178,14 @@ fn scan_entry(text: &str) -> Option<String> {
         let tail = &after[close + 1..];
         let tail_trim = tail.trim_start();
         if let Some(value_part) = tail_trim.strip_prefix(':')
-            && ENTRY_KEYS.contains(&key_norm(key).as_str())
+            && keys.contains(&key_norm(key).as_str())
         {
             let v = value_part.trim_start();
             let v = match v.strip_prefix('"') {
                 Some(quoted) => quoted.split('"').next().unwrap_or(""),
                 None => v.split([',', '\n', '}', '\r']).next().unwrap_or(""),
             };
-            if let Some(name) = normalise_name(v) {
-                return Some(name);
-            }
+            return Some(v.trim().to_string());
         }
         rest = tail;
     }
@@ -183,39 +207,49 @@ fn normalise_name(raw: &str) -> Option<String> {
 mod tests {
     use super::*;
 
+    fn first(text: &str) -> Option<String> {
+        parse_entries(text).into_iter().next()
+    }
+
+    #[test]
+    fn program_entry_comes_first() {
+        let t =
+            r#"{"benchmark name": "CLEVER", "program name": "Comp.main", "function name": "foo"}"#;
+        assert_eq!(parse_entries(t), ["main", "foo"]);
+        let t = r#"{"program name": "triangularMod.f", "function name": "f"}"#;
+        assert_eq!(parse_entries(t), ["f"]);
+        let t = r#"{"program name": "conflict", "method name": "snippet"}"#;
+        assert_eq!(parse_entries(t), ["snippet"]);
+        let t = "{\"program name\": \"P.client\", \"method name\": \"lib\",}";
+        assert_eq!(parse_entries(t), ["client", "lib"]);
+    }
+
     #[test]
     fn strict_json() {
         assert_eq!(
-            parse_entry(r#"{"benchmark name": "x", "method name": "snippet", "LOC": 3}"#)
-                .as_deref(),
+            first(r#"{"benchmark name": "x", "method name": "snippet", "LOC": 3}"#).as_deref(),
             Some("snippet")
         );
-        assert_eq!(
-            parse_entry(r#"{"function name": "lib"}"#).as_deref(),
-            Some("lib")
-        );
+        assert_eq!(first(r#"{"function name": "lib"}"#).as_deref(), Some("lib"));
     }
 
     #[test]
     fn sloppy_json() {
         let t = "{\n \"method name\": \"foo\",\n \"changes\": [ {\"a\": 1}, ],\n}";
-        assert_eq!(parse_entry(t).as_deref(), Some("foo"));
+        assert_eq!(first(t).as_deref(), Some("foo"));
+        assert_eq!(first("{ \"Method_Name\" : bar , }").as_deref(), Some("bar"));
         assert_eq!(
-            parse_entry("{ \"Method_Name\" : bar , }").as_deref(),
-            Some("bar")
-        );
-        assert_eq!(
-            parse_entry("\u{feff}{\"functionName\":\"Cls.baz(int a)\"}").as_deref(),
+            first("\u{feff}{\"functionName\":\"Cls.baz(int a)\"}").as_deref(),
             Some("baz")
         );
     }
 
     #[test]
     fn missing_or_blank_entry() {
-        assert_eq!(parse_entry(r#"{"benchmark name": "x"}"#), None);
-        assert_eq!(parse_entry(r#"{"method name": "  "}"#), None);
-        assert_eq!(parse_entry("not json at all \"method name"), None);
-        assert_eq!(parse_entry(""), None);
+        assert_eq!(first(r#"{"benchmark name": "x"}"#), None);
+        assert_eq!(first(r#"{"method name": "  "}"#), None);
+        assert_eq!(first("not json at all \"method name"), None);
+        assert_eq!(first(""), None);
     }
 
     #[test]
@@ -233,7 +267,7 @@ mod tests {
         assert_eq!(pairs[1].label, Label::Neq);
         assert!(sources(&pairs[0], Lang::C).is_some());
         assert!(sources(&pairs[0], Lang::Java).is_none());
-        assert_eq!(entry_method(&pairs[0], Lang::C), None);
+        assert!(entry_candidates(&pairs[0], Lang::C).is_empty());
         let _ = std::fs::remove_dir_all(&root);
     }
 }
