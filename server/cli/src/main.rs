@@ -1,1 +1,208 @@
-fn main() {}
+//! `eqlens`: check two versions of a Java or C file for equivalence, or run
+//! a benchmark corpus.
+//!
+//! This binary is a thin layer over `eqlens_core`: it reads files, calls
+//! [`eqlens_core::check::check_sources`] and renders the reports. No analysis
+//! happens here. Exit statuses follow `diff`: 0 proved equivalent, 1 not
+//! equivalent, 2 anything weaker, 3 usage or input error (see `docs/cli.md`).
+
+mod bench;
+mod check_cmd;
+mod corpus;
+mod error;
+mod json_out;
+mod render;
+mod stats;
+mod trace;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use eqlens_core::check::{CheckerKind, Options};
+use eqlens_core::ir::Semantics;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Exit status for usage and input errors (clap's own errors included).
+pub const EXIT_USAGE: u8 = 3;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "eqlens",
+    version,
+    about = "Equivalence checking for two versions of Java or C methods"
+)]
+struct Cli {
+    /// When to colour the output (NO_COLOR and CLICOLOR_FORCE are honoured
+    /// under `auto`).
+    #[arg(long, value_enum, default_value_t = ColorWhen::Auto, global = true, value_name = "WHEN")]
+    color: ColorWhen,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Check two versions of a source file; the exit status tells the verdict.
+    Check(CheckArgs),
+    /// Run every pair of an EqBench-layout corpus and tabulate the verdicts.
+    Bench(BenchArgs),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum ColorWhen {
+    Auto,
+    Always,
+    Never,
+}
+
+/// `--semantics` values (mirrors [`Semantics`], which has no clap derive:
+/// the core does not depend on clap).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SemanticsArg {
+    Math,
+    Machine,
+}
+
+impl From<SemanticsArg> for Semantics {
+    fn from(s: SemanticsArg) -> Semantics {
+        match s {
+            SemanticsArg::Math => Semantics::Math,
+            SemanticsArg::Machine => Semantics::Machine,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LangArg {
+    Java,
+    C,
+}
+
+impl From<LangArg> for eqlens_core::ir::Lang {
+    fn from(l: LangArg) -> eqlens_core::ir::Lang {
+        match l {
+            LangArg::Java => eqlens_core::ir::Lang::Java,
+            LangArg::C => eqlens_core::ir::Lang::C,
+        }
+    }
+}
+
+/// Options shared by `check` and `bench`: they become [`Options`].
+#[derive(Args, Debug, Clone)]
+pub struct CommonOptions {
+    /// Integer/float semantics: `math` (unbounded integers, real numbers) or
+    /// `machine` (fixed-width integers, IEEE-754).
+    #[arg(long, value_enum, default_value_t = SemanticsArg::Math, value_name = "SEMANTICS")]
+    pub semantics: SemanticsArg,
+    /// Loop iterations unrolled (and recursion depth inlined) before a proof
+    /// becomes bounded.
+    #[arg(long, default_value_t = Options::default().loop_bound, value_name = "K")]
+    pub loop_bound: u32,
+    /// Wall-clock budget per method pair, in milliseconds.
+    #[arg(long, default_value_t = Options::default().timeout_ms, value_name = "N")]
+    pub timeout_ms: u64,
+}
+
+impl CommonOptions {
+    pub fn options(&self, checker: CheckerKind) -> Options {
+        Options {
+            semantics: self.semantics.into(),
+            checker,
+            loop_bound: self.loop_bound,
+            timeout_ms: self.timeout_ms,
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// The old version (.java, .c or .h).
+    #[arg(value_name = "OLD")]
+    pub old: PathBuf,
+    /// The new version, in the same language as OLD.
+    #[arg(value_name = "NEW")]
+    pub new: PathBuf,
+    /// Check only this method (every overload present in both versions);
+    /// by default every method present in both is checked.
+    #[arg(long, value_name = "NAME")]
+    pub method: Option<String>,
+    /// The checking algorithm.
+    #[arg(long, value_parser = parse_checker, default_value = CheckerKind::default().name(), value_name = "NAME")]
+    pub checker: CheckerKind,
+    #[command(flatten)]
+    pub common: CommonOptions,
+    /// Output format: `text` for people, `json` for programs.
+    #[arg(long, value_enum, default_value_t = Format::Text, value_name = "FORMAT")]
+    pub format: Format,
+}
+
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// Corpus root in the EqBench layout (`<benchmark>/<program>/<Eq|Neq>/`).
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Languages to run (repeatable; default: java and c).
+    #[arg(long = "lang", value_enum, value_name = "LANG")]
+    pub langs: Vec<LangArg>,
+    /// Checkers to run (repeatable; default: every checker).
+    #[arg(long = "checker", value_parser = parse_checker, value_name = "NAME")]
+    pub checkers: Vec<CheckerKind>,
+    #[command(flatten)]
+    pub common: CommonOptions,
+    /// Worker threads checking pairs in parallel.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=256), value_name = "N")]
+    pub jobs: u32,
+    /// Directory for results.csv, results.json and summary.json.
+    #[arg(long, default_value = "bench-out", value_name = "DIR")]
+    pub out: PathBuf,
+    /// Run only pairs whose id (`benchmark/program/Eq`) contains SUBSTR.
+    #[arg(long, value_name = "SUBSTR")]
+    pub filter: Option<String>,
+}
+
+/// Parses a checker name, listing the known ones on failure (clap shows the
+/// message after "invalid value ... for '--checker'").
+fn parse_checker(name: &str) -> Result<CheckerKind, String> {
+    CheckerKind::from_name(name).ok_or_else(|| {
+        let known: Vec<&str> = CheckerKind::ALL.iter().map(|c| c.name()).collect();
+        format!("unknown checker '{name}' (known: {})", known.join(", "))
+    })
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // `--help` and `--version` arrive as errors too but are not
+            // failures; every real usage error exits 3, not clap's 2 (2 means
+            // "not proved" here).
+            let _ = e.print();
+            return if e.use_stderr() {
+                ExitCode::from(EXIT_USAGE)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    match cli.color {
+        ColorWhen::Auto => {}
+        ColorWhen::Always => anstream::ColorChoice::Always.write_global(),
+        ColorWhen::Never => anstream::ColorChoice::Never.write_global(),
+    }
+    let result = match cli.command {
+        Command::Check(args) => check_cmd::run(&args),
+        Command::Bench(args) => bench::run(&args),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            e.report();
+            ExitCode::from(e.exit_code())
+        }
+    }
+}

@@ -1,0 +1,281 @@
+//! `eqlens check OLD NEW`: read two files, check them, render, and map the
+//! file verdict to an exit status.
+
+use crate::error::{CliError, catch_panic};
+use crate::{CheckArgs, Format, json_out, render};
+use eqlens_core::check::{FileReport, Selection, Summary, check_sources};
+use eqlens_core::ir::Lang;
+use eqlens_core::lang::lang_of_path;
+use std::io::Write;
+use std::path::Path;
+
+/// Stack for the checking thread: deep expressions and call chains recurse
+/// in the front ends and encoder, and a stack overflow aborts the process
+/// (it cannot be caught like a panic).
+const CHECK_STACK: usize = 64 << 20;
+
+/// Exit statuses of `check` (like `diff`).
+pub const EXIT_EQUIVALENT: u8 = 0;
+pub const EXIT_NOT_EQUIVALENT: u8 = 1;
+pub const EXIT_WEAKER: u8 = 2;
+
+/// The file-level verdict as `check` reports it: [`FileReport::summary`],
+/// except that a report with no paired method proves nothing and is
+/// `Unknown` (the core's summary of an empty list is vacuously equivalent).
+pub fn file_summary(report: &FileReport) -> Summary {
+    if report.methods.is_empty() {
+        Summary::Unknown
+    } else {
+        report.summary()
+    }
+}
+
+pub fn exit_status(summary: Summary) -> u8 {
+    match summary {
+        Summary::Equivalent => EXIT_EQUIVALENT,
+        Summary::NotEquivalent => EXIT_NOT_EQUIVALENT,
+        Summary::EquivalentBounded | Summary::Unknown => EXIT_WEAKER,
+    }
+}
+
+fn lang_name(lang: Lang) -> &'static str {
+    match lang {
+        Lang::Java => "Java",
+        Lang::C => "C",
+    }
+}
+
+/// The language of `path` from its extension, or a usage error naming the
+/// file (`role` is `OLD` or `NEW`).
+pub fn lang_of(path: &Path, role: &str) -> Result<Lang, CliError> {
+    let text = path.to_string_lossy();
+    lang_of_path(&text).ok_or_else(|| {
+        let ext = match path.extension() {
+            Some(e) => format!("extension '.{}'", e.to_string_lossy()),
+            None => "no extension".to_string(),
+        };
+        CliError::usage(format!(
+            "{role} file '{}' has {ext}: cannot tell its language (expected .java, .c or .h)",
+            path.display()
+        ))
+    })
+}
+
+/// Reads a source file as UTF-8 text, or a usage error naming the file and
+/// the reason.
+pub fn read_source(path: &Path, role: &str) -> Result<String, CliError> {
+    let bytes = std::fs::read(path).map_err(|e| {
+        let why = match e.kind() {
+            std::io::ErrorKind::NotFound => "no such file".to_string(),
+            std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+            std::io::ErrorKind::IsADirectory => "is a directory".to_string(),
+            _ => e.to_string(),
+        };
+        CliError::usage(format!(
+            "cannot read {role} file '{}': {why}",
+            path.display()
+        ))
+    })?;
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        CliError::usage(format!(
+            "{role} file '{}' is not valid UTF-8 (first bad byte at offset {at})",
+            path.display()
+        ))
+    })
+}
+
+/// With `--method NAME` and nothing paired: which version lacks it.
+fn method_not_found(report: &FileReport, name: &str, old: &Path, new: &Path) -> CliError {
+    let arities = |list: &[eqlens_core::check::Unpaired]| {
+        list.iter()
+            .filter(|u| u.name == name)
+            .map(|u| format!("{name}({})", u.arity))
+            .collect::<Vec<_>>()
+    };
+    let in_old = arities(&report.removed);
+    let in_new = arities(&report.added);
+    let msg = match (in_old.is_empty(), in_new.is_empty()) {
+        (true, true) => format!(
+            "method '{name}' not found in OLD file '{}' nor in NEW file '{}'",
+            old.display(),
+            new.display()
+        ),
+        (false, true) => format!(
+            "method '{name}' not found in NEW file '{}' (only the old version has it)",
+            new.display()
+        ),
+        (true, false) => format!(
+            "method '{name}' not found in OLD file '{}' (only the new version has it)",
+            old.display()
+        ),
+        (false, false) => format!(
+            "method '{name}' has different parameter counts: OLD file '{}' has {}, NEW file '{}' has {}",
+            old.display(),
+            in_old.join(", "),
+            new.display(),
+            in_new.join(", ")
+        ),
+    };
+    CliError::usage(msg)
+}
+
+pub fn run(args: &CheckArgs) -> Result<u8, CliError> {
+    let old_lang = lang_of(&args.old, "OLD")?;
+    let new_lang = lang_of(&args.new, "NEW")?;
+    if old_lang != new_lang {
+        return Err(CliError::usage(format!(
+            "OLD file '{}' is {} but NEW file '{}' is {}: both versions must be in the same language",
+            args.old.display(),
+            lang_name(old_lang),
+            args.new.display(),
+            lang_name(new_lang)
+        )));
+    }
+    if let Some(name) = &args.method
+        && name.trim().is_empty()
+    {
+        return Err(CliError::usage("--method needs a non-empty method name"));
+    }
+    let old_src = read_source(&args.old, "OLD")?;
+    let new_src = read_source(&args.new, "NEW")?;
+    let selection = match &args.method {
+        Some(name) => Selection::Method(name.clone()),
+        None => Selection::All,
+    };
+    let options = args.common.options(args.checker);
+    crate::error::install_quiet_panic_hook();
+    let check =
+        || catch_panic(|| check_sources(old_lang, &old_src, &new_src, &selection, &options));
+    // On a thread with a large stack: deep nesting recurses in the front
+    // ends, and a stack overflow aborts instead of unwinding.
+    let report = std::thread::scope(|scope| {
+        match std::thread::Builder::new()
+            .stack_size(CHECK_STACK)
+            .spawn_scoped(scope, check)
+        {
+            Ok(handle) => handle
+                .join()
+                .unwrap_or_else(|_| Err("the checking thread failed".to_string())),
+            Err(_) => check(),
+        }
+    })
+    .map_err(CliError::Internal)?;
+    if let Some(name) = &args.method
+        && report.methods.is_empty()
+    {
+        return Err(method_not_found(&report, name, &args.old, &args.new));
+    }
+    let summary = file_summary(&report);
+    let text = match args.format {
+        Format::Text => render::render_text(&report),
+        Format::Json => json_out::check_json(&report, &args.old, &args.new, summary) + "\n",
+    };
+    let mut out = anstream::stdout().lock();
+    // A closed pipe (`eqlens check ... | head`) is not worth a panic; the
+    // exit status still tells the verdict.
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
+    Ok(exit_status(summary))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_statuses_follow_diff() {
+        assert_eq!(exit_status(Summary::Equivalent), 0);
+        assert_eq!(exit_status(Summary::NotEquivalent), 1);
+        assert_eq!(exit_status(Summary::EquivalentBounded), 2);
+        assert_eq!(exit_status(Summary::Unknown), 2);
+    }
+
+    #[test]
+    fn empty_report_is_unknown() {
+        let r = FileReport {
+            lang: Lang::C,
+            methods: vec![],
+            added: vec![],
+            removed: vec![],
+        };
+        assert_eq!(file_summary(&r), Summary::Unknown);
+    }
+
+    #[test]
+    fn unknown_extension_names_file() {
+        let e = lang_of(Path::new("dir/a.py"), "OLD").unwrap_err();
+        assert!(
+            e.to_string().contains("'dir/a.py'") && e.to_string().contains(".py"),
+            "{e}"
+        );
+        let e = lang_of(Path::new("Makefile"), "NEW").unwrap_err();
+        assert!(e.to_string().contains("no extension"), "{e}");
+        assert_eq!(lang_of(Path::new("x/A.java"), "OLD"), Ok(Lang::Java));
+    }
+
+    #[test]
+    fn missing_file_is_named() {
+        let e = read_source(Path::new("/nonexistent/eqlens/x.c"), "OLD").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "cannot read OLD file '/nonexistent/eqlens/x.c': no such file"
+        );
+        assert_eq!(e.exit_code(), 3);
+    }
+
+    #[test]
+    fn method_not_found_says_which_file() {
+        use eqlens_core::check::Unpaired;
+        let u = |a| Unpaired {
+            name: "f".into(),
+            arity: a,
+            span: Default::default(),
+        };
+        let (o, n) = (Path::new("o.c"), Path::new("n.c"));
+        let r = FileReport {
+            lang: Lang::C,
+            methods: vec![],
+            added: vec![],
+            removed: vec![u(1)],
+        };
+        assert!(
+            method_not_found(&r, "f", o, n)
+                .to_string()
+                .contains("not found in NEW file 'n.c'")
+        );
+        let r = FileReport {
+            lang: Lang::C,
+            methods: vec![],
+            added: vec![u(2)],
+            removed: vec![],
+        };
+        assert!(
+            method_not_found(&r, "f", o, n)
+                .to_string()
+                .contains("not found in OLD file 'o.c'")
+        );
+        let r = FileReport {
+            lang: Lang::C,
+            methods: vec![],
+            added: vec![u(2)],
+            removed: vec![u(1)],
+        };
+        assert!(
+            method_not_found(&r, "f", o, n)
+                .to_string()
+                .contains("different parameter counts")
+        );
+        let r = FileReport {
+            lang: Lang::C,
+            methods: vec![],
+            added: vec![],
+            removed: vec![],
+        };
+        assert!(
+            method_not_found(&r, "g", o, n)
+                .to_string()
+                .contains("nor in NEW")
+        );
+    }
+}

@@ -1,0 +1,147 @@
+//! `check --format json`: one JSON document per run, schema in `docs/cli.md`.
+//!
+//! The method objects are the core's [`MethodReport`] serialisation with one
+//! change: the proof's `bounded` (a number or null, present only for
+//! `equivalent`) is renamed `bound`, and `bounded` becomes a boolean on
+//! every method, so consumers can tell a full proof from a bounded one
+//! without looking inside the tagged verdict.
+
+use eqlens_core::check::{FileReport, MethodReport, Summary, Unpaired, Verdict};
+use eqlens_core::ir::Lang;
+use serde::Serialize;
+use std::path::Path;
+
+/// One method object: see the module docs.
+fn method_json(m: &MethodReport) -> serde_json::Value {
+    let bounded = matches!(&m.verdict, Verdict::Equivalent(p) if p.bounded.is_some());
+    match serde_json::to_value(m) {
+        Ok(serde_json::Value::Object(fields)) => {
+            // Rebuilt in order, renaming in place (the feature
+            // `preserve_order` keeps the documented field order).
+            let mut out = serde_json::Map::new();
+            for (k, v) in fields {
+                let k = if k == "bounded" {
+                    "bound".to_string()
+                } else {
+                    k
+                };
+                out.insert(k, v);
+            }
+            out.insert("bounded".to_string(), serde_json::Value::Bool(bounded));
+            serde_json::Value::Object(out)
+        }
+        Ok(other) => other,
+        Err(e) => {
+            serde_json::json!({ "error": format!("cannot serialise the method report: {e}") })
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct CheckJson<'a> {
+    old: String,
+    new: String,
+    lang: Lang,
+    summary: Summary,
+    methods: Vec<serde_json::Value>,
+    added: &'a [Unpaired],
+    removed: &'a [Unpaired],
+}
+
+/// The JSON document (pretty-printed, no trailing newline). `summary` is
+/// the file verdict as `check` decided it (see `check_cmd::file_summary`).
+pub fn check_json(report: &FileReport, old: &Path, new: &Path, summary: Summary) -> String {
+    let doc = CheckJson {
+        old: old.display().to_string(),
+        new: new.display().to_string(),
+        lang: report.lang,
+        summary,
+        methods: report.methods.iter().map(method_json).collect(),
+        added: &report.added,
+        removed: &report.removed,
+    };
+    // Serialising plain data with string keys cannot fail; fall back to a
+    // valid document rather than panicking if it ever does.
+    serde_json::to_string_pretty(&doc).unwrap_or_else(|e| {
+        serde_json::json!({ "error": format!("cannot serialise the report: {e}") }).to_string()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use eqlens_core::check::{CheckerKind, Proof, Unknown, UnknownReason};
+    use eqlens_core::ir::Semantics;
+    use std::time::Duration;
+
+    fn method(verdict: Verdict) -> MethodReport {
+        MethodReport {
+            name: "f".into(),
+            arity: 2,
+            old_span: Default::default(),
+            new_span: Default::default(),
+            verdict,
+            checker: CheckerKind::Symbolic,
+            semantics: Semantics::Machine,
+            loop_bound: 4,
+            time: Duration::from_micros(1500),
+        }
+    }
+
+    #[test]
+    fn document_has_the_documented_fields() {
+        let report = FileReport {
+            lang: Lang::C,
+            methods: vec![
+                method(Verdict::Equivalent(Proof {
+                    bounded: Some(4),
+                    assumptions: vec![],
+                })),
+                method(Verdict::Unknown(Unknown {
+                    reason: UnknownReason::Timeout,
+                    detail: "t".into(),
+                })),
+            ],
+            added: vec![Unpaired {
+                name: "g".into(),
+                arity: 0,
+                span: Default::default(),
+            }],
+            removed: vec![],
+        };
+        let text = check_json(
+            &report,
+            Path::new("a.c"),
+            Path::new("b.c"),
+            Summary::Unknown,
+        );
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["old"], "a.c");
+        assert_eq!(v["new"], "b.c");
+        assert_eq!(v["lang"], "c");
+        assert_eq!(v["summary"], "unknown");
+        let m = &v["methods"][0];
+        assert_eq!(m["name"], "f");
+        assert_eq!(m["arity"], 2);
+        assert_eq!(m["verdict"], "equivalent");
+        assert_eq!(m["bounded"], true);
+        assert_eq!(m["bound"], 4);
+        assert_eq!(
+            text.matches("\"bounded\"").count(),
+            2,
+            "one per method, no duplicate key: {text}"
+        );
+        assert_eq!(m["checker"], "symbolic");
+        assert_eq!(m["semantics"], "machine");
+        assert_eq!(m["loop_bound"], 4);
+        assert_eq!(m["time"], 1.5);
+        assert_eq!(m["old_span"]["start"]["line"], 0);
+        let m = &v["methods"][1];
+        assert_eq!(m["verdict"], "unknown");
+        assert_eq!(m["bounded"], false);
+        assert!(m.get("bound").is_none());
+        assert_eq!(m["reason"]["kind"], "timeout");
+        assert_eq!(v["added"][0]["name"], "g");
+        assert!(v["removed"].as_array().unwrap().is_empty());
+    }
+}

@@ -1,0 +1,560 @@
+//! Human-readable text rendering of a [`FileReport`].
+//!
+//! One aligned line per method (symbol, `name(arity)`, verdict, details),
+//! counterexample details indented below a not-equivalent method, then the
+//! methods present in only one version and a one-line file summary. Styles
+//! are embedded as ANSI escapes; the caller writes through `anstream`, which
+//! strips them when the output is not a terminal or `NO_COLOR` is set.
+
+use crate::trace;
+use anstyle::{AnsiColor, Style};
+use eqlens_core::check::{
+    Behaviour, Counterexample, FileReport, MethodReport, Summary, Unknown, UnknownReason, Unpaired,
+    Verdict, describe_outcome,
+};
+use std::fmt::Write;
+use std::time::Duration;
+
+/// Traces longer than this (in characters, after compression) are cut.
+const TRACE_CHARS: usize = 100;
+
+fn green() -> Style {
+    Style::new().fg_color(Some(AnsiColor::Green.into()))
+}
+fn red() -> Style {
+    Style::new().fg_color(Some(AnsiColor::Red.into()))
+}
+fn yellow() -> Style {
+    Style::new().fg_color(Some(AnsiColor::Yellow.into()))
+}
+fn dim() -> Style {
+    Style::new().dimmed()
+}
+fn bold() -> Style {
+    Style::new().bold()
+}
+
+/// `12 ms`, `1.4 s`.
+pub fn fmt_duration(d: Duration) -> String {
+    let ms = d.as_secs_f64() * 1000.0;
+    if ms < 1000.0 {
+        format!("{} ms", ms.round() as u64)
+    } else {
+        format!("{:.1} s", ms / 1000.0)
+    }
+}
+
+/// One row of the aligned table.
+struct Row {
+    symbol: &'static str,
+    style: Style,
+    name: String,
+    /// Padded to the verdict column width, unless `wide`.
+    verdict: String,
+    /// A verdict text that is the whole explanation (unsupported): printed
+    /// unpadded and left out of the column width, so one long message does
+    /// not push every other line's details to the right.
+    wide: bool,
+    details: String,
+    /// Indented lines below the row.
+    extra: Vec<String>,
+}
+
+fn unknown_reason_words(reason: &UnknownReason) -> &'static str {
+    match reason {
+        UnknownReason::Timeout => "timed out",
+        UnknownReason::SolverUnknown => "the solver gave up",
+        UnknownReason::SpuriousCounterexample => "a candidate counterexample did not replay",
+        UnknownReason::Bound => "may differ only beyond the loop bound",
+        UnknownReason::Unsupported { .. } => "unsupported",
+        UnknownReason::Internal => "internal error",
+    }
+}
+
+fn provenance(m: &MethodReport) -> String {
+    format!(
+        "{} · {} · {}",
+        m.checker.name(),
+        m.semantics,
+        fmt_duration(m.time)
+    )
+}
+
+fn bindings(list: &[eqlens_core::check::Binding]) -> String {
+    list.iter()
+        .map(|b| format!("{} = {}", b.name, b.value))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Label column of the indented lines, so their values line up.
+const LABEL_WIDTH: usize = 12;
+
+fn labelled(label: &str, value: &str) -> String {
+    format!(
+        "{:<width$}{value}",
+        format!("{label}:"),
+        width = LABEL_WIDTH
+    )
+}
+
+fn behaviour_lines(side: &str, b: &Behaviour) -> String {
+    labelled(side, &describe_outcome(&b.outcome))
+}
+
+/// Inputs longer than this are shortened on the method line and given in
+/// full on an `inputs:` line below.
+const INLINE_INPUTS_CHARS: usize = 60;
+
+/// The inputs as shown on the method line, and whether that is all of them.
+fn inline_inputs(cex: &Counterexample) -> (String, bool) {
+    if cex.inputs.is_empty() {
+        return ("no inputs".to_string(), true);
+    }
+    let all = bindings(&cex.inputs);
+    if all.chars().count() <= INLINE_INPUTS_CHARS {
+        (all, true)
+    } else {
+        let cut: String = all.chars().take(INLINE_INPUTS_CHARS - 1).collect();
+        (format!("{cut}…"), false)
+    }
+}
+
+fn counterexample_lines(cex: &Counterexample) -> Vec<String> {
+    let mut out = Vec::new();
+    if !inline_inputs(cex).1 {
+        out.push(labelled("inputs", &bindings(&cex.inputs)));
+    }
+    out.push(behaviour_lines("old", &cex.old));
+    out.push(behaviour_lines("new", &cex.new));
+    for d in &cex.differences {
+        out.push(labelled("differs", d));
+    }
+    if cex.old.output != cex.new.output {
+        out.push(labelled("old output", &format!("{:?}", cex.old.output)));
+        out.push(labelled("new output", &format!("{:?}", cex.new.output)));
+    }
+    if !cex.old.trace.is_empty() || !cex.new.trace.is_empty() {
+        out.push(labelled(
+            "old lines",
+            &trace::compress(&cex.old.trace, TRACE_CHARS),
+        ));
+        out.push(labelled(
+            "new lines",
+            &trace::compress(&cex.new.trace, TRACE_CHARS),
+        ));
+    }
+    out
+}
+
+fn method_row(m: &MethodReport) -> Row {
+    let name = format!("{}({})", m.name, m.arity);
+    match &m.verdict {
+        Verdict::Equivalent(p) => {
+            let (verdict, style) = match p.bounded {
+                None => ("equivalent".to_string(), green()),
+                Some(k) => (format!("equivalent up to {k} iterations"), yellow()),
+            };
+            Row {
+                symbol: "≡",
+                style,
+                name,
+                verdict,
+                wide: false,
+                details: provenance(m),
+                extra: p
+                    .assumptions
+                    .iter()
+                    .map(|a| labelled("assumes", a))
+                    .collect(),
+            }
+        }
+        Verdict::NotEquivalent(cex) => Row {
+            symbol: "≢",
+            style: red(),
+            name,
+            verdict: "not equivalent".to_string(),
+            wide: false,
+            details: inline_inputs(cex).0,
+            extra: counterexample_lines(cex),
+        },
+        Verdict::Unknown(Unknown {
+            reason: UnknownReason::Unsupported { error, in_old },
+            ..
+        }) => Row {
+            symbol: "?",
+            style: yellow(),
+            name,
+            verdict: format!("{error} ({} version)", if *in_old { "old" } else { "new" }),
+            wide: true,
+            details: String::new(),
+            extra: Vec::new(),
+        },
+        Verdict::Unknown(u) => {
+            // The core's detail already says what happened ("timed out
+            // after ..."); the generic words are only a fallback.
+            let mut details = if u.detail.is_empty() {
+                unknown_reason_words(&u.reason).to_string()
+            } else {
+                u.detail.clone()
+            };
+            details.push_str(" · ");
+            details.push_str(&provenance(m));
+            Row {
+                symbol: "?",
+                style: yellow(),
+                name,
+                verdict: "unknown".to_string(),
+                wide: false,
+                details,
+                extra: vec![],
+            }
+        }
+    }
+}
+
+fn unpaired_row(u: &Unpaired, added: bool) -> Row {
+    Row {
+        symbol: if added { "+" } else { "-" },
+        style: dim(),
+        name: format!("{}({})", u.name, u.arity),
+        verdict: format!(
+            "only in the {} version (line {})",
+            if added { "new" } else { "old" },
+            u.span.line()
+        ),
+        wide: true,
+        details: String::new(),
+        extra: Vec::new(),
+    }
+}
+
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("{n} {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
+/// `2 of 4 methods differ`, or `the only method differs` when there is one.
+fn part(k: usize, n: usize, singular: &str, plural: &str) -> String {
+    if n == 1 {
+        format!("the only method {singular}")
+    } else {
+        format!("{k} of {n} methods {plural}")
+    }
+}
+
+/// The file-level summary line (without styling) and its style.
+fn summary_line(report: &FileReport) -> (String, Style) {
+    let n = report.methods.len();
+    let count =
+        |f: &dyn Fn(&Verdict) -> bool| report.methods.iter().filter(|m| f(&m.verdict)).count();
+    let (mut text, style) = if n == 0 {
+        (
+            "nothing checked: no method is present in both versions".to_string(),
+            yellow(),
+        )
+    } else {
+        match report.summary() {
+            Summary::Equivalent => (
+                format!("equivalent ({} proved)", plural(n, "method")),
+                green(),
+            ),
+            Summary::EquivalentBounded => {
+                let b = count(&|v| matches!(v, Verdict::Equivalent(p) if p.bounded.is_some()));
+                (
+                    format!(
+                        "equivalent up to the loop bound ({})",
+                        part(b, n, "is bounded", "bounded")
+                    ),
+                    yellow(),
+                )
+            }
+            Summary::NotEquivalent => {
+                let d = count(&|v| matches!(v, Verdict::NotEquivalent(_)));
+                (
+                    format!("not equivalent ({})", part(d, n, "differs", "differ")),
+                    red(),
+                )
+            }
+            Summary::Unknown => {
+                let u = count(&|v| matches!(v, Verdict::Unknown(_)));
+                (
+                    format!("unknown ({})", part(u, n, "is undecided", "undecided")),
+                    yellow(),
+                )
+            }
+        }
+    };
+    if !report.added.is_empty() || !report.removed.is_empty() {
+        let _ = write!(
+            text,
+            "; {} added, {} removed",
+            report.added.len(),
+            report.removed.len()
+        );
+    }
+    (format!("file: {text}"), style)
+}
+
+/// Renders the whole report. Lines end with `\n`.
+pub fn render_text(report: &FileReport) -> String {
+    let mut rows: Vec<Row> = report.methods.iter().map(method_row).collect();
+    rows.extend(report.added.iter().map(|u| unpaired_row(u, true)));
+    rows.extend(report.removed.iter().map(|u| unpaired_row(u, false)));
+    let name_w = rows
+        .iter()
+        .map(|r| r.name.chars().count())
+        .max()
+        .unwrap_or(0);
+    let verdict_w = rows
+        .iter()
+        .filter(|r| !r.wide)
+        .map(|r| r.verdict.chars().count())
+        .max()
+        .unwrap_or(0);
+    let indent = " ".repeat(2 + name_w + 3);
+    let mut out = String::new();
+    for r in &rows {
+        let s = r.style;
+        let name = format!("{:<name_w$}", r.name);
+        if r.wide || r.details.is_empty() {
+            let _ = write!(out, "{s}{}{s:#} {name}   {s}{}{s:#}", r.symbol, r.verdict);
+        } else {
+            let verdict = format!("{:<verdict_w$}", r.verdict);
+            let d = dim();
+            let _ = write!(
+                out,
+                "{s}{}{s:#} {name}   {s}{verdict}{s:#}   {d}{}{d:#}",
+                r.symbol, r.details
+            );
+        }
+        out.push('\n');
+        for e in &r.extra {
+            let _ = writeln!(out, "{indent}{e}");
+        }
+    }
+    let (line, style) = summary_line(report);
+    let b = bold();
+    let _ = writeln!(out, "{b}{style}{line}{style:#}{b:#}");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use eqlens_core::check::{Binding, CheckerKind, Proof};
+    use eqlens_core::interp::Outcome;
+    use eqlens_core::ir::{Lang, LowerError, LowerErrorKind, Pos, Semantics, Span};
+    use eqlens_core::value::Value;
+
+    fn span(line: u32) -> Span {
+        Span {
+            start: Pos {
+                line,
+                col: 4,
+                byte: 0,
+            },
+            end: Pos {
+                line,
+                col: 8,
+                byte: 0,
+            },
+        }
+    }
+
+    fn method(name: &str, arity: usize, verdict: Verdict, ms: u64) -> MethodReport {
+        MethodReport {
+            name: name.into(),
+            arity,
+            old_span: span(1),
+            new_span: span(1),
+            verdict,
+            checker: CheckerKind::Symbolic,
+            semantics: Semantics::Math,
+            loop_bound: 8,
+            time: Duration::from_millis(ms),
+        }
+    }
+
+    fn behaviour(v: i64, trace: Vec<u32>) -> Behaviour {
+        Behaviour {
+            outcome: Outcome::Return(Value::Int(v.into())),
+            state: vec![],
+            output: String::new(),
+            trace,
+        }
+    }
+
+    fn sample() -> FileReport {
+        let cex = Counterexample {
+            inputs: vec![
+                Binding {
+                    name: "a".into(),
+                    value: Value::Int(10.into()),
+                },
+                Binding {
+                    name: "b".into(),
+                    value: Value::Int(10.into()),
+                },
+            ],
+            old: behaviour(3, vec![3, 4, 5, 7]),
+            new: behaviour(4, vec![3, 4, 5, 9]),
+            differences: vec!["return value: 3 vs 4".into()],
+        };
+        FileReport {
+            lang: Lang::Java,
+            methods: vec![
+                method(
+                    "foo",
+                    2,
+                    Verdict::Equivalent(Proof {
+                        bounded: None,
+                        assumptions: vec![],
+                    }),
+                    12,
+                ),
+                method(
+                    "bar",
+                    1,
+                    Verdict::Equivalent(Proof {
+                        bounded: Some(8),
+                        assumptions: vec![],
+                    }),
+                    40,
+                ),
+                method("baz", 2, Verdict::NotEquivalent(Box::new(cex)), 3),
+                method(
+                    "qux",
+                    1,
+                    Verdict::Unknown(Unknown {
+                        reason: UnknownReason::Unsupported {
+                            error: LowerError {
+                                kind: LowerErrorKind::Unsupported,
+                                what: "try statement".into(),
+                                span: span(11),
+                            },
+                            in_old: false,
+                        },
+                        detail: "whatever".into(),
+                    }),
+                    1,
+                ),
+            ],
+            added: vec![Unpaired {
+                name: "fresh".into(),
+                arity: 0,
+                span: span(20),
+            }],
+            removed: vec![],
+        }
+    }
+
+    fn plain(s: &str) -> String {
+        anstream::adapter::strip_str(s).to_string()
+    }
+
+    #[test]
+    fn lines_are_aligned_and_say_the_verdict() {
+        let text = plain(&render_text(&sample()));
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[0],
+            "≡ foo(2)     equivalent                      symbolic · math · 12 ms"
+        );
+        assert_eq!(
+            lines[1],
+            "≡ bar(1)     equivalent up to 8 iterations   symbolic · math · 40 ms"
+        );
+        assert_eq!(
+            lines[2],
+            "≢ baz(2)     not equivalent                  a = 10, b = 10"
+        );
+        assert!(text.contains("old:        returns 3"), "{text}");
+        assert!(text.contains("new:        returns 4"), "{text}");
+        assert!(text.contains("differs:    return value: 3 vs 4"), "{text}");
+        assert!(text.contains("old lines:  3-5,7"), "{text}");
+        assert!(
+            text.contains("? qux(1)     unsupported: try statement at 12:5 (new version)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("+ fresh(0)   only in the new version (line 21)"),
+            "{text}"
+        );
+        assert_eq!(
+            lines.last().copied(),
+            Some("file: not equivalent (1 of 4 methods differ); 1 added, 0 removed")
+        );
+    }
+
+    #[test]
+    fn long_inputs_get_their_own_line() {
+        let mut r = sample();
+        let text = plain(&render_text(&r));
+        assert!(
+            !text.contains("inputs:"),
+            "short inputs stay on the method line: {text}"
+        );
+        if let Verdict::NotEquivalent(c) = &mut r.methods[2].verdict {
+            c.inputs = (0..20)
+                .map(|i| Binding {
+                    name: format!("arg{i}"),
+                    value: Value::Int(123456.into()),
+                })
+                .collect();
+        }
+        let text = plain(&render_text(&r));
+        assert!(
+            text.contains("…") && text.contains("inputs:     arg0 = 123456"),
+            "{text}"
+        );
+        assert!(text.contains("arg19 = 123456"), "{text}");
+    }
+
+    #[test]
+    fn outputs_shown_only_when_they_differ() {
+        let mut r = sample();
+        let text = plain(&render_text(&r));
+        assert!(!text.contains("old output"));
+        if let Verdict::NotEquivalent(c) = &mut r.methods[2].verdict {
+            c.new.output = "x\n".into();
+        }
+        let text = plain(&render_text(&r));
+        assert!(text.contains("new output: \"x\\n\""), "{text}");
+    }
+
+    #[test]
+    fn summaries() {
+        let mut r = sample();
+        r.methods.truncate(1);
+        r.added.clear();
+        assert_eq!(summary_line(&r).0, "file: equivalent (1 method proved)");
+        assert_eq!(part(1, 1, "differs", "differ"), "the only method differs");
+        assert_eq!(part(2, 5, "differs", "differ"), "2 of 5 methods differ");
+        r.methods.clear();
+        assert!(summary_line(&r).0.contains("nothing checked"));
+    }
+
+    #[test]
+    fn assumptions_are_printed() {
+        let mut r = sample();
+        r.methods[0].verdict = Verdict::Equivalent(Proof {
+            bounded: None,
+            assumptions: vec!["array parameters do not alias".into()],
+        });
+        let text = plain(&render_text(&r));
+        assert!(
+            text.contains("assumes:    array parameters do not alias"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(fmt_duration(Duration::from_micros(12_400)), "12 ms");
+        assert_eq!(fmt_duration(Duration::from_millis(1460)), "1.5 s");
+    }
+}

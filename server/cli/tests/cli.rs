@@ -1,0 +1,512 @@
+//! Integration tests of the `eqlens` binary: exit statuses, usage errors,
+//! text and JSON output, and a bench run on a tiny corpus.
+//!
+//! Tests marked "verdict" need the core's front ends and checker; the
+//! usage-error tests need only the CLI.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// A scratch directory, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(tag: &str) -> Scratch {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let n = N.fetch_add(1, Ordering::Relaxed);
+        let dir =
+            std::env::temp_dir().join(format!("eqlens-cli-test-{}-{tag}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("create scratch dir");
+        Scratch(dir)
+    }
+
+    fn write(&self, rel: &str, text: impl AsRef<[u8]>) -> PathBuf {
+        let p = self.0.join(rel);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).expect("create parent");
+        }
+        std::fs::write(&p, text).expect("write file");
+        p
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.0.join(rel)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn eqlens(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_eqlens"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env_remove("RUST_BACKTRACE")
+        .output()
+        .expect("run eqlens")
+}
+
+fn p(path: &Path) -> &str {
+    path.to_str().expect("utf-8 temp path")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[track_caller]
+fn assert_status(o: &Output, code: i32) {
+    assert_eq!(
+        o.status.code(),
+        Some(code),
+        "stdout:\n{}\nstderr:\n{}",
+        stdout(o),
+        stderr(o)
+    );
+}
+
+const JAVA_ADD: &str =
+    "class A {\n    static int f(int a, int b) {\n        return a + b;\n    }\n}\n";
+const JAVA_ADD_SWAPPED: &str =
+    "class A {\n    static int f(int a, int b) {\n        return b + a;\n    }\n}\n";
+const JAVA_ADD_ONE: &str = "class A {\n    static int f(int a, int b) {\n        if (a == 10) {\n            return a + b + 1;\n        }\n        return a + b;\n    }\n}\n";
+
+// ---------------------------------------------------------------- usage errors
+
+#[test]
+fn no_arguments_is_a_usage_error() {
+    let o = eqlens(&[]);
+    assert_status(&o, 3);
+    assert!(stderr(&o).contains("Usage"), "{}", stderr(&o));
+}
+
+#[test]
+fn help_and_version_succeed() {
+    let o = eqlens(&["--help"]);
+    assert_status(&o, 0);
+    assert!(stdout(&o).contains("check") && stdout(&o).contains("bench"));
+    let o = eqlens(&["check", "--help"]);
+    assert_status(&o, 0);
+    assert!(stdout(&o).contains("--semantics"));
+    assert_status(&eqlens(&["--version"]), 0);
+}
+
+#[test]
+fn unknown_subcommand_and_missing_operand_exit_3() {
+    assert_status(&eqlens(&["frobnicate"]), 3);
+    let s = Scratch::new("operand");
+    let old = s.write("a.java", JAVA_ADD);
+    let o = eqlens(&["check", p(&old)]);
+    assert_status(&o, 3);
+    assert!(stderr(&o).contains("NEW"), "{}", stderr(&o));
+}
+
+#[test]
+fn missing_file_is_named() {
+    let s = Scratch::new("missing");
+    let old = s.write("a.java", JAVA_ADD);
+    let new = s.path("nope.java");
+    let o = eqlens(&["check", p(&old), p(&new)]);
+    assert_status(&o, 3);
+    let err = stderr(&o);
+    assert!(
+        err.contains("nope.java") && err.contains("no such file") && err.contains("NEW"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "one-line error: {err}");
+}
+
+#[test]
+fn directory_instead_of_file_is_an_input_error() {
+    let s = Scratch::new("dirfile");
+    let old = s.write("a.c", "int f(int x) { return x; }\n");
+    std::fs::create_dir_all(s.path("d.c")).expect("mkdir");
+    let o = eqlens(&["check", p(&old), p(&s.path("d.c"))]);
+    assert_status(&o, 3);
+    assert!(stderr(&o).contains("d.c"), "{}", stderr(&o));
+}
+
+#[test]
+fn unknown_extension_is_named() {
+    let s = Scratch::new("ext");
+    let old = s.write("a.py", "def f(): pass\n");
+    let new = s.write("b.py", "def f(): pass\n");
+    let o = eqlens(&["check", p(&old), p(&new)]);
+    assert_status(&o, 3);
+    let err = stderr(&o);
+    assert!(
+        err.contains("a.py") && err.contains(".py") && err.contains("language"),
+        "{err}"
+    );
+}
+
+#[test]
+fn mixed_languages_are_rejected() {
+    let s = Scratch::new("mixed");
+    let old = s.write("a.java", JAVA_ADD);
+    let new = s.write("b.c", "int f(int a, int b) { return a + b; }\n");
+    let o = eqlens(&["check", p(&old), p(&new)]);
+    assert_status(&o, 3);
+    let err = stderr(&o);
+    assert!(
+        err.contains("same language") && err.contains("Java") && err.contains("C"),
+        "{err}"
+    );
+}
+
+#[test]
+fn non_utf8_file_is_rejected() {
+    let s = Scratch::new("utf8");
+    let old = s.write("a.c", b"int f(int x) { return x; } /* \xff\xfe */\n");
+    let new = s.write("b.c", "int f(int x) { return x; }\n");
+    let o = eqlens(&["check", p(&old), p(&new)]);
+    assert_status(&o, 3);
+    let err = stderr(&o);
+    assert!(err.contains("a.c") && err.contains("UTF-8"), "{err}");
+}
+
+#[test]
+fn bad_semantics_is_named() {
+    let s = Scratch::new("sem");
+    let old = s.write("a.java", JAVA_ADD);
+    let new = s.write("b.java", JAVA_ADD);
+    let o = eqlens(&["check", p(&old), p(&new), "--semantics", "quantum"]);
+    assert_status(&o, 3);
+    let err = stderr(&o);
+    assert!(
+        err.contains("quantum") && err.contains("--semantics"),
+        "{err}"
+    );
+}
+
+#[test]
+fn bad_checker_format_and_numbers_exit_3() {
+    let s = Scratch::new("opts");
+    let old = s.write("a.java", JAVA_ADD);
+    let new = s.write("b.java", JAVA_ADD);
+    let o = eqlens(&["check", p(&old), p(&new), "--checker", "oracle"]);
+    assert_status(&o, 3);
+    assert!(
+        stderr(&o).contains("oracle") && stderr(&o).contains("symbolic"),
+        "{}",
+        stderr(&o)
+    );
+    assert_status(&eqlens(&["check", p(&old), p(&new), "--format", "xml"]), 3);
+    assert_status(
+        &eqlens(&["check", p(&old), p(&new), "--loop-bound", "-1"]),
+        3,
+    );
+    assert_status(
+        &eqlens(&["check", p(&old), p(&new), "--timeout-ms", "soon"]),
+        3,
+    );
+    assert_status(&eqlens(&["check", p(&old), p(&new), "--method", ""]), 3);
+}
+
+#[test]
+fn bench_missing_corpus_is_a_usage_error() {
+    let s = Scratch::new("nocorpus");
+    let o = eqlens(&["bench", p(&s.path("absent")), "--out", p(&s.path("out"))]);
+    assert_status(&o, 3);
+    let err = stderr(&o);
+    assert!(
+        err.contains("absent") && err.contains("does not exist"),
+        "{err}"
+    );
+}
+
+#[test]
+fn bench_empty_corpus_and_empty_filter_are_usage_errors() {
+    let s = Scratch::new("emptycorpus");
+    std::fs::create_dir_all(s.path("corpus/x")).expect("mkdir");
+    let o = eqlens(&["bench", p(&s.path("corpus")), "--out", p(&s.path("out"))]);
+    assert_status(&o, 3);
+    assert!(stderr(&o).contains("no Eq/Neq"), "{}", stderr(&o));
+    s.write("corpus/b/p/Eq/oldV.c", "int f(int x) { return x; }\n");
+    s.write("corpus/b/p/Eq/newV.c", "int f(int x) { return x; }\n");
+    let o = eqlens(&[
+        "bench",
+        p(&s.path("corpus")),
+        "--filter",
+        "zzz",
+        "--out",
+        p(&s.path("out")),
+    ]);
+    assert_status(&o, 3);
+    assert!(stderr(&o).contains("zzz"), "{}", stderr(&o));
+    assert_status(&eqlens(&["bench", p(&s.path("corpus")), "--jobs", "0"]), 3);
+    assert_status(
+        &eqlens(&["bench", p(&s.path("corpus")), "--lang", "cobol"]),
+        3,
+    );
+}
+
+/// The bench pipeline (discovery, Desc parsing, workers, output files) runs
+/// whatever the verdicts are: a pair the core cannot check is an `error`
+/// row, not a crash, and only wrong verdicts make the exit status 1.
+#[test]
+fn bench_writes_results_for_a_tiny_corpus() {
+    let s = Scratch::new("tiny");
+    s.write("corpus/add/prog/Eq/oldV.java", JAVA_ADD);
+    s.write("corpus/add/prog/Eq/newV.java", JAVA_ADD_SWAPPED);
+    s.write(
+        "corpus/add/prog/Eq/J-Desc.json",
+        "{\"method name\": \"f\", }",
+    );
+    s.write("corpus/add/prog/Neq/oldV.java", JAVA_ADD);
+    s.write("corpus/add/prog/Neq/newV.java", JAVA_ADD_ONE);
+    s.write(
+        "corpus/add/prog/Neq/J-Desc.json",
+        "{\"method name\": \"f\"}",
+    );
+    let out = s.path("out");
+    let o = eqlens(&[
+        "bench",
+        p(&s.path("corpus")),
+        "--lang",
+        "java",
+        "--jobs",
+        "2",
+        "--out",
+        p(&out),
+    ]);
+    assert!(
+        matches!(o.status.code(), Some(0 | 1)),
+        "stdout:\n{}\nstderr:\n{}",
+        stdout(&o),
+        stderr(&o)
+    );
+    let text = stdout(&o);
+    assert!(
+        text.contains("java · symbolic") && text.contains("eq proved") && text.contains("p95 ms"),
+        "{text}"
+    );
+
+    let csv = std::fs::read_to_string(out.join("results.csv")).expect("results.csv");
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some("id,lang,checker,expected,entry,outcome,bounded,wrong,methods,time_ms,detail")
+    );
+    let rows: Vec<&str> = lines.collect();
+    assert_eq!(rows.len(), 2, "{csv}");
+    assert!(
+        rows[0].starts_with("add/prog/Eq,java,symbolic,Eq,f,"),
+        "{csv}"
+    );
+    assert!(
+        rows[1].starts_with("add/prog/Neq,java,symbolic,Neq,f,"),
+        "{csv}"
+    );
+
+    let results: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("results.json")).expect("results.json"),
+    )
+    .expect("results.json parses");
+    let results = results.as_array().expect("array");
+    assert_eq!(results.len(), 2);
+    for key in [
+        "id", "lang", "checker", "expected", "entry", "outcome", "bounded", "wrong", "methods",
+        "time_ms", "detail",
+    ] {
+        assert!(results[0].get(key).is_some(), "results.json lacks {key}");
+    }
+
+    let summary: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("summary.json")).expect("summary.json"),
+    )
+    .expect("summary.json parses");
+    let g = &summary["groups"][0];
+    assert_eq!(g["lang"], "java");
+    assert_eq!(g["pairs"], 2);
+    assert_eq!(g["eq_total"], 1);
+    assert_eq!(g["neq_total"], 1);
+    assert!(g["time_ms"]["p95"].is_number());
+    let wrong = summary["wrong"].as_array().expect("wrong list").len();
+    assert_eq!(o.status.code(), Some(if wrong > 0 { 1 } else { 0 }));
+}
+
+// ---------------------------------------------------------------- verdicts
+
+#[test]
+fn verdict_equivalent_exits_0() {
+    let s = Scratch::new("eq");
+    let old = s.write("a.java", JAVA_ADD);
+    let new = s.write("b.java", JAVA_ADD_SWAPPED);
+    let o = eqlens(&["check", p(&old), p(&new)]);
+    assert_status(&o, 0);
+    let text = stdout(&o);
+    assert!(
+        text.contains("≡ f(2)") && text.contains("equivalent") && text.contains("symbolic · math"),
+        "{text}"
+    );
+    assert!(text.contains("file: equivalent"), "{text}");
+}
+
+#[test]
+fn verdict_c_equivalent_exits_0() {
+    let s = Scratch::new("ceq");
+    let old = s.write("a.c", "int f(int x) {\n    return x * 2;\n}\n");
+    let new = s.write("b.c", "int f(int x) {\n    return x + x;\n}\n");
+    assert_status(
+        &eqlens(&["check", p(&old), p(&new), "--semantics", "machine"]),
+        0,
+    );
+}
+
+#[test]
+fn verdict_not_equivalent_exits_1_with_counterexample() {
+    let s = Scratch::new("neq");
+    let old = s.write("a.java", JAVA_ADD);
+    let new = s.write("b.java", JAVA_ADD_ONE);
+    let o = eqlens(&["check", p(&old), p(&new)]);
+    assert_status(&o, 1);
+    let text = stdout(&o);
+    assert!(
+        text.contains("≢ f(2)") && text.contains("not equivalent"),
+        "{text}"
+    );
+    assert!(text.contains("a = 10"), "{text}");
+    assert!(
+        text.contains("old:") && text.contains("new:") && text.contains("returns"),
+        "{text}"
+    );
+    assert!(text.contains("old lines:"), "{text}");
+    assert!(
+        text.contains("file: not equivalent (the only method differs)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn verdict_unsupported_exits_2() {
+    let s = Scratch::new("unsup");
+    let body = "class A {\n    static int f(int a) {\n        try {\n            return a;\n        } finally {\n            a = 0;\n        }\n    }\n}\n";
+    let old = s.write("a.java", body);
+    let new = s.write("b.java", body);
+    let o = eqlens(&["check", p(&old), p(&new)]);
+    assert_status(&o, 2);
+    assert!(stdout(&o).contains("? f(1)"), "{}", stdout(&o));
+}
+
+#[test]
+fn verdict_added_and_removed_methods_are_listed() {
+    let s = Scratch::new("addrem");
+    let old = s.write(
+        "a.java",
+        "class A {\n    static int f(int a) { return a; }\n    static int g() { return 1; }\n}\n",
+    );
+    let new = s.write(
+        "b.java",
+        "class A {\n    static int f(int a) { return a; }\n    static int h() { return 1; }\n}\n",
+    );
+    let o = eqlens(&["check", p(&old), p(&new)]);
+    assert_status(&o, 0);
+    let text = stdout(&o);
+    assert!(text.contains("+ h(0)") && text.contains("- g(0)"), "{text}");
+}
+
+#[test]
+fn verdict_json_document_has_documented_fields() {
+    let s = Scratch::new("json");
+    let old = s.write("a.java", JAVA_ADD);
+    let new = s.write("b.java", JAVA_ADD_ONE);
+    let o = eqlens(&[
+        "check",
+        p(&old),
+        p(&new),
+        "--format",
+        "json",
+        "--loop-bound",
+        "3",
+    ]);
+    assert_status(&o, 1);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("one JSON document");
+    assert_eq!(v["old"], p(&old));
+    assert_eq!(v["new"], p(&new));
+    assert_eq!(v["lang"], "java");
+    assert_eq!(v["summary"], "not_equivalent");
+    let m = &v["methods"][0];
+    assert_eq!(m["name"], "f");
+    assert_eq!(m["arity"], 2);
+    assert_eq!(m["verdict"], "not_equivalent");
+    assert_eq!(m["bounded"], false);
+    assert_eq!(m["checker"], "symbolic");
+    assert_eq!(m["semantics"], "math");
+    assert_eq!(m["loop_bound"], 3);
+    assert!(m["time"].is_number());
+    assert!(m["old_span"]["start"]["line"].is_number());
+    assert!(
+        m["inputs"].is_array() && m["old"]["outcome"].is_string() && m["differences"].is_array(),
+        "{m}"
+    );
+    assert!(v["added"].is_array() && v["removed"].is_array());
+}
+
+#[test]
+fn verdict_method_not_found_names_the_file() {
+    let s = Scratch::new("method");
+    let old = s.write("a.java", "class A {\n    static int f(int a) { return a; }\n    static int g(int a) { return a; }\n}\n");
+    let new = s.write(
+        "b.java",
+        "class A {\n    static int f(int a) { return a; }\n}\n",
+    );
+    let o = eqlens(&["check", p(&old), p(&new), "--method", "g"]);
+    assert_status(&o, 3);
+    let err = stderr(&o);
+    assert!(
+        err.contains("'g'") && err.contains("NEW") && err.contains("b.java"),
+        "{err}"
+    );
+    let o = eqlens(&["check", p(&old), p(&new), "--method", "zz"]);
+    assert_status(&o, 3);
+    assert!(stderr(&o).contains("'zz'"), "{}", stderr(&o));
+    // The method present in both is checked alone.
+    let o = eqlens(&["check", p(&old), p(&new), "--method", "f"]);
+    assert_status(&o, 0);
+}
+
+/// A slice of the shared development corpus: no wrong verdicts. Skipped
+/// when the corpus is not on this machine.
+#[test]
+fn verdict_bench_on_shared_corpus_slice() {
+    let corpus = Path::new("/work/shared/corpora/eqbench-dev");
+    if !corpus.is_dir() {
+        eprintln!("skipped: {} is absent", corpus.display());
+        return;
+    }
+    let s = Scratch::new("shared");
+    let out = s.path("out");
+    let o = eqlens(&[
+        "bench",
+        p(corpus),
+        "--filter",
+        "tsafe/",
+        "--timeout-ms",
+        "5000",
+        "--out",
+        p(&out),
+    ]);
+    assert_status(&o, 0);
+    let summary: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("summary.json")).expect("summary.json"),
+    )
+    .expect("summary.json parses");
+    assert_eq!(summary["wrong"].as_array().map(Vec::len), Some(0));
+    let errors: u64 = summary["groups"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|g| g["errors"].as_u64())
+        .sum();
+    assert_eq!(errors, 0, "pairs that could not be run: {}", stdout(&o));
+}
