@@ -280,9 +280,9 @@ pub(crate) fn lower(source: &str) -> Program {
                 }
             }
             _ => {
-                // `enum E {...};` and `struct S {...};` on their own.
-                if let Some(t) = item.child_by_field_name("type") {
-                    file.note_type_decl(t);
+                // `enum E {...};` on its own.
+                if item.kind() == "enum_specifier" {
+                    file.note_type_decl(item);
                 }
             }
         }
