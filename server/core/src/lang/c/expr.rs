@@ -6,8 +6,8 @@ use tree_sitter::Node;
 use super::types::{self, is_arith, is_integer, promote, usual};
 use super::{Fx, Res, kids};
 use crate::ir::{
-    BinOp, Block, Expr, ExprKind, FloatLit, FloatTy, Intrinsic, IntTy, LowerError, Place, PrintKind, Span, Stmt,
-    StmtKind, Type, UnOp,
+    BinOp, Block, Expr, ExprKind, FloatLit, FloatTy, IntTy, Intrinsic, LowerError, Place,
+    PrintKind, Span, Stmt, StmtKind, Type, UnOp,
 };
 
 fn mk(kind: ExprKind, ty: Type, span: Span) -> Expr {
@@ -23,7 +23,14 @@ pub(super) fn zero(ty: &Type, span: Span) -> Option<Expr> {
     Some(match ty {
         Type::Bool => mk(ExprKind::BoolLit(false), Type::Bool, span),
         Type::Int(i) => int_lit(0, *i, span),
-        Type::Float(_) => mk(ExprKind::FloatLit(FloatLit { value: 0.0, text: String::new() }), ty.clone(), span),
+        Type::Float(_) => mk(
+            ExprKind::FloatLit(FloatLit {
+                value: 0.0,
+                text: String::new(),
+            }),
+            ty.clone(),
+            span,
+        ),
         _ => return None,
     })
 }
@@ -52,7 +59,10 @@ pub(super) fn const_int(e: &Expr) -> Option<i128> {
                 BinOp::Mul => a.checked_mul(b),
                 BinOp::Div => a.checked_div(b),
                 BinOp::Rem => a.checked_rem(b),
-                BinOp::Shl => u32::try_from(b).ok().filter(|b| *b < 64).and_then(|b| a.checked_mul(1i128 << b)),
+                BinOp::Shl => u32::try_from(b)
+                    .ok()
+                    .filter(|b| *b < 64)
+                    .and_then(|b| a.checked_mul(1i128 << b)),
                 BinOp::Shr => u32::try_from(b).ok().filter(|b| *b < 64).map(|b| a >> b),
                 BinOp::BitAnd => Some(a & b),
                 BinOp::BitOr => Some(a | b),
@@ -153,7 +163,10 @@ impl<'t> Fx<'t> {
         let span = self.sp(n);
         match n.kind() {
             "parenthesized_expression" => {
-                let inner = kids(n).into_iter().next().ok_or_else(|| self.unsup(n, "empty parentheses"))?;
+                let inner = kids(n)
+                    .into_iter()
+                    .next()
+                    .ok_or_else(|| self.unsup(n, "empty parentheses"))?;
                 self.expr(inner, out)
             }
             "number_literal" => self.number(n),
@@ -166,13 +179,18 @@ impl<'t> Fx<'t> {
             "identifier" => self.ident(n, out),
             "unary_expression" => self.unary(n, out),
             "binary_expression" => self.binary(n, out),
-            "assignment_expression" => Ok(self.assign(n, out, true)?.unwrap_or_else(|| int_lit(0, IntTy::I32, span))),
-            "update_expression" => Ok(self.update(n, out, true)?.unwrap_or_else(|| int_lit(0, IntTy::I32, span))),
+            "assignment_expression" => Ok(self
+                .assign(n, out, true)?
+                .unwrap_or_else(|| int_lit(0, IntTy::I32, span))),
+            "update_expression" => Ok(self
+                .update(n, out, true)?
+                .unwrap_or_else(|| int_lit(0, IntTy::I32, span))),
             "conditional_expression" => self.conditional(n, out),
             "comma_expression" => {
                 self.effect(self.field(n, "left")?, out)?;
                 self.expr(self.field(n, "right")?, out)
             }
+            "cast_expression" if self.is_misparsed_cast(n) => self.misparsed_cast(n, out),
             "cast_expression" => {
                 let ty = self.type_descriptor(self.field(n, "type")?)?;
                 let e = self.expr(self.field(n, "value")?, out)?;
@@ -191,14 +209,32 @@ impl<'t> Fx<'t> {
             "subscript_expression" => {
                 let (array, index) = self.subscript(n, out)?;
                 let ty = array.ty.elem().cloned().unwrap_or(Type::Void);
-                Ok(mk(ExprKind::Index(Box::new(array), Box::new(index)), ty, span))
+                Ok(mk(
+                    ExprKind::Index(Box::new(array), Box::new(index)),
+                    ty,
+                    span,
+                ))
             }
             "sizeof_expression" => self.size_of(n),
             "pointer_expression" => {
-                let op = n.child_by_field_name("operator").map(|o| self.text(o)).unwrap_or("");
-                Err(self.unsup(n, if op == "&" { "address-of operator" } else { "pointer dereference" }))
+                let op = n
+                    .child_by_field_name("operator")
+                    .map(|o| self.text(o))
+                    .unwrap_or("");
+                Err(self.unsup(
+                    n,
+                    if op == "&" {
+                        "address-of operator"
+                    } else {
+                        "pointer dereference"
+                    },
+                ))
             }
-            "ERROR" => Err(LowerError { kind: crate::ir::LowerErrorKind::SyntaxError, what: "syntax error".into(), span }),
+            "ERROR" => Err(LowerError {
+                kind: crate::ir::LowerErrorKind::SyntaxError,
+                what: "syntax error".into(),
+                span,
+            }),
             other => Err(self.unsup(n, describe(other))),
         }
     }
@@ -216,7 +252,11 @@ impl<'t> Fx<'t> {
             Type::Bool => Ok(e),
             Type::Int(_) | Type::Float(_) => {
                 let z = zero(&e.ty, span).ok_or_else(|| super::unsupported(span, "condition"))?;
-                Ok(mk(ExprKind::Binary(BinOp::Ne, Box::new(e), Box::new(z)), Type::Bool, span))
+                Ok(mk(
+                    ExprKind::Binary(BinOp::Ne, Box::new(e), Box::new(z)),
+                    Type::Bool,
+                    span,
+                ))
             }
             Type::Array(_) => Err(super::unsupported(span, "pointer used as a condition")),
             _ => Err(super::unsupported(span, "non-scalar condition")),
@@ -235,8 +275,13 @@ impl<'t> Fx<'t> {
                 self.effect(self.field(n, "left")?, out)?;
                 self.effect(self.field(n, "right")?, out)
             }
-            "parenthesized_expression" if kids(n).first().map(|k| k.kind()) != Some("compound_statement") => {
-                let inner = kids(n).into_iter().next().ok_or_else(|| self.unsup(n, "empty parentheses"))?;
+            "parenthesized_expression"
+                if kids(n).first().map(|k| k.kind()) != Some("compound_statement") =>
+            {
+                let inner = kids(n)
+                    .into_iter()
+                    .next()
+                    .ok_or_else(|| self.unsup(n, "empty parentheses"))?;
                 self.effect(inner, out)
             }
             "conditional_expression" => {
@@ -245,7 +290,19 @@ impl<'t> Fx<'t> {
                 let mut b = Vec::new();
                 self.effect(self.field(n, "consequence")?, &mut a)?;
                 self.effect(self.field(n, "alternative")?, &mut b)?;
-                out.push(Stmt { kind: StmtKind::If { cond: c, then_branch: a, else_branch: b }, span });
+                out.push(Stmt {
+                    kind: StmtKind::If {
+                        cond: c,
+                        then_branch: a,
+                        else_branch: b,
+                    },
+                    span,
+                });
+                Ok(())
+            }
+            "cast_expression" if self.is_misparsed_cast(n) => {
+                let e = self.misparsed_cast(n, out)?;
+                self.keep_faults(e, out);
                 Ok(())
             }
             "cast_expression" => {
@@ -270,9 +327,13 @@ impl<'t> Fx<'t> {
     fn keep_faults(&mut self, e: Expr, out: &mut Block) {
         if !matches!(
             e.kind,
-            ExprKind::IntLit(_) | ExprKind::FloatLit(_) | ExprKind::BoolLit(_) | ExprKind::Local(_) | ExprKind::Global(_)
+            ExprKind::IntLit(_)
+                | ExprKind::FloatLit(_)
+                | ExprKind::BoolLit(_)
+                | ExprKind::Local(_)
+                | ExprKind::Global(_)
         ) {
-            self.to_temp(e, out);
+            self.temp_of(e, out);
         }
     }
 
@@ -300,9 +361,24 @@ impl<'t> Fx<'t> {
     fn number(&self, n: Node) -> Res<Expr> {
         let text = self.text(n);
         let span = self.sp(n);
+        // tree-sitter-c folds a leading sign into the literal (`-1000`); it
+        // is still the unary operator applied to the constant.
+        if let Some(rest) = text.strip_prefix('-') {
+            let e = self.number_text(rest.trim_start(), span, n)?;
+            return self.negate(e, span);
+        }
+        let text = text.strip_prefix('+').unwrap_or(text).trim_start();
+        self.number_text(text, span, n)
+    }
+
+    fn number_text(&self, text: &str, span: Span, n: Node) -> Res<Expr> {
         if types::is_float_literal(text) {
             let (value, ty, text) = types::float_literal(text).map_err(|w| self.unsup(n, w))?;
-            Ok(mk(ExprKind::FloatLit(FloatLit { value, text }), Type::Float(ty), span))
+            Ok(mk(
+                ExprKind::FloatLit(FloatLit { value, text }),
+                Type::Float(ty),
+                span,
+            ))
         } else {
             let (v, ty) = types::int_literal(text).map_err(|w| self.unsup(n, w))?;
             Ok(int_lit(v, ty, span))
@@ -322,7 +398,12 @@ impl<'t> Fx<'t> {
             return Ok(int_lit(*v, IntTy::I32, span));
         }
         if let Some(g) = self.file.global_map.get(name) {
-            let ty = self.file.globals.get(g.0 as usize).map(|g| g.ty.clone()).unwrap_or(Type::Void);
+            let ty = self
+                .file
+                .globals
+                .get(g.0 as usize)
+                .map(|g| g.ty.clone())
+                .unwrap_or(Type::Void);
             return Ok(mk(ExprKind::Global(*g), ty, span));
         }
         if self.file.fn_map.contains_key(name) {
@@ -331,29 +412,87 @@ impl<'t> Fx<'t> {
         Err(self.unsup(n, format!("unknown identifier {name}")))
     }
 
-    /// Lowers the body of an object-like macro where it is used.
-    fn expand_macro(&mut self, n: Node<'t>, name: &str, m: &'t super::Macro, out: &mut Block) -> Res<Expr> {
-        if self.expanding.iter().any(|x| x == name) || self.expanding.len() > 32 {
-            return Err(self.unsup(n, format!("recursive macro {name}")));
-        }
-        let body = m.expr().ok_or_else(|| self.unsup(n, format!("macro {name} whose body is not an expression")))?;
-        let atomic = matches!(
-            body.kind(),
-            "number_literal" | "char_literal" | "identifier" | "parenthesized_expression" | "true" | "false"
-        ) || (body.kind() == "unary_expression"
-            && body.child_by_field_name("argument").map(|a| a.kind()) == Some("number_literal"));
-        if !atomic && !self.precedence_safe(n) {
-            return Err(self.unsup(n, format!("macro {name} with an unparenthesised body used inside an operator")));
-        }
+    fn is_misparsed_cast(&self, n: Node) -> bool {
+        self.span_override.is_none() && self.file.reparsed_casts.contains_key(&n.start_byte())
+    }
+
+    /// `(f(x)) * y`, parsed as a cast: lowered as the multiplication.
+    fn misparsed_cast(&mut self, n: Node<'t>, out: &mut Block) -> Res<Expr> {
+        let span = self.sp(n);
+        let tnode = self.field(n, "type")?;
+        let m = self
+            .file
+            .reparsed_casts
+            .get(&n.start_byte())
+            .ok_or_else(|| self.unsup(n, "cast"))?;
+        let body = m
+            .expr()
+            .ok_or_else(|| self.unsup(tnode, "cast to an unknown type"))?;
+        let left = self.foreign(m, body, super::span_of(tnode), out)?;
+        let arg = self.field(self.field(n, "value")?, "argument")?;
+        let mut rb = Vec::new();
+        let right = self.expr(arg, &mut rb)?;
+        let left = if rb.is_empty() {
+            left
+        } else {
+            self.spill(left, out)
+        };
+        out.extend(rb);
+        self.arith(BinOp::Mul, left, right, span)
+    }
+
+    /// Lowers `body`, a node of the separately parsed text of `m`, with every
+    /// span set to `span` (the place it stands for in the file).
+    fn foreign(
+        &mut self,
+        m: &'t super::Macro,
+        body: Node<'t>,
+        span: Span,
+        out: &mut Block,
+    ) -> Res<Expr> {
         let saved_src = self.src;
         let saved_span = self.span_override;
         self.src = &m.text;
-        self.span_override = Some(saved_span.unwrap_or_else(|| super::span_of(n)));
-        self.expanding.push(name.to_string());
+        self.span_override = Some(saved_span.unwrap_or(span));
         let r = self.expr(body, out);
-        self.expanding.pop();
         self.src = saved_src;
         self.span_override = saved_span;
+        r
+    }
+
+    /// Lowers the body of an object-like macro where it is used.
+    fn expand_macro(
+        &mut self,
+        n: Node<'t>,
+        name: &str,
+        m: &'t super::Macro,
+        out: &mut Block,
+    ) -> Res<Expr> {
+        if self.expanding.iter().any(|x| x == name) || self.expanding.len() > 32 {
+            return Err(self.unsup(n, format!("recursive macro {name}")));
+        }
+        let body = m.expr().ok_or_else(|| {
+            self.unsup(n, format!("macro {name} whose body is not an expression"))
+        })?;
+        let atomic = matches!(
+            body.kind(),
+            "number_literal"
+                | "char_literal"
+                | "identifier"
+                | "parenthesized_expression"
+                | "true"
+                | "false"
+        ) || (body.kind() == "unary_expression"
+            && body.child_by_field_name("argument").map(|a| a.kind()) == Some("number_literal"));
+        if !atomic && !self.precedence_safe(n) {
+            return Err(self.unsup(
+                n,
+                format!("macro {name} with an unparenthesised body used inside an operator"),
+            ));
+        }
+        self.expanding.push(name.to_string());
+        let r = self.foreign(m, body, super::span_of(n), out);
+        self.expanding.pop();
         r
     }
 
@@ -363,8 +502,13 @@ impl<'t> Fx<'t> {
         let Some(p) = n.parent() else { return false };
         let is = |field: &str| p.child_by_field_name(field).map(|c| c.id()) == Some(n.id());
         match p.kind() {
-            "parenthesized_expression" | "argument_list" | "return_statement" | "expression_statement"
-            | "initializer_list" | "case_statement" | "array_declarator" => true,
+            "parenthesized_expression"
+            | "argument_list"
+            | "return_statement"
+            | "expression_statement"
+            | "initializer_list"
+            | "case_statement"
+            | "array_declarator" => true,
             "init_declarator" => is("value"),
             "assignment_expression" => is("right"),
             "subscript_expression" => is("index"),
@@ -379,7 +523,11 @@ impl<'t> Fx<'t> {
         let arg = self.field(n, "argument")?;
         if op == "!" {
             let c = self.cond(arg, out)?;
-            return Ok(mk(ExprKind::Unary(UnOp::Not, Box::new(c)), Type::Bool, span));
+            return Ok(mk(
+                ExprKind::Unary(UnOp::Not, Box::new(c)),
+                Type::Bool,
+                span,
+            ));
         }
         let e = self.expr(arg, out)?;
         if !is_arith(&e.ty) {
@@ -392,18 +540,23 @@ impl<'t> Fx<'t> {
         let e = self.convert(e, &ty, span)?;
         match op {
             "+" => Ok(e),
-            "-" => {
-                // Fold `-literal` so that constants read naturally.
-                if let (ExprKind::IntLit(v), Type::Int(t)) = (&e.kind, &ty) {
-                    if types::fits(-v, t) {
-                        return Ok(int_lit(-v, *t, span));
-                    }
-                }
-                Ok(mk(ExprKind::Unary(UnOp::Neg, Box::new(e)), ty, span))
-            }
+            "-" => self.negate(e, span),
             "~" => Ok(mk(ExprKind::Unary(UnOp::BitNot, Box::new(e)), ty, span)),
             _ => Err(self.unsup(n, format!("operator {op}"))),
         }
+    }
+
+    /// `-e` on a promoted operand; `-literal` is folded when in range so
+    /// that constants read naturally.
+    fn negate(&self, e: Expr, span: Span) -> Res<Expr> {
+        let ty = promote(&e.ty);
+        let e = self.convert(e, &ty, span)?;
+        if let (ExprKind::IntLit(v), Type::Int(t)) = (&e.kind, &ty)
+            && types::fits(-v, t)
+        {
+            return Ok(int_lit(-v, *t, span));
+        }
+        Ok(mk(ExprKind::Unary(UnOp::Neg, Box::new(e)), ty, span))
     }
 
     fn binary(&mut self, n: Node<'t>, out: &mut Block) -> Res<Expr> {
@@ -425,7 +578,11 @@ impl<'t> Fx<'t> {
     pub(super) fn arith(&self, op: BinOp, l: Expr, r: Expr, span: Span) -> Res<Expr> {
         if !is_arith(&l.ty) || !is_arith(&r.ty) {
             let what = if matches!(l.ty, Type::Array(_)) || matches!(r.ty, Type::Array(_)) {
-                if op.is_comparison() { "pointer comparison" } else { "pointer arithmetic" }
+                if op.is_comparison() {
+                    "pointer comparison"
+                } else {
+                    "pointer arithmetic"
+                }
             } else {
                 "operator on non-arithmetic operands"
             };
@@ -433,7 +590,10 @@ impl<'t> Fx<'t> {
         }
         if matches!(op, BinOp::Shl | BinOp::Shr) {
             if !is_integer(&l.ty) || !is_integer(&r.ty) {
-                return Err(super::unsupported(span, "shift of a floating-point operand"));
+                return Err(super::unsupported(
+                    span,
+                    "shift of a floating-point operand",
+                ));
             }
             let (lt, rt) = (promote(&l.ty), promote(&r.ty));
             let l = self.convert(l, &lt, span)?;
@@ -441,31 +601,76 @@ impl<'t> Fx<'t> {
             return Ok(mk(ExprKind::Binary(op, Box::new(l), Box::new(r)), lt, span));
         }
         let ty = usual(&l.ty, &r.ty).ok_or_else(|| super::unsupported(span, "operands"))?;
-        if matches!(op, BinOp::Rem | BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor) && !is_integer(&ty) {
-            return Err(super::unsupported(span, "integer operator on floating-point operands"));
+        if matches!(
+            op,
+            BinOp::Rem | BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor
+        ) && !is_integer(&ty)
+        {
+            return Err(super::unsupported(
+                span,
+                "integer operator on floating-point operands",
+            ));
         }
         let l = self.convert(l, &ty, span)?;
         let r = self.convert(r, &ty, span)?;
         let rty = if op.is_comparison() { Type::Bool } else { ty };
-        Ok(mk(ExprKind::Binary(op, Box::new(l), Box::new(r)), rty, span))
+        Ok(mk(
+            ExprKind::Binary(op, Box::new(l), Box::new(r)),
+            rty,
+            span,
+        ))
     }
 
     /// `a && b`, `a || b`: lazy. When `b` needs statements they run only
     /// when `b` is evaluated, inside an `If` that sets a temporary.
-    fn logical(&mut self, and: bool, left: Node<'t>, right: Node<'t>, span: Span, out: &mut Block) -> Res<Expr> {
+    fn logical(
+        &mut self,
+        and: bool,
+        left: Node<'t>,
+        right: Node<'t>,
+        span: Span,
+        out: &mut Block,
+    ) -> Res<Expr> {
         let l = self.cond(left, out)?;
         let mut rb = Vec::new();
         let r = self.cond(right, &mut rb)?;
         let op = if and { BinOp::And } else { BinOp::Or };
         if rb.is_empty() {
-            return Ok(mk(ExprKind::Binary(op, Box::new(l), Box::new(r)), Type::Bool, span));
+            return Ok(mk(
+                ExprKind::Binary(op, Box::new(l), Box::new(r)),
+                Type::Bool,
+                span,
+            ));
         }
         let t = self.temp(Type::Bool, span);
-        out.push(Stmt { kind: StmtKind::Assign { place: Place::Local(t), value: l }, span });
-        rb.push(Stmt { kind: StmtKind::Assign { place: Place::Local(t), value: r }, span });
+        out.push(Stmt {
+            kind: StmtKind::Assign {
+                place: Place::Local(t),
+                value: l,
+            },
+            span,
+        });
+        rb.push(Stmt {
+            kind: StmtKind::Assign {
+                place: Place::Local(t),
+                value: r,
+            },
+            span,
+        });
         let test = self.local_expr(t, span);
-        let test = if and { test } else { mk(ExprKind::Unary(UnOp::Not, Box::new(test)), Type::Bool, span) };
-        out.push(Stmt { kind: StmtKind::If { cond: test, then_branch: rb, else_branch: Vec::new() }, span });
+        let test = if and {
+            test
+        } else {
+            mk(ExprKind::Unary(UnOp::Not, Box::new(test)), Type::Bool, span)
+        };
+        out.push(Stmt {
+            kind: StmtKind::If {
+                cond: test,
+                then_branch: rb,
+                else_branch: Vec::new(),
+            },
+            span,
+        });
         Ok(self.local_expr(t, span))
     }
 
@@ -479,17 +684,41 @@ impl<'t> Fx<'t> {
         let ty = if a.ty == b.ty {
             a.ty.clone()
         } else {
-            usual(&a.ty, &b.ty).ok_or_else(|| self.unsup(n, "conditional with operands of different types"))?
+            usual(&a.ty, &b.ty)
+                .ok_or_else(|| self.unsup(n, "conditional with operands of different types"))?
         };
         let a = self.convert(a, &ty, span)?;
         let b = self.convert(b, &ty, span)?;
         if ab.is_empty() && bb.is_empty() {
-            return Ok(mk(ExprKind::Cond(Box::new(c), Box::new(a), Box::new(b)), ty, span));
+            return Ok(mk(
+                ExprKind::Cond(Box::new(c), Box::new(a), Box::new(b)),
+                ty,
+                span,
+            ));
         }
         let t = self.temp(ty, span);
-        ab.push(Stmt { kind: StmtKind::Assign { place: Place::Local(t), value: a }, span });
-        bb.push(Stmt { kind: StmtKind::Assign { place: Place::Local(t), value: b }, span });
-        out.push(Stmt { kind: StmtKind::If { cond: c, then_branch: ab, else_branch: bb }, span });
+        ab.push(Stmt {
+            kind: StmtKind::Assign {
+                place: Place::Local(t),
+                value: a,
+            },
+            span,
+        });
+        bb.push(Stmt {
+            kind: StmtKind::Assign {
+                place: Place::Local(t),
+                value: b,
+            },
+            span,
+        });
+        out.push(Stmt {
+            kind: StmtKind::If {
+                cond: c,
+                then_branch: ab,
+                else_branch: bb,
+            },
+            span,
+        });
         Ok(self.local_expr(t, span))
     }
 
@@ -502,29 +731,45 @@ impl<'t> Fx<'t> {
         match (&e.ty, to) {
             (_, Type::Bool) if is_arith(&e.ty) => self.to_bool(e),
             (from, Type::Int(t)) if is_arith(from) => {
-                if let ExprKind::IntLit(v) = e.kind {
-                    if types::fits(v, t) {
-                        return Ok(int_lit(v, *t, e.span));
-                    }
+                if let ExprKind::IntLit(v) = e.kind
+                    && types::fits(v, t)
+                {
+                    return Ok(int_lit(v, *t, e.span));
                 }
                 Ok(mk(ExprKind::Cast(Box::new(e)), to.clone(), span))
             }
-            (from, Type::Float(_)) if is_arith(from) => Ok(mk(ExprKind::Cast(Box::new(e)), to.clone(), span)),
-            (Type::Array(_), Type::Array(_)) => Err(super::unsupported(span, "conversion between pointer types")),
-            (Type::Array(_), _) | (_, Type::Array(_)) => Err(super::unsupported(span, "conversion between pointer and value")),
+            (from, Type::Float(_)) if is_arith(from) => {
+                Ok(mk(ExprKind::Cast(Box::new(e)), to.clone(), span))
+            }
+            (Type::Array(_), Type::Array(_)) => {
+                Err(super::unsupported(span, "conversion between pointer types"))
+            }
+            (Type::Array(_), _) | (_, Type::Array(_)) => Err(super::unsupported(
+                span,
+                "conversion between pointer and value",
+            )),
             (Type::Void, _) => Err(super::unsupported(span, "use of a void value")),
-            _ => Err(super::unsupported(span, format!("conversion from {} to {}", e.ty, to))),
+            _ => Err(super::unsupported(
+                span,
+                format!("conversion from {} to {}", e.ty, to),
+            )),
         }
     }
 
     /// The type of a cast or `sizeof` operand (`(unsigned long)`).
     pub(super) fn type_descriptor(&self, n: Node) -> Res<Type> {
         if let Some(d) = n.child_by_field_name("declarator") {
-            let what = if d.kind().contains("pointer") { "pointer type" } else { "derived type" };
+            let what = if d.kind().contains("pointer") {
+                "pointer type"
+            } else {
+                "derived type"
+            };
             return Err(self.unsup(d, what));
         }
         let t = self.field(n, "type")?;
-        self.file.base_type(t, self.src).map_err(|e| self.unsup(t, e.what))
+        self.file
+            .base_type(t, self.src)
+            .map_err(|e| self.unsup(t, e.what))
     }
 
     /// `a[i]`: `a` must be an array (pointer parameters count as arrays).
@@ -550,7 +795,10 @@ impl<'t> Fx<'t> {
         let span = self.sp(n);
         match n.kind() {
             "parenthesized_expression" => {
-                let inner = kids(n).into_iter().next().ok_or_else(|| self.unsup(n, "empty parentheses"))?;
+                let inner = kids(n)
+                    .into_iter()
+                    .next()
+                    .ok_or_else(|| self.unsup(n, "empty parentheses"))?;
                 self.place(inner, out)
             }
             "identifier" => {
@@ -565,7 +813,13 @@ impl<'t> Fx<'t> {
                 match e.kind {
                     ExprKind::Local(id) => Ok((Place::Local(id), e)),
                     ExprKind::Global(g) => {
-                        if self.file.global_const.get(g.0 as usize).copied().unwrap_or(false) {
+                        if self
+                            .file
+                            .global_const
+                            .get(g.0 as usize)
+                            .copied()
+                            .unwrap_or(false)
+                        {
                             return Err(self.unsup(n, format!("assignment to const global {name}")));
                         }
                         Ok((Place::Global(g), e))
@@ -579,8 +833,18 @@ impl<'t> Fx<'t> {
                 if matches!(ty, Type::Array(_)) {
                     return Err(self.unsup(n, "assignment to an array"));
                 }
-                let read = mk(ExprKind::Index(Box::new(array.clone()), Box::new(index.clone())), ty, span);
-                Ok((Place::Index { array: Box::new(array), index: Box::new(index) }, read))
+                let read = mk(
+                    ExprKind::Index(Box::new(array.clone()), Box::new(index.clone())),
+                    ty,
+                    span,
+                );
+                Ok((
+                    Place::Index {
+                        array: Box::new(array),
+                        index: Box::new(index),
+                    },
+                    read,
+                ))
             }
             "field_expression" => Err(self.unsup(n, "struct member access")),
             "pointer_expression" => Err(self.unsup(n, "pointer dereference")),
@@ -600,7 +864,13 @@ impl<'t> Fx<'t> {
                     ty: read.ty,
                     span: read.span,
                 };
-                (Place::Index { array: Box::new(array), index: Box::new(index) }, read)
+                (
+                    Place::Index {
+                        array: Box::new(array),
+                        index: Box::new(index),
+                    },
+                    read,
+                )
             }
             p => (p, read),
         }
@@ -621,7 +891,10 @@ impl<'t> Fx<'t> {
         let value = if op == "=" {
             self.convert(rhs, &pty, span)?
         } else {
-            let bop = op.strip_suffix('=').and_then(binop).ok_or_else(|| self.unsup(n, format!("operator {op}")))?;
+            let bop = op
+                .strip_suffix('=')
+                .and_then(binop)
+                .ok_or_else(|| self.unsup(n, format!("operator {op}")))?;
             let r = self.arith(bop, read.clone(), rhs, span)?;
             self.convert(r, &pty, span)?
         };
@@ -631,13 +904,30 @@ impl<'t> Fx<'t> {
     /// Emits `place = value`; the assignment's value is re-read from a local
     /// place, or kept in a temporary for array elements (the index might
     /// read the element just written).
-    fn store(&mut self, place: Place, read: Expr, value: Expr, span: Span, out: &mut Block, want: bool) -> Option<Expr> {
+    fn store(
+        &mut self,
+        place: Place,
+        read: Expr,
+        value: Expr,
+        span: Span,
+        out: &mut Block,
+        want: bool,
+    ) -> Option<Expr> {
         if want && matches!(place, Place::Index { .. }) {
             let v = self.spill(value, out);
-            out.push(Stmt { kind: StmtKind::Assign { place, value: v.clone() }, span });
+            out.push(Stmt {
+                kind: StmtKind::Assign {
+                    place,
+                    value: v.clone(),
+                },
+                span,
+            });
             return Some(v);
         }
-        out.push(Stmt { kind: StmtKind::Assign { place, value }, span });
+        out.push(Stmt {
+            kind: StmtKind::Assign { place, value },
+            span,
+        });
         want.then_some(Expr { span, ..read })
     }
 
@@ -653,12 +943,26 @@ impl<'t> Fx<'t> {
             return Err(self.unsup(n, "pointer arithmetic"));
         }
         let one = int_lit(1, IntTy::I32, span);
-        let r = self.arith(if inc { BinOp::Add } else { BinOp::Sub }, read.clone(), one, span)?;
+        let r = self.arith(
+            if inc { BinOp::Add } else { BinOp::Sub },
+            read.clone(),
+            one,
+            span,
+        )?;
         let pty = read.ty.clone();
         let value = self.convert(r, &pty, span)?;
         if want && !prefix {
-            let old = self.to_temp(Expr { span, ..read.clone() }, out);
-            out.push(Stmt { kind: StmtKind::Assign { place, value }, span });
+            let old = self.temp_of(
+                Expr {
+                    span,
+                    ..read.clone()
+                },
+                out,
+            );
+            out.push(Stmt {
+                kind: StmtKind::Assign { place, value },
+                span,
+            });
             return Ok(Some(old));
         }
         Ok(self.store(place, read, value, span, out, want))
@@ -677,25 +981,56 @@ impl<'t> Fx<'t> {
             let sig = &self.file.sigs[id.0 as usize];
             let params: Vec<Type> = match &sig.params {
                 Ok(p) => p.iter().map(|p| p.ty.clone()).collect(),
-                Err(_) => return Err(self.unsup(n, format!("call to {name}, whose parameters are unsupported"))),
+                Err(_) => {
+                    return Err(self.unsup(
+                        n,
+                        format!("call to {name}, whose parameters are unsupported"),
+                    ));
+                }
             };
-            let ret = sig.ret.clone().map_err(|_| self.unsup(n, format!("call to {name}, whose return type is unsupported")))?;
+            let ret = sig.ret.clone().map_err(|_| {
+                self.unsup(
+                    n,
+                    format!("call to {name}, whose return type is unsupported"),
+                )
+            })?;
             if params.len() != args.len() {
-                return Err(self.unsup(n, format!("call to {name} with {} arguments instead of {}", args.len(), params.len())));
+                return Err(self.unsup(
+                    n,
+                    format!(
+                        "call to {name} with {} arguments instead of {}",
+                        args.len(),
+                        params.len()
+                    ),
+                ));
             }
             let vals = self.operands(&args, out)?;
             let mut conv = Vec::with_capacity(vals.len());
             for (v, p) in vals.into_iter().zip(&params) {
-                if let (Type::Array(_), Type::Array(_)) = (&v.ty, p) {
-                    if &v.ty != p {
-                        return Err(super::unsupported(v.span, format!("array argument of type {} for {}", v.ty, p)));
-                    }
+                if let (Type::Array(_), Type::Array(_)) = (&v.ty, p)
+                    && &v.ty != p
+                {
+                    return Err(super::unsupported(
+                        v.span,
+                        format!("array argument of type {} for {}", v.ty, p),
+                    ));
                 }
                 let sp = v.span;
                 conv.push(self.convert(v, p, sp)?);
             }
-            let dest = if want && ret != Type::Void { Some(self.temp(ret.clone(), span)) } else { None };
-            out.push(Stmt { kind: StmtKind::Call { dest: dest.map(crate::ir::Place::Local), func: id, args: conv }, span });
+            let dest = if want && ret != Type::Void {
+                Some(self.temp(ret.clone(), span))
+            } else {
+                None
+            };
+            out.push(Stmt {
+                kind: StmtKind::Call {
+                    dest: dest.map(crate::ir::Place::Local),
+                    func: id,
+                    args: conv,
+                },
+                span,
+            });
             return Ok(dest.map(|d| self.local_expr(d, span)));
         }
         match name {
@@ -727,7 +1062,10 @@ impl<'t> Fx<'t> {
         let vals = self.operands(&args, out)?;
         for v in &vals {
             if !is_arith(&v.ty) {
-                return Err(super::unsupported(v.span, format!("non-numeric argument to {name}")));
+                return Err(super::unsupported(
+                    v.span,
+                    format!("non-numeric argument to {name}"),
+                ));
             }
         }
         let (intr, ty) = match lib {
@@ -753,14 +1091,33 @@ impl<'t> Fx<'t> {
     fn min_max(&mut self, max: bool, a: Expr, b: Expr, span: Span, out: &mut Block) -> Res<Expr> {
         let a = self.convert(a, &Type::DOUBLE, span)?;
         let b = self.convert(b, &Type::DOUBLE, span)?;
-        let simple = |e: &Expr| matches!(e.kind, ExprKind::Local(_) | ExprKind::FloatLit(_) | ExprKind::Global(_));
-        let a = if simple(&a) { a } else { self.to_temp(a, out) };
-        let b = if simple(&b) { b } else { self.to_temp(b, out) };
-        let bin = |op, x: &Expr, y: &Expr| mk(ExprKind::Binary(op, Box::new(x.clone()), Box::new(y.clone())), Type::Bool, span);
+        let simple = |e: &Expr| {
+            matches!(
+                e.kind,
+                ExprKind::Local(_) | ExprKind::FloatLit(_) | ExprKind::Global(_)
+            )
+        };
+        let a = if simple(&a) { a } else { self.temp_of(a, out) };
+        let b = if simple(&b) { b } else { self.temp_of(b, out) };
+        let bin = |op, x: &Expr, y: &Expr| {
+            mk(
+                ExprKind::Binary(op, Box::new(x.clone()), Box::new(y.clone())),
+                Type::Bool,
+                span,
+            )
+        };
         let pick = bin(if max { BinOp::Ge } else { BinOp::Le }, &a, &b);
-        let inner = mk(ExprKind::Cond(Box::new(pick), Box::new(a.clone()), Box::new(b.clone())), Type::DOUBLE, span);
+        let inner = mk(
+            ExprKind::Cond(Box::new(pick), Box::new(a.clone()), Box::new(b.clone())),
+            Type::DOUBLE,
+            span,
+        );
         let b_nan = bin(BinOp::Ne, &b, &b);
-        Ok(mk(ExprKind::Cond(Box::new(b_nan), Box::new(a), Box::new(inner)), Type::DOUBLE, span))
+        Ok(mk(
+            ExprKind::Cond(Box::new(b_nan), Box::new(a), Box::new(inner)),
+            Type::DOUBLE,
+            span,
+        ))
     }
 
     fn print(&mut self, n: Node<'t>, name: &str, args: &[Node<'t>], out: &mut Block) -> Res<()> {
@@ -768,20 +1125,37 @@ impl<'t> Fx<'t> {
         let strlit = |s: String, sp: Span| mk(ExprKind::StrLit(s), Type::Str, sp);
         match name {
             "puts" => {
-                let [arg] = args else { return Err(self.unsup(n, "puts with other than one argument")) };
-                let s = types::string_literal(*arg, self.src).ok_or_else(|| self.unsup(*arg, "puts of a non-literal string"))?;
+                let [arg] = args else {
+                    return Err(self.unsup(n, "puts with other than one argument"));
+                };
+                let s = types::string_literal(*arg, self.src)
+                    .ok_or_else(|| self.unsup(*arg, "puts of a non-literal string"))?;
                 let sp = self.sp(*arg);
-                out.push(Stmt { kind: StmtKind::Print { kind: PrintKind::C { newline: true }, args: vec![strlit(s, sp)] }, span });
+                out.push(Stmt {
+                    kind: StmtKind::Print {
+                        kind: PrintKind::C { newline: true },
+                        args: vec![strlit(s, sp)],
+                    },
+                    span,
+                });
             }
             "putchar" => {
-                let [arg] = args else { return Err(self.unsup(n, "putchar with other than one argument")) };
+                let [arg] = args else {
+                    return Err(self.unsup(n, "putchar with other than one argument"));
+                };
                 let e = self.expr(*arg, out)?;
                 if !is_arith(&e.ty) {
                     return Err(self.unsup(*arg, "non-numeric argument to putchar"));
                 }
                 let sp = e.span;
                 let e = self.convert(e, &Type::Int(IntTy::C_CHAR), sp)?;
-                out.push(Stmt { kind: StmtKind::Print { kind: PrintKind::C { newline: false }, args: vec![e] }, span });
+                out.push(Stmt {
+                    kind: StmtKind::Print {
+                        kind: PrintKind::C { newline: false },
+                        args: vec![e],
+                    },
+                    span,
+                });
             }
             _ => {
                 let Some((fmt_node, rest)) = args.split_first() else {
@@ -816,7 +1190,13 @@ impl<'t> Fx<'t> {
                     };
                     conv.push(e);
                 }
-                out.push(Stmt { kind: StmtKind::Print { kind: PrintKind::Printf { format }, args: conv }, span });
+                out.push(Stmt {
+                    kind: StmtKind::Print {
+                        kind: PrintKind::Printf { format },
+                        args: conv,
+                    },
+                    span,
+                });
             }
         }
         Ok(())
@@ -827,7 +1207,9 @@ impl<'t> Fx<'t> {
         let ty = if let Some(t) = n.child_by_field_name("type") {
             // `sizeof(x)` may parse as a type name when `x` is a variable.
             let tnode = t.child_by_field_name("type");
-            let is_var = tnode.is_some_and(|tn| tn.kind() == "type_identifier" && self.lookup(self.text(tn)).is_some());
+            let is_var = tnode.is_some_and(|tn| {
+                tn.kind() == "type_identifier" && self.lookup(self.text(tn)).is_some()
+            });
             match (is_var, tnode) {
                 (true, Some(tn)) => return self.size_of_value(tn, n),
                 _ => self.type_descriptor(t)?,
@@ -845,14 +1227,19 @@ impl<'t> Fx<'t> {
         let mut scratch = Vec::new();
         let e = if v.kind() == "type_identifier" {
             let name = self.text(v);
-            let id = self.lookup(name).ok_or_else(|| self.unsup(v, format!("unknown identifier {name}")))?;
+            let id = self
+                .lookup(name)
+                .ok_or_else(|| self.unsup(v, format!("unknown identifier {name}")))?;
             self.local_expr(id, span)
         } else {
             self.expr(v, &mut scratch)?
         };
         let size = match (&e.ty, &e.kind) {
             (Type::Array(elem), ExprKind::Local(id)) => {
-                let len = self.array_len.get(id).ok_or_else(|| self.unsup(n, "sizeof of an array parameter"))?;
+                let len = self
+                    .array_len
+                    .get(id)
+                    .ok_or_else(|| self.unsup(n, "sizeof of an array parameter"))?;
                 types::size_of(elem).and_then(|s| s.checked_mul(*len))
             }
             (t, _) => types::size_of(t),

@@ -42,8 +42,8 @@ use std::collections::{HashMap, HashSet};
 use tree_sitter::{Node, Parser, Tree};
 
 use crate::ir::{
-    Block, Expr, ExprKind, FuncId, Function, FunctionDef, Global, GlobalId, IntTy, Lang, LabelId, Local,
-    LocalId, LocalKind, LowerError, LowerErrorKind, Program, Span, Stmt, StmtKind, Type,
+    Block, Expr, ExprKind, FuncId, Function, FunctionDef, Global, GlobalId, IntTy, LabelId, Lang,
+    Local, LocalId, LocalKind, LowerError, LowerErrorKind, Program, Span, Stmt, StmtKind, Type,
 };
 
 type Res<T> = Result<T, LowerError>;
@@ -53,27 +53,49 @@ fn span_of(n: Node) -> Span {
     let s = n.start_position();
     let e = n.end_position();
     Span {
-        start: crate::ir::Pos { line: s.row as u32, col: s.column as u32, byte: n.start_byte() as u32 },
-        end: crate::ir::Pos { line: e.row as u32, col: e.column as u32, byte: n.end_byte() as u32 },
+        start: crate::ir::Pos {
+            line: s.row as u32,
+            col: s.column as u32,
+            byte: n.start_byte() as u32,
+        },
+        end: crate::ir::Pos {
+            line: e.row as u32,
+            col: e.column as u32,
+            byte: n.end_byte() as u32,
+        },
     }
 }
 
 fn unsupported(span: Span, what: impl Into<String>) -> LowerError {
-    LowerError { kind: LowerErrorKind::Unsupported, what: what.into(), span }
+    LowerError {
+        kind: LowerErrorKind::Unsupported,
+        what: what.into(),
+        span,
+    }
 }
 
 /// Named children that are not comments (comments are named "extras" in
 /// tree-sitter and may appear anywhere).
 fn kids(n: Node) -> Vec<Node> {
     let mut c = n.walk();
-    n.named_children(&mut c).filter(|k| k.kind() != "comment").collect()
+    n.named_children(&mut c)
+        .filter(|k| k.kind() != "comment")
+        .collect()
 }
 
 /// The first ERROR or MISSING node below `n`, as a syntax error.
 fn first_syntax_error(n: Node) -> Option<LowerError> {
     if n.is_error() || n.is_missing() {
-        let what = if n.is_missing() { format!("missing '{}'", n.kind()) } else { "syntax error".to_string() };
-        return Some(LowerError { kind: LowerErrorKind::SyntaxError, what, span: span_of(n) });
+        let what = if n.is_missing() {
+            format!("missing '{}'", n.kind())
+        } else {
+            "syntax error".to_string()
+        };
+        return Some(LowerError {
+            kind: LowerErrorKind::SyntaxError,
+            what,
+            span: span_of(n),
+        });
     }
     if !n.has_error() {
         return None;
@@ -187,6 +209,9 @@ struct FileCx<'t> {
     /// Enum tag → the integer type gcc gives it.
     enum_types: HashMap<String, Type>,
     macros: HashMap<String, Macro>,
+    /// `(f(x)) * y` misparsed as a cast of `*y` to type `f(x)`: start byte
+    /// of the cast → the parenthesised text reparsed as an expression.
+    reparsed_casts: HashMap<usize, Macro>,
     fn_macros: HashSet<String>,
     globals: Vec<Global>,
     global_map: HashMap<String, GlobalId>,
@@ -233,7 +258,11 @@ struct Fx<'t> {
 pub(crate) fn lower(source: &str) -> Program {
     let mut parser = parser();
     let Some(tree) = parser.as_mut().and_then(|p| p.parse(source, None)) else {
-        return Program { lang: Lang::C, functions: Vec::new(), globals: Vec::new() };
+        return Program {
+            lang: Lang::C,
+            functions: Vec::new(),
+            globals: Vec::new(),
+        };
     };
     let root = tree.root_node();
     let mut file = FileCx {
@@ -242,6 +271,7 @@ pub(crate) fn lower(source: &str) -> Program {
         enum_consts: HashMap::new(),
         enum_types: HashMap::new(),
         macros: HashMap::new(),
+        reparsed_casts: HashMap::new(),
         fn_macros: HashSet::new(),
         globals: Vec::new(),
         global_map: HashMap::new(),
@@ -254,7 +284,8 @@ pub(crate) fn lower(source: &str) -> Program {
     collect_macros(root, &mut file, &mut parser);
     for (name, body) in BUILTIN_MACROS {
         if !file.macros.contains_key(*name) && source.contains(name) {
-            file.macros.insert((*name).to_string(), Macro::new(body, &mut parser));
+            file.macros
+                .insert((*name).to_string(), Macro::new(body, &mut parser));
         }
     }
 
@@ -288,6 +319,11 @@ pub(crate) fn lower(source: &str) -> Program {
         }
     }
 
+    // Casts that are really multiplications (needs the typedefs).
+    let mut casts = HashMap::new();
+    find_misparsed_casts(root, &file, &mut parser, &mut casts);
+    file.reparsed_casts = casts;
+
     // Constant initialisers of `const` globals.
     let mut constants = Vec::new();
     for (gid, init, decl_node) in pending_consts {
@@ -308,7 +344,47 @@ pub(crate) fn lower(source: &str) -> Program {
         .enumerate()
         .map(|(i, node)| lower_function(&file, FuncId(i as u32), *node))
         .collect();
-    Program { lang: Lang::C, functions, globals: file.globals }
+    Program {
+        lang: Lang::C,
+        functions,
+        globals: file.globals,
+    }
+}
+
+/// Finds `(name(args)) * x`, which tree-sitter parses as a cast of `*x` to
+/// a type `name(args)` when `name` is not a known type: C gives it only the
+/// multiplication reading. Only `*` is reinterpreted: for `*` the cast's
+/// precedence equals the multiplication's, for `-`, `+`, `&` it does not.
+fn find_misparsed_casts(
+    n: Node,
+    file: &FileCx,
+    parser: &mut Option<Parser>,
+    out: &mut HashMap<usize, Macro>,
+) {
+    if n.kind() == "cast_expression" {
+        let ty = n.child_by_field_name("type");
+        let base = ty.and_then(|t| t.child_by_field_name("type"));
+        let value = n.child_by_field_name("value");
+        let is_deref = value.is_some_and(|v| {
+            v.kind() == "pointer_expression"
+                && v.child_by_field_name("operator")
+                    .and_then(|o| o.utf8_text(file.src.as_bytes()).ok())
+                    == Some("*")
+        });
+        let unknown_type = base.is_some_and(|b| {
+            b.kind() == "type_identifier"
+                && !file.typedefs.contains_key(file.text(b))
+                && file.text(b) != "_Bool"
+        });
+        if let (true, true, Some(t)) = (is_deref, unknown_type, ty) {
+            out.insert(n.start_byte(), Macro::new(file.text(t), parser));
+        }
+    }
+    let mut c = n.walk();
+    let children: Vec<Node> = n.named_children(&mut c).collect();
+    for k in children {
+        find_misparsed_casts(k, file, parser, out);
+    }
 }
 
 /// Collects every `#define` and function-like macro of the file.
@@ -316,19 +392,28 @@ fn collect_macros(n: Node, file: &mut FileCx, parser: &mut Option<Parser>) {
     match n.kind() {
         "preproc_def" => {
             if let Some(name) = n.child_by_field_name("name") {
-                let name = name.utf8_text(file.src.as_bytes()).unwrap_or("").to_string();
+                let name = name
+                    .utf8_text(file.src.as_bytes())
+                    .unwrap_or("")
+                    .to_string();
                 let body = n
                     .child_by_field_name("value")
                     .and_then(|v| v.utf8_text(file.src.as_bytes()).ok())
                     .unwrap_or("")
                     .trim()
                     .to_string();
-                file.macros.entry(name).or_insert_with(|| Macro::new(&body, parser));
+                file.macros
+                    .entry(name)
+                    .or_insert_with(|| Macro::new(&body, parser));
             }
         }
         "preproc_function_def" => {
             if let Some(name) = n.child_by_field_name("name") {
-                file.fn_macros.insert(name.utf8_text(file.src.as_bytes()).unwrap_or("").to_string());
+                file.fn_macros.insert(
+                    name.utf8_text(file.src.as_bytes())
+                        .unwrap_or("")
+                        .to_string(),
+                );
             }
         }
         _ => {
@@ -347,7 +432,9 @@ impl<'t> FileCx<'t> {
     }
 
     fn typedef(&mut self, n: Node) {
-        let Some(tnode) = n.child_by_field_name("type") else { return };
+        let Some(tnode) = n.child_by_field_name("type") else {
+            return;
+        };
         self.note_type_decl(tnode);
         let base = self.base_type(tnode, self.src);
         let mut c = n.walk();
@@ -372,14 +459,18 @@ impl<'t> FileCx<'t> {
         if t.kind() != "enum_specifier" {
             return;
         }
-        let Some(body) = t.child_by_field_name("body") else { return };
+        let Some(body) = t.child_by_field_name("body") else {
+            return;
+        };
         let mut next: i128 = 0;
         let mut any_negative = false;
         for e in kids(body) {
             if e.kind() != "enumerator" {
                 continue;
             }
-            let Some(name) = e.child_by_field_name("name") else { continue };
+            let Some(name) = e.child_by_field_name("name") else {
+                continue;
+            };
             if let Some(v) = e.child_by_field_name("value") {
                 match self.const_eval(v) {
                     Some(x) => next = x,
@@ -392,7 +483,11 @@ impl<'t> FileCx<'t> {
         }
         if let Some(tag) = t.child_by_field_name("name") {
             // gcc: `unsigned int` unless some enumerator is negative.
-            let ty = if any_negative { Type::INT } else { Type::Int(IntTy::U32) };
+            let ty = if any_negative {
+                Type::INT
+            } else {
+                Type::Int(IntTy::U32)
+            };
             self.enum_types.insert(self.text(tag).to_string(), ty);
         }
     }
@@ -424,7 +519,10 @@ impl<'t> FileCx<'t> {
                     "*" => a.checked_mul(b),
                     "/" => a.checked_div(b),
                     "%" => a.checked_rem(b),
-                    "<<" => u32::try_from(b).ok().filter(|b| *b < 64).and_then(|b| a.checked_mul(1i128 << b)),
+                    "<<" => u32::try_from(b)
+                        .ok()
+                        .filter(|b| *b < 64)
+                        .and_then(|b| a.checked_mul(1i128 << b)),
                     ">>" => u32::try_from(b).ok().filter(|b| *b < 64).map(|b| a >> b),
                     "&" => Some(a & b),
                     "|" => Some(a | b),
@@ -439,7 +537,9 @@ impl<'t> FileCx<'t> {
     /// A file-scope declaration: prototypes are skipped (they are not
     /// functions), variables become globals.
     fn global_decl<'n>(&mut self, n: Node<'n>, pending: &mut Vec<(GlobalId, Node<'n>, Node<'n>)>) {
-        let Some(tnode) = n.child_by_field_name("type") else { return };
+        let Some(tnode) = n.child_by_field_name("type") else {
+            return;
+        };
         self.note_type_decl(tnode);
         let is_const = has_qualifier(n, self.src, "const");
         let base = self.base_type(tnode, self.src);
@@ -447,7 +547,10 @@ impl<'t> FileCx<'t> {
         let decls: Vec<Node> = n.children_by_field_name("declarator", &mut c).collect();
         for d in decls {
             let (decl, init) = if d.kind() == "init_declarator" {
-                (d.child_by_field_name("declarator"), d.child_by_field_name("value"))
+                (
+                    d.child_by_field_name("declarator"),
+                    d.child_by_field_name("value"),
+                )
             } else {
                 (Some(d), None)
             };
@@ -455,7 +558,9 @@ impl<'t> FileCx<'t> {
             if contains_function_declarator(decl) {
                 continue;
             }
-            let Some(name_node) = declarator_name(decl) else { continue };
+            let Some(name_node) = declarator_name(decl) else {
+                continue;
+            };
             let name = self.text(name_node).to_string();
             // Globals of unsupported types are left out: a function that
             // uses one fails with "unknown identifier" pointing at the use.
@@ -465,7 +570,12 @@ impl<'t> FileCx<'t> {
                 None => continue,
             };
             let gid = GlobalId(self.globals.len() as u32);
-            self.globals.push(Global { name: name.clone(), ty, constant: None, span: span_of(d) });
+            self.globals.push(Global {
+                name: name.clone(),
+                ty,
+                constant: None,
+                span: span_of(d),
+            });
             self.global_const.push(is_const);
             self.global_map.entry(name).or_insert(gid);
             if let (true, Some(init)) = (is_const, init) {
@@ -483,7 +593,9 @@ impl<'t> FileCx<'t> {
 
     fn signature(&self, n: Node) -> Sig {
         let span = span_of(n);
-        let fdecl = n.child_by_field_name("declarator").and_then(find_function_declarator);
+        let fdecl = n
+            .child_by_field_name("declarator")
+            .and_then(find_function_declarator);
         let name = fdecl
             .and_then(|f| f.child_by_field_name("declarator"))
             .and_then(declarator_name)
@@ -495,7 +607,9 @@ impl<'t> FileCx<'t> {
         };
         // `int *f(...)`: the function declarator is wrapped in a pointer one.
         let ret = match n.child_by_field_name("declarator") {
-            Some(d) if d.kind() != "function_declarator" => Err(unsupported(span_of(d), "pointer return type")),
+            Some(d) if d.kind() != "function_declarator" => {
+                Err(unsupported(span_of(d), "pointer return type"))
+            }
             _ => ret,
         };
         let params = match fdecl.and_then(|f| f.child_by_field_name("parameters")) {
@@ -514,7 +628,9 @@ impl<'t> FileCx<'t> {
                 "variadic_parameter" => return Err(unsupported(span_of(*p), "variadic function")),
                 _ => return Err(unsupported(span_of(*p), "old-style parameter declaration")),
             }
-            let tnode = p.child_by_field_name("type").ok_or_else(|| unsupported(span_of(*p), "parameter"))?;
+            let tnode = p
+                .child_by_field_name("type")
+                .ok_or_else(|| unsupported(span_of(*p), "parameter"))?;
             let base = self.base_type(tnode, self.src)?;
             let decl = p.child_by_field_name("declarator");
             if base == Type::Void && decl.is_none() {
@@ -530,7 +646,11 @@ impl<'t> FileCx<'t> {
             if ty == Type::Void {
                 return Err(unsupported(span_of(*p), "void parameter"));
             }
-            out.push(Param { name, ty, span: span_of(*p) });
+            out.push(Param {
+                name,
+                ty,
+                span: span_of(*p),
+            });
         }
         Ok(out)
     }
@@ -542,7 +662,11 @@ fn global_type(base: Type, decl: Node) -> Option<Type> {
         "identifier" => Some(base),
         "array_declarator" => {
             let inner = decl.child_by_field_name("declarator")?;
-            if inner.kind() == "identifier" { Some(Type::Array(Box::new(base))) } else { None }
+            if inner.kind() == "identifier" {
+                Some(Type::Array(Box::new(base)))
+            } else {
+                None
+            }
         }
         _ => None,
     }
@@ -552,8 +676,14 @@ fn global_type(base: Type, decl: Node) -> Option<Type> {
 /// which the body may only index.
 fn param_type(base: Type, d: Node, src: &str) -> Res<(Option<String>, Type)> {
     match d.kind() {
-        "identifier" => Ok((Some(d.utf8_text(src.as_bytes()).unwrap_or("").to_string()), base)),
-        "array_declarator" | "pointer_declarator" | "abstract_array_declarator" | "abstract_pointer_declarator" => {
+        "identifier" => Ok((
+            Some(d.utf8_text(src.as_bytes()).unwrap_or("").to_string()),
+            base,
+        )),
+        "array_declarator"
+        | "pointer_declarator"
+        | "abstract_array_declarator"
+        | "abstract_pointer_declarator" => {
             if base == Type::Void {
                 return Err(unsupported(span_of(d), "void pointer"));
             }
@@ -575,28 +705,34 @@ fn param_type(base: Type, d: Node, src: &str) -> Res<(Option<String>, Type)> {
 }
 
 fn has_qualifier(n: Node, src: &str, q: &str) -> bool {
-    let mut c = n.walk();
-    let found = n
-        .children(&mut c)
-        .any(|k| k.kind() == "type_qualifier" && k.utf8_text(src.as_bytes()).map(|t| t == q).unwrap_or(false));
-    found
+    all_children(n).iter().any(|k| {
+        k.kind() == "type_qualifier" && k.utf8_text(src.as_bytes()).map(|t| t == q).unwrap_or(false)
+    })
 }
 
 fn storage_class(n: Node, src: &str) -> Option<String> {
-    let mut c = n.walk();
-    let found = n
-        .children(&mut c)
+    all_children(n)
+        .iter()
         .find(|k| k.kind() == "storage_class_specifier")
-        .map(|k| k.utf8_text(src.as_bytes()).unwrap_or("").to_string());
-    found
+        .map(|k| k.utf8_text(src.as_bytes()).unwrap_or("").to_string())
+}
+
+/// All children, anonymous ones included.
+fn all_children(n: Node) -> Vec<Node> {
+    let mut c = n.walk();
+    n.children(&mut c).collect()
 }
 
 /// The identifier a declarator declares.
 fn declarator_name(d: Node) -> Option<Node> {
     match d.kind() {
         "identifier" | "type_identifier" | "field_identifier" | "primitive_type" => Some(d),
-        "parenthesized_declarator" | "attributed_declarator" => kids(d).into_iter().find_map(declarator_name),
-        _ => d.child_by_field_name("declarator").and_then(declarator_name),
+        "parenthesized_declarator" | "attributed_declarator" => {
+            kids(d).into_iter().find_map(declarator_name)
+        }
+        _ => d
+            .child_by_field_name("declarator")
+            .and_then(declarator_name),
     }
 }
 
@@ -606,7 +742,9 @@ fn find_function_declarator(d: Node) -> Option<Node> {
         "parenthesized_declarator" | "attributed_declarator" => {
             kids(d).into_iter().find_map(find_function_declarator)
         }
-        _ => d.child_by_field_name("declarator").and_then(find_function_declarator),
+        _ => d
+            .child_by_field_name("declarator")
+            .and_then(find_function_declarator),
     }
 }
 
@@ -636,7 +774,13 @@ fn lower_function(file: &FileCx, id: FuncId, n: Node) -> FunctionDef {
         Some(e) => Err(e),
         None => Fx::new(file, Type::Void).function(sig, n, span, name_span),
     };
-    FunctionDef { name: sig.name.clone(), arity, span, name_span, body }
+    FunctionDef {
+        name: sig.name.clone(),
+        arity,
+        span,
+        name_span,
+        body,
+    }
 }
 
 impl<'t> Fx<'t> {
@@ -668,13 +812,23 @@ impl<'t> Fx<'t> {
             let id = self.declare(&name, p.ty.clone(), LocalKind::Param, p.span);
             ids.push(id);
         }
-        let body_node = n.child_by_field_name("body").ok_or_else(|| unsupported(span, "function without a body"))?;
+        let body_node = n
+            .child_by_field_name("body")
+            .ok_or_else(|| unsupported(span, "function without a body"))?;
         let mut body = Vec::new();
         // The body shares the parameters' scope, as in C.
         for s in kids(body_node) {
             self.stmt(s, &mut body)?;
         }
-        Ok(Function { name: sig.name.clone(), params: ids, locals: self.locals, ret, body, span, name_span })
+        Ok(Function {
+            name: sig.name.clone(),
+            params: ids,
+            locals: self.locals,
+            ret,
+            body,
+            span,
+            name_span,
+        })
     }
 
     fn text(&self, n: Node) -> &'t str {
@@ -690,13 +844,21 @@ impl<'t> Fx<'t> {
     }
 
     fn field(&self, n: Node<'t>, name: &str) -> Res<Node<'t>> {
-        n.child_by_field_name(name)
-            .ok_or_else(|| LowerError { kind: LowerErrorKind::SyntaxError, what: format!("missing {name}"), span: self.sp(n) })
+        n.child_by_field_name(name).ok_or_else(|| LowerError {
+            kind: LowerErrorKind::SyntaxError,
+            what: format!("missing {name}"),
+            span: self.sp(n),
+        })
     }
 
     fn declare(&mut self, name: &str, ty: Type, kind: LocalKind, span: Span) -> LocalId {
         let id = LocalId(self.locals.len() as u32);
-        self.locals.push(Local { name: name.to_string(), ty, kind, span });
+        self.locals.push(Local {
+            name: name.to_string(),
+            ty,
+            kind,
+            span,
+        });
         if let Some(scope) = self.scopes.last_mut() {
             scope.insert(name.to_string(), id);
         }
@@ -705,7 +867,12 @@ impl<'t> Fx<'t> {
 
     fn temp(&mut self, ty: Type, span: Span) -> LocalId {
         let id = LocalId(self.locals.len() as u32);
-        self.locals.push(Local { name: format!("tmp{}", id.0), ty, kind: LocalKind::Temp, span });
+        self.locals.push(Local {
+            name: format!("tmp{}", id.0),
+            ty,
+            kind: LocalKind::Temp,
+            span,
+        });
         id
     }
 
@@ -720,15 +887,29 @@ impl<'t> Fx<'t> {
     }
 
     fn local_expr(&self, id: LocalId, span: Span) -> Expr {
-        let ty = self.locals.get(id.0 as usize).map(|l| l.ty.clone()).unwrap_or(Type::Void);
-        Expr { kind: ExprKind::Local(id), ty, span }
+        let ty = self
+            .locals
+            .get(id.0 as usize)
+            .map(|l| l.ty.clone())
+            .unwrap_or(Type::Void);
+        Expr {
+            kind: ExprKind::Local(id),
+            ty,
+            span,
+        }
     }
 
     /// Stores `e` in a fresh temporary; returns the read of it.
-    fn to_temp(&mut self, e: Expr, out: &mut Block) -> Expr {
+    fn temp_of(&mut self, e: Expr, out: &mut Block) -> Expr {
         let span = e.span;
         let t = self.temp(e.ty.clone(), span);
-        out.push(Stmt { kind: StmtKind::Assign { place: crate::ir::Place::Local(t), value: e }, span });
+        out.push(Stmt {
+            kind: StmtKind::Assign {
+                place: crate::ir::Place::Local(t),
+                value: e,
+            },
+            span,
+        });
         self.local_expr(t, span)
     }
 
@@ -736,9 +917,20 @@ impl<'t> Fx<'t> {
     /// (literals and front-end temporaries, which are assigned only once).
     fn spill(&mut self, e: Expr, out: &mut Block) -> Expr {
         match &e.kind {
-            ExprKind::IntLit(_) | ExprKind::FloatLit(_) | ExprKind::BoolLit(_) | ExprKind::StrLit(_) => e,
-            ExprKind::Local(id) if self.locals.get(id.0 as usize).map(|l| l.kind == LocalKind::Temp) == Some(true) => e,
-            _ => self.to_temp(e, out),
+            ExprKind::IntLit(_)
+            | ExprKind::FloatLit(_)
+            | ExprKind::BoolLit(_)
+            | ExprKind::StrLit(_) => e,
+            ExprKind::Local(id)
+                if self
+                    .locals
+                    .get(id.0 as usize)
+                    .map(|l| l.kind == LocalKind::Temp)
+                    == Some(true) =>
+            {
+                e
+            }
+            _ => self.temp_of(e, out),
         }
     }
 
@@ -750,7 +942,10 @@ impl<'t> Fx<'t> {
                 let len = match decl.child_by_field_name("size") {
                     Some(s) => {
                         let e = self.expr(s, &mut out)?;
-                        Some(expr::const_int(&e).ok_or_else(|| self.unsup(s, "non-constant array size"))?)
+                        Some(
+                            expr::const_int(&e)
+                                .ok_or_else(|| self.unsup(s, "non-constant array size"))?,
+                        )
                     }
                     None => None,
                 };
@@ -771,12 +966,23 @@ impl<'t> Fx<'t> {
     fn reads_variable_global(&self, e: &Expr) -> bool {
         use ExprKind as K;
         match &e.kind {
-            K::Global(g) => !self.file.global_const.get(g.0 as usize).copied().unwrap_or(false),
+            K::Global(g) => !self
+                .file
+                .global_const
+                .get(g.0 as usize)
+                .copied()
+                .unwrap_or(false),
             K::IntLit(_) | K::FloatLit(_) | K::BoolLit(_) | K::StrLit(_) | K::Local(_) => false,
-            K::Unary(_, a) | K::Cast(a) | K::Length(a) | K::NewArray(a) => self.reads_variable_global(a),
-            K::Binary(_, a, b) | K::Index(a, b) => self.reads_variable_global(a) || self.reads_variable_global(b),
+            K::Unary(_, a) | K::Cast(a) | K::Length(a) | K::NewArray(a) => {
+                self.reads_variable_global(a)
+            }
+            K::Binary(_, a, b) | K::Index(a, b) => {
+                self.reads_variable_global(a) || self.reads_variable_global(b)
+            }
             K::Cond(a, b, c) => [a, b, c].iter().any(|x| self.reads_variable_global(x)),
-            K::ArrayLit(xs) | K::Intrinsic(_, xs) => xs.iter().any(|x| self.reads_variable_global(x)),
+            K::ArrayLit(xs) | K::Intrinsic(_, xs) => {
+                xs.iter().any(|x| self.reads_variable_global(x))
+            }
         }
     }
 }

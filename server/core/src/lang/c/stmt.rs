@@ -8,7 +8,8 @@ use super::expr::{const_int, int_lit, zero};
 use super::types::{is_integer, promote};
 use super::{ContTarget, Fx, Jump, Res, kids, storage_class};
 use crate::ir::{
-    BinOp, Block, Expr, ExprKind, IntTy, LabelId, LocalKind, LoopKind, Place, Span, Stmt, StmtKind, Type, UnOp,
+    BinOp, Block, Expr, ExprKind, IntTy, LabelId, LocalKind, LoopKind, Place, Span, Stmt, StmtKind,
+    Type, UnOp,
 };
 
 fn st(kind: StmtKind, span: Span) -> Stmt {
@@ -17,11 +18,19 @@ fn st(kind: StmtKind, span: Span) -> Stmt {
 
 fn not(c: Expr) -> Expr {
     let span = c.span;
-    Expr { kind: ExprKind::Unary(UnOp::Not, Box::new(c)), ty: Type::Bool, span }
+    Expr {
+        kind: ExprKind::Unary(UnOp::Not, Box::new(c)),
+        ty: Type::Bool,
+        span,
+    }
 }
 
 fn bool_lit(b: bool, span: Span) -> Expr {
-    Expr { kind: ExprKind::BoolLit(b), ty: Type::Bool, span }
+    Expr {
+        kind: ExprKind::BoolLit(b),
+        ty: Type::Bool,
+        span,
+    }
 }
 
 impl<'t> Fx<'t> {
@@ -49,13 +58,23 @@ impl<'t> Fx<'t> {
                     },
                     None => Vec::new(),
                 };
-                out.push(st(StmtKind::If { cond: c, then_branch, else_branch }, span));
+                out.push(st(
+                    StmtKind::If {
+                        cond: c,
+                        then_branch,
+                        else_branch,
+                    },
+                    span,
+                ));
             }
             "while_statement" => {
                 let label = self.label();
                 let mut pre = Vec::new();
                 let c = self.cond(self.field(n, "condition")?, &mut pre)?;
-                self.jumps.push(Jump::Loop { brk: label, cont: ContTarget::Continue(label) });
+                self.jumps.push(Jump::Loop {
+                    brk: label,
+                    cont: ContTarget::Continue(label),
+                });
                 let body = self.body(self.field(n, "body")?);
                 self.jumps.pop();
                 out.push(self.while_loop(label, pre, c, body?, Vec::new(), span));
@@ -68,7 +87,9 @@ impl<'t> Fx<'t> {
                 r?;
             }
             "break_statement" => match self.jumps.last() {
-                Some(Jump::Loop { brk, .. }) | Some(Jump::Switch { brk }) => out.push(st(StmtKind::Break(*brk), span)),
+                Some(Jump::Loop { brk, .. }) | Some(Jump::Switch { brk }) => {
+                    out.push(st(StmtKind::Break(*brk), span))
+                }
                 None => return Err(self.unsup(n, "break outside a loop or switch")),
             },
             "continue_statement" => {
@@ -86,9 +107,16 @@ impl<'t> Fx<'t> {
             "switch_statement" => self.switch(n, out)?,
             "goto_statement" => return Err(self.unsup(n, "goto statement")),
             "labeled_statement" => return Err(self.unsup(n, "labeled statement")),
-            "case_statement" => return Err(self.unsup(n, "case label outside the top level of a switch")),
+            "case_statement" => {
+                return Err(self.unsup(n, "case label outside the top level of a switch"));
+            }
             "type_definition" => return Err(self.unsup(n, "typedef inside a function")),
-            "preproc_def" | "preproc_function_def" | "preproc_call" | "preproc_include" | "comment" | ";" => {}
+            "preproc_def"
+            | "preproc_function_def"
+            | "preproc_call"
+            | "preproc_include"
+            | "comment"
+            | ";" => {}
             "ERROR" => {
                 return Err(crate::ir::LowerError {
                     kind: crate::ir::LowerErrorKind::SyntaxError,
@@ -97,7 +125,9 @@ impl<'t> Fx<'t> {
                 });
             }
             "function_definition" => return Err(self.unsup(n, "nested function")),
-            other if other.starts_with("preproc_") => return Err(self.unsup(n, "preprocessor conditional")),
+            other if other.starts_with("preproc_") => {
+                return Err(self.unsup(n, "preprocessor conditional"));
+            }
             other => return Err(self.unsup(n, other.replace('_', " "))),
         }
         Ok(())
@@ -131,15 +161,48 @@ impl<'t> Fx<'t> {
 
     /// A pre-tested loop. When the condition needs statements (`pre`), it
     /// becomes `loop(true) { pre; if (!c) break; body } step`.
-    fn while_loop(&mut self, label: LabelId, pre: Block, c: Expr, body: Block, step: Block, span: Span) -> Stmt {
+    fn while_loop(
+        &mut self,
+        label: LabelId,
+        pre: Block,
+        c: Expr,
+        body: Block,
+        step: Block,
+        span: Span,
+    ) -> Stmt {
         if pre.is_empty() {
-            return st(StmtKind::Loop { label, kind: LoopKind::While, cond: c, body, step }, span);
+            return st(
+                StmtKind::Loop {
+                    label,
+                    kind: LoopKind::While,
+                    cond: c,
+                    body,
+                    step,
+                },
+                span,
+            );
         }
         let cspan = c.span;
         let mut b = pre;
-        b.push(st(StmtKind::If { cond: not(c), then_branch: vec![st(StmtKind::Break(label), cspan)], else_branch: Vec::new() }, cspan));
+        b.push(st(
+            StmtKind::If {
+                cond: not(c),
+                then_branch: vec![st(StmtKind::Break(label), cspan)],
+                else_branch: Vec::new(),
+            },
+            cspan,
+        ));
         b.extend(body);
-        st(StmtKind::Loop { label, kind: LoopKind::While, cond: bool_lit(true, cspan), body: b, step }, span)
+        st(
+            StmtKind::Loop {
+                label,
+                kind: LoopKind::While,
+                cond: bool_lit(true, cspan),
+                body: b,
+                step,
+            },
+            span,
+        )
     }
 
     fn do_while(&mut self, n: Node<'t>, out: &mut Block) -> Res<()> {
@@ -155,24 +218,55 @@ impl<'t> Fx<'t> {
         self.locals.truncate(saved.0);
         self.next_label = saved.1;
         if probe_ok && probe.is_empty() {
-            self.jumps.push(Jump::Loop { brk: label, cont: ContTarget::Continue(label) });
+            self.jumps.push(Jump::Loop {
+                brk: label,
+                cont: ContTarget::Continue(label),
+            });
             let body = self.body(self.field(n, "body")?);
             self.jumps.pop();
             let body = body?;
             let c = self.cond(cnode, &mut Vec::new())?;
-            out.push(st(StmtKind::Loop { label, kind: LoopKind::DoWhile, cond: c, body, step: Vec::new() }, span));
+            out.push(st(
+                StmtKind::Loop {
+                    label,
+                    kind: LoopKind::DoWhile,
+                    cond: c,
+                    body,
+                    step: Vec::new(),
+                },
+                span,
+            ));
             return Ok(());
         }
         let inner = self.label();
-        self.jumps.push(Jump::Loop { brk: label, cont: ContTarget::Break(inner) });
+        self.jumps.push(Jump::Loop {
+            brk: label,
+            cont: ContTarget::Break(inner),
+        });
         let body = self.body(self.field(n, "body")?);
         self.jumps.pop();
         let body = body?;
         let mut b = vec![st(StmtKind::Labeled { label: inner, body }, span)];
         let c = self.cond(cnode, &mut b)?;
         let cspan = c.span;
-        b.push(st(StmtKind::If { cond: not(c), then_branch: vec![st(StmtKind::Break(label), cspan)], else_branch: Vec::new() }, cspan));
-        out.push(st(StmtKind::Loop { label, kind: LoopKind::While, cond: bool_lit(true, cspan), body: b, step: Vec::new() }, span));
+        b.push(st(
+            StmtKind::If {
+                cond: not(c),
+                then_branch: vec![st(StmtKind::Break(label), cspan)],
+                else_branch: Vec::new(),
+            },
+            cspan,
+        ));
+        out.push(st(
+            StmtKind::Loop {
+                label,
+                kind: LoopKind::While,
+                cond: bool_lit(true, cspan),
+                body: b,
+                step: Vec::new(),
+            },
+            span,
+        ));
         Ok(())
     }
 
@@ -196,7 +290,10 @@ impl<'t> Fx<'t> {
         if let Some(u) = n.child_by_field_name("update") {
             self.effect(u, &mut step)?;
         }
-        self.jumps.push(Jump::Loop { brk: label, cont: ContTarget::Continue(label) });
+        self.jumps.push(Jump::Loop {
+            brk: label,
+            cont: ContTarget::Continue(label),
+        });
         let body = self.body(self.field(n, "body")?);
         self.jumps.pop();
         let lp = self.while_loop(label, pre, c, body?, step, span);
@@ -247,9 +344,15 @@ impl<'t> Fx<'t> {
         }
         let sty = promote(&scrut.ty);
         let scrut = self.convert(scrut, &sty, span)?;
-        let s = self.to_temp(scrut, out);
+        let s = self.temp_of(scrut, out);
         let fall = self.temp(Type::Bool, span);
-        out.push(st(StmtKind::Assign { place: Place::Local(fall), value: bool_lit(false, span) }, span));
+        out.push(st(
+            StmtKind::Assign {
+                place: Place::Local(fall),
+                value: bool_lit(false, span),
+            },
+            span,
+        ));
         let label = self.label();
 
         let body = self.field(n, "body")?;
@@ -283,7 +386,11 @@ impl<'t> Fx<'t> {
             .map(|v| eq(v, v.span))
             .reduce(|a, b| {
                 let sp = a.span;
-                Expr { kind: ExprKind::Binary(BinOp::Or, Box::new(a), Box::new(b)), ty: Type::Bool, span: sp }
+                Expr {
+                    kind: ExprKind::Binary(BinOp::Or, Box::new(a), Box::new(b)),
+                    ty: Type::Bool,
+                    span: sp,
+                }
             });
 
         self.jumps.push(Jump::Switch { brk: label });
@@ -300,8 +407,18 @@ impl<'t> Fx<'t> {
                 },
             };
             let fall_e = self.local_expr(fall, ksp);
-            let cond = Expr { kind: ExprKind::Binary(BinOp::Or, Box::new(fall_e), Box::new(matches)), ty: Type::Bool, span: ksp };
-            let mut seg = vec![st(StmtKind::Assign { place: Place::Local(fall), value: bool_lit(true, ksp) }, ksp)];
+            let cond = Expr {
+                kind: ExprKind::Binary(BinOp::Or, Box::new(fall_e), Box::new(matches)),
+                ty: Type::Bool,
+                span: ksp,
+            };
+            let mut seg = vec![st(
+                StmtKind::Assign {
+                    place: Place::Local(fall),
+                    value: bool_lit(true, ksp),
+                },
+                ksp,
+            )];
             let value_id = k.child_by_field_name("value").map(|v| v.id());
             for s in kids(*k) {
                 if Some(s.id()) == value_id {
@@ -315,7 +432,14 @@ impl<'t> Fx<'t> {
             if result.is_err() {
                 break;
             }
-            segs.push(st(StmtKind::If { cond, then_branch: seg, else_branch: Vec::new() }, ksp));
+            segs.push(st(
+                StmtKind::If {
+                    cond,
+                    then_branch: seg,
+                    else_branch: Vec::new(),
+                },
+                ksp,
+            ));
         }
         self.scopes.pop();
         self.jumps.pop();
@@ -326,16 +450,20 @@ impl<'t> Fx<'t> {
 
     /// A local declaration: `int x = e, a[3] = {1, 2}, b[n];`.
     pub(super) fn declaration(&mut self, n: Node<'t>, out: &mut Block) -> Res<()> {
-        if let Some(sc) = storage_class(n, self.src) {
-            if sc != "register" && sc != "auto" {
-                return Err(self.unsup(n, format!("{sc} local variable")));
-            }
+        if let Some(sc) = storage_class(n, self.src)
+            && sc != "register"
+            && sc != "auto"
+        {
+            return Err(self.unsup(n, format!("{sc} local variable")));
         }
         let tnode = self.field(n, "type")?;
         if tnode.kind() == "enum_specifier" && tnode.child_by_field_name("body").is_some() {
             return Err(self.unsup(tnode, "enum declared inside a function"));
         }
-        let base = self.file.base_type(tnode, self.src).map_err(|e| self.unsup(tnode, e.what))?;
+        let base = self
+            .file
+            .base_type(tnode, self.src)
+            .map_err(|e| self.unsup(tnode, e.what))?;
         let mut c = n.walk();
         let decls: Vec<Node<'t>> = n.children_by_field_name("declarator", &mut c).collect();
         for d in decls {
@@ -349,7 +477,13 @@ impl<'t> Fx<'t> {
         Ok(())
     }
 
-    fn local_decl(&mut self, base: Type, decl: Node<'t>, init: Option<Node<'t>>, out: &mut Block) -> Res<()> {
+    fn local_decl(
+        &mut self,
+        base: Type,
+        decl: Node<'t>,
+        init: Option<Node<'t>>,
+        out: &mut Block,
+    ) -> Res<()> {
         let span = self.sp(decl);
         match decl.kind() {
             "identifier" => {
@@ -372,13 +506,23 @@ impl<'t> Fx<'t> {
                     None => zero(&base, span).ok_or_else(|| self.unsup(decl, "variable type"))?,
                 };
                 let id = self.declare(name, base, LocalKind::Var, span);
-                out.push(st(StmtKind::Assign { place: Place::Local(id), value }, span));
+                out.push(st(
+                    StmtKind::Assign {
+                        place: Place::Local(id),
+                        value,
+                    },
+                    span,
+                ));
                 Ok(())
             }
             "array_declarator" => {
                 let inner = self.field(decl, "declarator")?;
                 if inner.kind() != "identifier" {
-                    let what = if inner.kind() == "array_declarator" { "multi-dimensional array" } else { "array declarator" };
+                    let what = if inner.kind() == "array_declarator" {
+                        "multi-dimensional array"
+                    } else {
+                        "array declarator"
+                    };
                     return Err(self.unsup(decl, what));
                 }
                 if !matches!(base, Type::Bool | Type::Int(_) | Type::Float(_)) {
@@ -402,11 +546,17 @@ impl<'t> Fx<'t> {
                 };
                 let value = match (init, len_expr) {
                     (Some(i), None) => self.array_init(i, &base, len_const, out)?,
-                    (Some(i), Some(_)) => return Err(self.unsup(i, "initialiser for a variable-length array")),
+                    (Some(i), Some(_)) => {
+                        return Err(self.unsup(i, "initialiser for a variable-length array"));
+                    }
                     (None, Some(e)) => {
                         let it = promote(&e.ty);
                         let e = self.convert(e, &it, span)?;
-                        Expr { kind: ExprKind::NewArray(Box::new(e)), ty: Type::Array(Box::new(base.clone())), span }
+                        Expr {
+                            kind: ExprKind::NewArray(Box::new(e)),
+                            ty: Type::Array(Box::new(base.clone())),
+                            span,
+                        }
                     }
                     (None, None) => match len_const {
                         Some(v) => Expr {
@@ -425,7 +575,13 @@ impl<'t> Fx<'t> {
                 if let Some(len) = len {
                     self.array_len.insert(id, len);
                 }
-                out.push(st(StmtKind::Assign { place: Place::Local(id), value }, span));
+                out.push(st(
+                    StmtKind::Assign {
+                        place: Place::Local(id),
+                        value,
+                    },
+                    span,
+                ));
                 Ok(())
             }
             "pointer_declarator" => Err(self.unsup(decl, "pointer variable")),
@@ -437,7 +593,13 @@ impl<'t> Fx<'t> {
 
     /// `{a, b, c}` for an array of `elem` with optional declared length:
     /// elements converted, the rest zero-filled.
-    pub(super) fn array_init(&mut self, i: Node<'t>, elem: &Type, len: Option<i128>, out: &mut Block) -> Res<Expr> {
+    pub(super) fn array_init(
+        &mut self,
+        i: Node<'t>,
+        elem: &Type,
+        len: Option<i128>,
+        out: &mut Block,
+    ) -> Res<Expr> {
         let span = self.sp(i);
         if i.kind() != "initializer_list" {
             let what = if matches!(i.kind(), "string_literal" | "concatenated_string") {
@@ -448,15 +610,25 @@ impl<'t> Fx<'t> {
             return Err(self.unsup(i, what));
         }
         let items = kids(i);
-        if let Some(bad) = items.iter().find(|k| matches!(k.kind(), "initializer_list" | "initializer_pair")) {
-            let what = if bad.kind() == "initializer_pair" { "designated initialiser" } else { "nested initialiser" };
+        if let Some(bad) = items
+            .iter()
+            .find(|k| matches!(k.kind(), "initializer_list" | "initializer_pair"))
+        {
+            let what = if bad.kind() == "initializer_pair" {
+                "designated initialiser"
+            } else {
+                "nested initialiser"
+            };
             return Err(self.unsup(*bad, what));
         }
         let vals = self.operands(&items, out)?;
         let mut elems = Vec::with_capacity(vals.len());
         for v in vals {
             if matches!(v.ty, Type::Array(_)) {
-                return Err(crate::lang::c::unsupported(v.span, "pointer in an array initialiser"));
+                return Err(crate::lang::c::unsupported(
+                    v.span,
+                    "pointer in an array initialiser",
+                ));
             }
             let sp = v.span;
             elems.push(self.convert(v, elem, sp)?);
@@ -473,6 +645,10 @@ impl<'t> Fx<'t> {
                 elems.push(zero(elem, span).ok_or_else(|| self.unsup(i, "array element type"))?);
             }
         }
-        Ok(Expr { kind: ExprKind::ArrayLit(elems), ty: Type::Array(Box::new(elem.clone())), span })
+        Ok(Expr {
+            kind: ExprKind::ArrayLit(elems),
+            ty: Type::Array(Box::new(elem.clone())),
+            span,
+        })
     }
 }

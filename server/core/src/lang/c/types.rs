@@ -11,7 +11,9 @@ impl FileCx<'_> {
     pub(super) fn base_type(&self, t: Node, src: &str) -> Res<Type> {
         let text = t.utf8_text(src.as_bytes()).unwrap_or("");
         match t.kind() {
-            "primitive_type" => primitive(text).ok_or_else(|| unsupported(span_of(t), format!("type {text}"))),
+            "primitive_type" => {
+                primitive(text).ok_or_else(|| unsupported(span_of(t), format!("type {text}")))
+            }
             "sized_type_specifier" => sized(t, src),
             "type_identifier" => match self.typedefs.get(text) {
                 Some(Ok(ty)) => Ok(ty.clone()),
@@ -20,8 +22,12 @@ impl FileCx<'_> {
                 None => Err(unsupported(span_of(t), format!("unknown type {text}"))),
             },
             "enum_specifier" => {
-                let tag = t.child_by_field_name("name").and_then(|n| n.utf8_text(src.as_bytes()).ok());
-                Ok(tag.and_then(|tag| self.enum_types.get(tag).cloned()).unwrap_or(Type::Int(IntTy::U32)))
+                let tag = t
+                    .child_by_field_name("name")
+                    .and_then(|n| n.utf8_text(src.as_bytes()).ok());
+                Ok(tag
+                    .and_then(|tag| self.enum_types.get(tag).cloned())
+                    .unwrap_or(Type::Int(IntTy::U32)))
             }
             "struct_specifier" => Err(unsupported(span_of(t), "struct type")),
             "union_specifier" => Err(unsupported(span_of(t), "union type")),
@@ -71,7 +77,12 @@ fn sized(t: Node, src: &str) -> Res<Type> {
             _ => {}
         }
     }
-    let err = || unsupported(span_of(t), format!("type {}", t.utf8_text(src.as_bytes()).unwrap_or("")));
+    let err = || {
+        unsupported(
+            span_of(t),
+            format!("type {}", t.utf8_text(src.as_bytes()).unwrap_or("")),
+        )
+    };
     let bits = match base {
         Some("double") if longs == 1 && !short && !unsigned && !signed => {
             return Err(unsupported(span_of(t), "long double"));
@@ -98,7 +109,11 @@ fn sized(t: Node, src: &str) -> Res<Type> {
         }
         _ => return Err(err()),
     };
-    Ok(Type::Int(IntTy { bits, signed: !unsigned, is_char: false }))
+    Ok(Type::Int(IntTy {
+        bits,
+        signed: !unsigned,
+        is_char: false,
+    }))
 }
 
 /// Integer promotion: `_Bool`, `char`, `short` (and comparison results,
@@ -110,7 +125,10 @@ pub(super) fn promote(t: &Type) -> Type {
             if i.bits < 32 {
                 Type::INT
             } else {
-                Type::Int(IntTy { is_char: false, ..*i })
+                Type::Int(IntTy {
+                    is_char: false,
+                    ..*i
+                })
             }
         }
         other => other.clone(),
@@ -122,7 +140,9 @@ pub(super) fn usual(a: &Type, b: &Type) -> Option<Type> {
     let (a, b) = (promote(a), promote(b));
     match (&a, &b) {
         (Type::Float(FloatTy::F64), _) | (_, Type::Float(FloatTy::F64)) => Some(Type::DOUBLE),
-        (Type::Float(FloatTy::F32), _) | (_, Type::Float(FloatTy::F32)) => Some(Type::Float(FloatTy::F32)),
+        (Type::Float(FloatTy::F32), _) | (_, Type::Float(FloatTy::F32)) => {
+            Some(Type::Float(FloatTy::F32))
+        }
         (Type::Int(x), Type::Int(y)) => {
             if x == y {
                 return Some(a);
@@ -185,7 +205,11 @@ pub(super) fn wrap(v: i128, t: &IntTy) -> i128 {
 
 /// Value and type of an integer literal (C11 6.4.4.1, LP64).
 pub(super) fn int_literal(text: &str) -> Result<(i128, IntTy), String> {
-    let t: String = text.chars().filter(|c| *c != '\'').collect::<String>().to_ascii_lowercase();
+    let t: String = text
+        .chars()
+        .filter(|c| *c != '\'')
+        .collect::<String>()
+        .to_ascii_lowercase();
     let digits_end = t.trim_end_matches(['u', 'l']).len();
     let (body, suffix) = t.split_at(digits_end);
     let unsigned = suffix.contains('u');
@@ -202,8 +226,10 @@ pub(super) fn int_literal(text: &str) -> Result<(i128, IntTy), String> {
     } else {
         (10, body, true)
     };
-    let value = u128::from_str_radix(digits, radix).map_err(|_| format!("integer literal {text}"))?;
-    let value = i128::try_from(value).map_err(|_| format!("integer literal {text} is too large"))?;
+    let value =
+        u128::from_str_radix(digits, radix).map_err(|_| format!("integer literal {text}"))?;
+    let value =
+        i128::try_from(value).map_err(|_| format!("integer literal {text} is too large"))?;
     let candidates: &[IntTy] = match (unsigned, longs > 0, decimal) {
         (true, false, _) => &[IntTy::U32, IntTy::U64],
         (true, true, _) => &[IntTy::U64],
