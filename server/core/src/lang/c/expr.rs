@@ -160,6 +160,16 @@ impl<'t> Fx<'t> {
     /// Lowers an expression whose value is used. Statements it needs (in
     /// evaluation order) are appended to `out`.
     pub(super) fn expr(&mut self, n: Node<'t>, out: &mut Block) -> Res<Expr> {
+        if self.depth >= super::MAX_DEPTH {
+            return Err(self.unsup(n, "expression nested too deeply"));
+        }
+        self.depth += 1;
+        let r = self.expr_inner(n, out);
+        self.depth -= 1;
+        r
+    }
+
+    fn expr_inner(&mut self, n: Node<'t>, out: &mut Block) -> Res<Expr> {
         let span = self.sp(n);
         match n.kind() {
             "parenthesized_expression" => {
@@ -409,6 +419,9 @@ impl<'t> Fx<'t> {
         if self.file.fn_map.contains_key(name) {
             return Err(self.unsup(n, format!("function {name} used as a value")));
         }
+        if let Some(why) = self.file.bad_globals.get(name) {
+            return Err(self.unsup(n, format!("global {name} of unsupported type ({why})")));
+        }
         Err(self.unsup(n, format!("unknown identifier {name}")))
     }
 
@@ -474,7 +487,10 @@ impl<'t> Fx<'t> {
         let body = m.expr().ok_or_else(|| {
             self.unsup(n, format!("macro {name} whose body is not an expression"))
         })?;
-        let atomic = matches!(
+        // Primary expressions paste safely anywhere; unary-level ones (`-1`,
+        // `(double)1`, `f(x)`) anywhere but as the operand of a postfix
+        // operator.
+        let primary = matches!(
             body.kind(),
             "number_literal"
                 | "char_literal"
@@ -482,8 +498,24 @@ impl<'t> Fx<'t> {
                 | "parenthesized_expression"
                 | "true"
                 | "false"
-        ) || (body.kind() == "unary_expression"
-            && body.child_by_field_name("argument").map(|a| a.kind()) == Some("number_literal"));
+        );
+        let unary_level = matches!(
+            body.kind(),
+            "unary_expression"
+                | "cast_expression"
+                | "call_expression"
+                | "sizeof_expression"
+                | "subscript_expression"
+        ) && !n.parent().is_some_and(|p| {
+            matches!(
+                p.kind(),
+                "subscript_expression"
+                    | "call_expression"
+                    | "field_expression"
+                    | "update_expression"
+            )
+        });
+        let atomic = primary || unary_level;
         if !atomic && !self.precedence_safe(n) {
             return Err(self.unsup(
                 n,

@@ -83,26 +83,42 @@ fn kids(n: Node) -> Vec<Node> {
         .collect()
 }
 
-/// The first ERROR or MISSING node below `n`, as a syntax error.
+/// The first ERROR or MISSING node below `n` (in source order), as a
+/// syntax error. Iterative: parse trees of generated code can be deep.
 fn first_syntax_error(n: Node) -> Option<LowerError> {
-    if n.is_error() || n.is_missing() {
-        let what = if n.is_missing() {
-            format!("missing '{}'", n.kind())
-        } else {
-            "syntax error".to_string()
-        };
-        return Some(LowerError {
-            kind: LowerErrorKind::SyntaxError,
-            what,
-            span: span_of(n),
-        });
+    let mut stack = vec![n];
+    while let Some(n) = stack.pop() {
+        if n.is_error() || n.is_missing() {
+            let what = if n.is_missing() {
+                format!("missing '{}'", n.kind())
+            } else {
+                "syntax error".to_string()
+            };
+            return Some(LowerError {
+                kind: LowerErrorKind::SyntaxError,
+                what,
+                span: span_of(n),
+            });
+        }
+        if n.has_error() {
+            let mut kids = all_children(n);
+            kids.reverse();
+            stack.extend(kids);
+        }
     }
-    if !n.has_error() {
-        return None;
+    None
+}
+
+/// Every node below `n` (pre-order), without recursion.
+fn descendants(n: Node) -> Vec<Node> {
+    let mut out = Vec::new();
+    let mut stack = vec![n];
+    while let Some(n) = stack.pop() {
+        out.push(n);
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
     }
-    let mut c = n.walk();
-    let children: Vec<Node> = n.children(&mut c).collect();
-    children.into_iter().find_map(first_syntax_error)
+    out
 }
 
 fn parser() -> Option<Parser> {
@@ -215,6 +231,8 @@ struct FileCx<'t> {
     fn_macros: HashSet<String>,
     globals: Vec<Global>,
     global_map: HashMap<String, GlobalId>,
+    /// Globals left out because of their type → why.
+    bad_globals: HashMap<String, String>,
     /// Globals declared `const` (not assignable).
     global_const: Vec<bool>,
     sigs: Vec<Sig>,
@@ -252,10 +270,34 @@ struct Fx<'t> {
     ret: Type,
     /// Macros being expanded (guards against recursive macros).
     expanding: Vec<String>,
+    /// Nesting depth of expressions/statements being lowered (guards the
+    /// stack against pathologically nested input).
+    depth: u32,
 }
+
+/// Deeper nesting is reported as unsupported rather than risking the stack.
+const MAX_DEPTH: u32 = 400;
+
+/// Stack for lowering: expressions are lowered recursively (bounded by
+/// [`MAX_DEPTH`]); a dedicated thread makes that bound independent of the
+/// caller's stack (test threads have 2 MiB). Memory is reserved lazily.
+const LOWER_STACK: usize = 256 << 20;
 
 /// Parses and lowers a C translation unit.
 pub(crate) fn lower(source: &str) -> Program {
+    let worker = std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .name("eqlens-c-lower".into())
+            .stack_size(LOWER_STACK)
+            .spawn_scoped(s, || lower_here(source))
+            .ok()
+            .and_then(|h| h.join().ok())
+    });
+    // Spawning can fail (resource limits): lower on this thread then.
+    worker.unwrap_or_else(|| lower_here(source))
+}
+
+fn lower_here(source: &str) -> Program {
     let mut parser = parser();
     let Some(tree) = parser.as_mut().and_then(|p| p.parse(source, None)) else {
         return Program {
@@ -275,6 +317,7 @@ pub(crate) fn lower(source: &str) -> Program {
         fn_macros: HashSet::new(),
         globals: Vec::new(),
         global_map: HashMap::new(),
+        bad_globals: HashMap::new(),
         global_const: Vec::new(),
         sigs: Vec::new(),
         fn_map: HashMap::new(),
@@ -361,7 +404,10 @@ fn find_misparsed_casts(
     parser: &mut Option<Parser>,
     out: &mut HashMap<usize, Macro>,
 ) {
-    if n.kind() == "cast_expression" {
+    for n in descendants(n) {
+        if n.kind() != "cast_expression" {
+            continue;
+        }
         let ty = n.child_by_field_name("type");
         let base = ty.and_then(|t| t.child_by_field_name("type"));
         let value = n.child_by_field_name("value");
@@ -380,22 +426,20 @@ fn find_misparsed_casts(
             out.insert(n.start_byte(), Macro::new(file.text(t), parser));
         }
     }
-    let mut c = n.walk();
-    let children: Vec<Node> = n.named_children(&mut c).collect();
-    for k in children {
-        find_misparsed_casts(k, file, parser, out);
-    }
 }
 
 /// Collects every `#define` and function-like macro of the file.
-fn collect_macros(n: Node, file: &mut FileCx, parser: &mut Option<Parser>) {
-    match n.kind() {
-        "preproc_def" => {
-            if let Some(name) = n.child_by_field_name("name") {
-                let name = name
-                    .utf8_text(file.src.as_bytes())
-                    .unwrap_or("")
-                    .to_string();
+fn collect_macros(root: Node, file: &mut FileCx, parser: &mut Option<Parser>) {
+    for n in descendants(root) {
+        let Some(name) = n.child_by_field_name("name") else {
+            continue;
+        };
+        let name = name
+            .utf8_text(file.src.as_bytes())
+            .unwrap_or("")
+            .to_string();
+        match n.kind() {
+            "preproc_def" => {
                 let body = n
                     .child_by_field_name("value")
                     .and_then(|v| v.utf8_text(file.src.as_bytes()).ok())
@@ -406,22 +450,10 @@ fn collect_macros(n: Node, file: &mut FileCx, parser: &mut Option<Parser>) {
                     .entry(name)
                     .or_insert_with(|| Macro::new(&body, parser));
             }
-        }
-        "preproc_function_def" => {
-            if let Some(name) = n.child_by_field_name("name") {
-                file.fn_macros.insert(
-                    name.utf8_text(file.src.as_bytes())
-                        .unwrap_or("")
-                        .to_string(),
-                );
+            "preproc_function_def" => {
+                file.fn_macros.insert(name);
             }
-        }
-        _ => {
-            let mut c = n.walk();
-            let children: Vec<Node> = n.named_children(&mut c).collect();
-            for k in children {
-                collect_macros(k, file, parser);
-            }
+            _ => {}
         }
     }
 }
@@ -563,11 +595,18 @@ impl<'t> FileCx<'t> {
             };
             let name = self.text(name_node).to_string();
             // Globals of unsupported types are left out: a function that
-            // uses one fails with "unknown identifier" pointing at the use.
-            let Ok(base) = base.clone() else { continue };
-            let ty = match global_type(base, decl) {
-                Some(t) => t,
-                None => continue,
+            // uses one fails at the use, naming the global.
+            let ty = match base.clone() {
+                Ok(b) => global_type(b, decl)
+                    .ok_or_else(|| "pointer or multi-dimensional array".to_string()),
+                Err(e) => Err(e.what),
+            };
+            let ty = match ty {
+                Ok(t) => t,
+                Err(why) => {
+                    self.bad_globals.entry(name).or_insert(why);
+                    continue;
+                }
             };
             let gid = GlobalId(self.globals.len() as u32);
             self.globals.push(Global {
@@ -796,6 +835,7 @@ impl<'t> Fx<'t> {
             jumps: Vec::new(),
             ret,
             expanding: Vec::new(),
+            depth: 0,
         }
     }
 

@@ -36,6 +36,16 @@ fn bool_lit(b: bool, span: Span) -> Expr {
 impl<'t> Fx<'t> {
     /// Lowers one statement, appending to `out`.
     pub(super) fn stmt(&mut self, n: Node<'t>, out: &mut Block) -> Res<()> {
+        if self.depth >= super::MAX_DEPTH {
+            return Err(self.unsup(n, "statement nested too deeply"));
+        }
+        self.depth += 1;
+        let r = self.stmt_inner(n, out);
+        self.depth -= 1;
+        r
+    }
+
+    fn stmt_inner(&mut self, n: Node<'t>, out: &mut Block) -> Res<()> {
         let span = self.sp(n);
         match n.kind() {
             "compound_statement" => {

@@ -626,6 +626,42 @@ fn parenthesised_call_times_value_is_a_multiplication() {
 }
 
 #[test]
+fn macros_paste_like_the_preprocessor() {
+    let src = "#define NEG -1\n#define D (double)2\n#define K (x + 1)\n#define SUM 1 + 2\nint f(int x) { int a = NEG * 3 + K; return SUM; }\n\
+double g(int x) { return D * x; }\nint h(int x) { return SUM * 2; }\n#define R R\nint r(void) { return R; }";
+    assert_eq!(
+        show(src, "f"),
+        "a = ((-1 * 3) + (x + 1));\nreturn (1 + 2);\n"
+    );
+    assert_eq!(show(src, "g"), "return ((double)2 * (double)x);\n");
+    assert!(err(src, "h").contains("macro SUM with an unparenthesised body"));
+    assert_eq!(err(src, "r"), "unsupported: recursive macro R at 9:22");
+}
+
+#[test]
+fn globals_of_unsupported_types_are_named_at_the_use() {
+    let src = "struct S { int a; };\nstruct S s;\nint *p;\nint f(void) { return p[0]; }";
+    assert_eq!(
+        err(src, "f"),
+        "unsupported: global p of unsupported type (pointer or multi-dimensional array) at 4:22"
+    );
+}
+
+#[test]
+fn deep_nesting_is_unsupported_not_a_crash() {
+    let expr = format!("{}1{}", "(".repeat(5000), ")".repeat(5000));
+    let src = format!("int f(void) {{ return {expr}; }}");
+    let prog = lower(&src);
+    assert_eq!(prog.functions.len(), 1);
+    let e = prog.functions[0].body.as_ref().expect_err("too deep");
+    assert_eq!(e.what, "expression nested too deeply");
+    let chain = vec!["x"; 3000].join(" + ");
+    let src = format!("int f(int x) {{ return {chain}; }}");
+    let prog = lower(&src);
+    assert_eq!(prog.functions.len(), 1);
+}
+
+#[test]
 fn bool_and_typedefs() {
     let src = "#include <stdbool.h>\n#include <stdint.h>\ntypedef unsigned long long u64;\ntypedef int32_t myint;\n\
 bool f(u64 x, myint y, bool b) { bool r = b || x > 3; b++; return !r && y; }";
