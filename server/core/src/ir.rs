@@ -111,18 +111,58 @@ pub struct IntTy {
 }
 
 impl IntTy {
-    pub const I8: IntTy = IntTy { bits: 8, signed: true, is_char: false };
-    pub const I16: IntTy = IntTy { bits: 16, signed: true, is_char: false };
-    pub const I32: IntTy = IntTy { bits: 32, signed: true, is_char: false };
-    pub const I64: IntTy = IntTy { bits: 64, signed: true, is_char: false };
-    pub const U8: IntTy = IntTy { bits: 8, signed: false, is_char: false };
-    pub const U16: IntTy = IntTy { bits: 16, signed: false, is_char: false };
-    pub const U32: IntTy = IntTy { bits: 32, signed: false, is_char: false };
-    pub const U64: IntTy = IntTy { bits: 64, signed: false, is_char: false };
+    pub const I8: IntTy = IntTy {
+        bits: 8,
+        signed: true,
+        is_char: false,
+    };
+    pub const I16: IntTy = IntTy {
+        bits: 16,
+        signed: true,
+        is_char: false,
+    };
+    pub const I32: IntTy = IntTy {
+        bits: 32,
+        signed: true,
+        is_char: false,
+    };
+    pub const I64: IntTy = IntTy {
+        bits: 64,
+        signed: true,
+        is_char: false,
+    };
+    pub const U8: IntTy = IntTy {
+        bits: 8,
+        signed: false,
+        is_char: false,
+    };
+    pub const U16: IntTy = IntTy {
+        bits: 16,
+        signed: false,
+        is_char: false,
+    };
+    pub const U32: IntTy = IntTy {
+        bits: 32,
+        signed: false,
+        is_char: false,
+    };
+    pub const U64: IntTy = IntTy {
+        bits: 64,
+        signed: false,
+        is_char: false,
+    };
     /// Java `char`: unsigned 16-bit, prints as a character.
-    pub const JAVA_CHAR: IntTy = IntTy { bits: 16, signed: false, is_char: true };
+    pub const JAVA_CHAR: IntTy = IntTy {
+        bits: 16,
+        signed: false,
+        is_char: true,
+    };
     /// C `char` (signed on x86-64).
-    pub const C_CHAR: IntTy = IntTy { bits: 8, signed: true, is_char: true };
+    pub const C_CHAR: IntTy = IntTy {
+        bits: 8,
+        signed: true,
+        is_char: true,
+    };
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -284,7 +324,10 @@ pub enum BinOp {
 
 impl BinOp {
     pub fn is_comparison(self) -> bool {
-        matches!(self, BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge)
+        matches!(
+            self,
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+        )
     }
 }
 
@@ -333,7 +376,12 @@ impl Intrinsic {
     pub fn is_exact(self) -> bool {
         matches!(
             self,
-            Intrinsic::Abs | Intrinsic::Min | Intrinsic::Max | Intrinsic::Floor | Intrinsic::Ceil | Intrinsic::Round
+            Intrinsic::Abs
+                | Intrinsic::Min
+                | Intrinsic::Max
+                | Intrinsic::Floor
+                | Intrinsic::Ceil
+                | Intrinsic::Round
         )
     }
     pub fn name(self) -> &'static str {
@@ -372,7 +420,10 @@ pub enum Place {
     Local(LocalId),
     Global(GlobalId),
     /// `array[index] = ...`; `array` evaluates to an array reference.
-    Index { array: Box<Expr>, index: Box<Expr> },
+    Index {
+        array: Box<Expr>,
+        index: Box<Expr>,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -406,18 +457,41 @@ pub enum PrintKind {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub enum StmtKind {
     /// `place = value`. The value's type equals the place's type.
-    Assign { place: Place, value: Expr },
+    Assign {
+        place: Place,
+        value: Expr,
+    },
     /// A call to a function of the same program; the result (if used) is
     /// stored in `dest`. Arguments are already converted to parameter types.
-    Call { dest: Option<Place>, func: FuncId, args: Vec<Expr> },
+    Call {
+        dest: Option<Place>,
+        func: FuncId,
+        args: Vec<Expr>,
+    },
     /// Output that is part of observable behaviour.
-    Print { kind: PrintKind, args: Vec<Expr> },
-    If { cond: Expr, then_branch: Block, else_branch: Block },
+    Print {
+        kind: PrintKind,
+        args: Vec<Expr>,
+    },
+    If {
+        cond: Expr,
+        then_branch: Block,
+        else_branch: Block,
+    },
     /// A loop. `continue` runs `step` then re-tests `cond`; `break` leaves.
-    Loop { label: LabelId, kind: LoopKind, cond: Expr, body: Block, step: Block },
+    Loop {
+        label: LabelId,
+        kind: LoopKind,
+        cond: Expr,
+        body: Block,
+        step: Block,
+    },
     /// A block that `break label` can leave (switch statements, labeled
     /// statements).
-    Labeled { label: LabelId, body: Block },
+    Labeled {
+        label: LabelId,
+        body: Block,
+    },
     Break(LabelId),
     Continue(LabelId),
     Return(Option<Expr>),
@@ -537,6 +611,9 @@ impl Program {
             .map(|(i, f)| (FuncId(i as u32), f))
     }
     pub fn find_global(&self, name: &str) -> Option<GlobalId> {
-        self.globals.iter().position(|g| g.name == name).map(|i| GlobalId(i as u32))
+        self.globals
+            .iter()
+            .position(|g| g.name == name)
+            .map(|i| GlobalId(i as u32))
     }
 }

@@ -7,5 +7,5 @@ pub mod check;
 pub mod interp;
 pub mod ir;
 pub mod lang;
+pub mod symbolic;
 pub mod value;
-

@@ -80,17 +80,29 @@ pub fn fmt_f64(x: f64) -> String {
         return "NaN".into();
     }
     if x.is_infinite() {
-        return if x > 0.0 { "Infinity".into() } else { "-Infinity".into() };
+        return if x > 0.0 {
+            "Infinity".into()
+        } else {
+            "-Infinity".into()
+        };
     }
     let a = x.abs();
     if a == 0.0 || (1e-3..1e7).contains(&a) {
         let s = format!("{x:?}");
-        if s.contains('.') || s.contains('e') { s } else { format!("{s}.0") }
+        if s.contains('.') || s.contains('e') {
+            s
+        } else {
+            format!("{s}.0")
+        }
     } else {
         // Computerized scientific notation, as Java's Double.toString.
         let s = format!("{x:e}");
         let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
-        let mant = if mant.contains('.') { mant.to_string() } else { format!("{mant}.0") };
+        let mant = if mant.contains('.') {
+            mant.to_string()
+        } else {
+            format!("{mant}.0")
+        };
         format!("{mant}E{exp}")
     }
 }
@@ -156,7 +168,9 @@ mod tests {
 
     #[test]
     fn rationals_print_exactly_and_distinctly() {
-        let r = |n: i64, d: i64| Real::Exact(BigRational::new(BigInt::from(n), BigInt::from(d))).to_string();
+        let r = |n: i64, d: i64| {
+            Real::Exact(BigRational::new(BigInt::from(n), BigInt::from(d))).to_string()
+        };
         assert_eq!(r(1, 2), "0.5");
         assert_eq!(r(-3, 4), "-0.75");
         assert_eq!(r(4, 2), "2.0");

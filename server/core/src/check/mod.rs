@@ -49,7 +49,12 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { semantics: Semantics::Math, checker: CheckerKind::Symbolic, loop_bound: 8, timeout_ms: 10_000 }
+        Options {
+            semantics: Semantics::Math,
+            checker: CheckerKind::Symbolic,
+            loop_bound: 8,
+            timeout_ms: 10_000,
+        }
     }
 }
 
@@ -131,7 +136,10 @@ pub enum UnknownReason {
     /// Only executions past the loop bound could differ.
     Bound,
     /// A construct the front end or the encoder does not handle.
-    Unsupported { error: LowerError, in_old: bool },
+    Unsupported {
+        error: LowerError,
+        in_old: bool,
+    },
     /// Anything else that went wrong inside the checker (caught, never a
     /// crash).
     Internal,
@@ -196,13 +204,28 @@ impl Serialize for Counterexample {
             differences: &'a [String],
         }
         fn bs(v: &[Binding]) -> Vec<B<'_>> {
-            v.iter().map(|b| B { name: &b.name, value: b.value.to_string() }).collect()
+            v.iter()
+                .map(|b| B {
+                    name: &b.name,
+                    value: b.value.to_string(),
+                })
+                .collect()
         }
         fn beh(b: &Behaviour) -> Beh<'_> {
-            Beh { outcome: describe_outcome(&b.outcome), state: bs(&b.state), output: &b.output, trace: &b.trace }
+            Beh {
+                outcome: describe_outcome(&b.outcome),
+                state: bs(&b.state),
+                output: &b.output,
+                trace: &b.trace,
+            }
         }
-        C { inputs: bs(&self.inputs), old: beh(&self.old), new: beh(&self.new), differences: &self.differences }
-            .serialize(s)
+        C {
+            inputs: bs(&self.inputs),
+            old: beh(&self.old),
+            new: beh(&self.new),
+            differences: &self.differences,
+        }
+        .serialize(s)
     }
 }
 
@@ -307,14 +330,25 @@ pub enum Selection {
 }
 
 /// Checks two versions of a source file. `old` and `new` are source texts.
-pub fn check_sources(lang: Lang, old: &str, new: &str, selection: &Selection, options: &Options) -> FileReport {
+pub fn check_sources(
+    lang: Lang,
+    old: &str,
+    new: &str,
+    selection: &Selection,
+    options: &Options,
+) -> FileReport {
     let old_program = crate::lang::lower(lang, old);
     let new_program = crate::lang::lower(lang, new);
     check_programs(&old_program, &new_program, selection, options)
 }
 
 /// Checks two lowered programs.
-pub fn check_programs(old: &Program, new: &Program, selection: &Selection, options: &Options) -> FileReport {
+pub fn check_programs(
+    old: &Program,
+    new: &Program,
+    selection: &Selection,
+    options: &Options,
+) -> FileReport {
     let pairing = pairing::pair_functions(old, new, selection);
     let methods = pairing
         .pairs
@@ -330,7 +364,12 @@ pub fn check_programs(old: &Program, new: &Program, selection: &Selection, optio
             check_pair(&pair, options)
         })
         .collect();
-    FileReport { lang: old.lang, methods, added: pairing.added, removed: pairing.removed }
+    FileReport {
+        lang: old.lang,
+        methods,
+        added: pairing.added,
+        removed: pairing.removed,
+    }
 }
 
 /// Checks one method pair with the checker the options name.
@@ -359,6 +398,9 @@ pub fn check_pair(pair: &MethodPair<'_>, options: &Options) -> MethodReport {
 pub(crate) fn unsupported(error: &LowerError, in_old: bool) -> Verdict {
     Verdict::Unknown(Unknown {
         detail: format!("{} ({} version)", error, if in_old { "old" } else { "new" }),
-        reason: UnknownReason::Unsupported { error: error.clone(), in_old },
+        reason: UnknownReason::Unsupported {
+            error: error.clone(),
+            in_old,
+        },
     })
 }

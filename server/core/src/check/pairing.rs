@@ -13,7 +13,11 @@ pub struct Pairing {
 }
 
 fn unpaired(f: &FunctionDef) -> Unpaired {
-    Unpaired { name: f.name.clone(), arity: f.arity, span: f.name_span }
+    Unpaired {
+        name: f.name.clone(),
+        arity: f.arity,
+        span: f.name_span,
+    }
 }
 
 /// Pairs functions with the same name and arity. With
@@ -43,5 +47,9 @@ pub fn pair_functions(old: &Program, new: &Program, selection: &Selection) -> Pa
         .filter(|of| !new.functions.iter().any(|nf| key(nf) == key(of)))
         .map(unpaired)
         .collect();
-    Pairing { pairs, added, removed }
+    Pairing {
+        pairs,
+        added,
+        removed,
+    }
 }

@@ -34,7 +34,11 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_steps: 1_000_000, max_call_depth: 64, max_array_len: 1 << 20 }
+        Limits {
+            max_steps: 1_000_000,
+            max_call_depth: 64,
+            max_array_len: 1 << 20,
+        }
     }
 }
 
@@ -65,7 +69,10 @@ pub enum LimitKind {
 pub enum Outcome {
     /// Normal completion with the returned value ([`Value::Void`] for void).
     Return(Value),
-    Fault { kind: FaultKind, span: Span },
+    Fault {
+        kind: FaultKind,
+        span: Span,
+    },
     /// The interpreter gave up; nothing may be concluded from this run.
     Limit(LimitKind),
 }

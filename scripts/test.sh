@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The eqlens test suite: formatting, lints, unit and end-to-end tests, the
+# fixture table, the differential soundness harness against javac/gcc, and a
+# soundness run over the EqBench development corpus when it is present.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n==> %s\n' "$*"; }
+
+# Prerequisites the image may lack on a fresh machine.
+need_apt=()
+if ! { ldconfig -p 2>/dev/null | grep -q 'libz3\.so'; } ; then need_apt+=(libz3-dev); fi
+command -v javac >/dev/null || need_apt+=(openjdk-17-jdk-headless)
+command -v gcc >/dev/null || need_apt+=(gcc)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  step "installing ${need_apt[*]}"
+  if [ "$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq "${need_apt[@]}"; else sudo apt-get update -qq && sudo apt-get install -y -qq "${need_apt[@]}"; fi
+fi
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+
+step "cargo clippy"
+cargo clippy --workspace --all-targets -- -D warnings
+
+step "cargo test (unit, fixtures, CLI end-to-end)"
+cargo build --workspace --release
+cargo test --workspace --release
+
+step "differential soundness harness (javac/gcc)"
+python3 tests/differential/harness.py --eqlens target/release/eqlens
+
+corpus="../shared/corpora/eqbench-dev"
+if [ -d "$corpus" ]; then
+  step "EqBench dev corpus: no wrong verdicts"
+  target/release/eqlens bench "$corpus" --timeout-ms 10000 --out target/bench-ci
+else
+  step "EqBench dev corpus not found at $corpus: skipped"
+fi

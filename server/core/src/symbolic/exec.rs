@@ -1,0 +1,902 @@
+//! Symbolic execution of one version of a function into a [`Summary`]:
+//! SSA-style, forking at branches and merging the states again with
+//! `ite` at the join (no path explosion), loops unrolled up to the bound,
+//! calls inlined.
+//!
+//! Returns, breaks and continues park the current state in the enclosing
+//! frame or loop; the parked states are merged where control joins again.
+//! Faults (division by zero, index out of bounds, ...) park the state as a
+//! top-level exit with an outcome code.
+
+use super::ops::{EResult, EncodeError, FaultCode, MayFault, ObjId, Ops, Sym, Ufs};
+use super::{InputSpace, Strings};
+use crate::ir::{
+    BinOp, Block, Expr, ExprKind, FuncId, GlobalId, LabelId, LocalId, LoopKind, Place, PrintKind,
+    Program, Stmt, StmtKind, Type, UnOp,
+};
+use std::collections::HashMap;
+use std::time::Instant;
+use z3::Sort;
+use z3::ast::{Array, Ast, BV, Bool, Dynamic, Float, Int, Real};
+
+/// Iterations of a loop whose guard is a constant `true` do not count
+/// against the loop bound (they are not a choice), up to this cap.
+const CONCRETE_ITERATION_CAP: u32 = 5_000;
+/// Deepest inlined call chain.
+const MAX_CALL_DEPTH: usize = 48;
+
+/// An array object: its length (index sort) and contents.
+#[derive(Clone, Debug)]
+pub struct ArrObj {
+    pub len: Sym,
+    pub data: Array,
+    pub elem: Type,
+}
+
+/// Printed output as a growing sequence: a length and, per position, a tag
+/// (what kind of item) and its payloads. Unused payloads are zero, so two
+/// items are equal exactly when tag and both payloads are.
+#[derive(Clone, Debug)]
+pub struct PrintLog {
+    pub len: Int,
+    pub tags: Array,
+    pub ints: Array,
+    pub reals: Array,
+}
+
+/// Item tags; string constants get tags from [`Strings`].
+pub mod tag {
+    pub const NUMBER: i64 = 1;
+    pub const CHAR: i64 = 2;
+    pub const BOOL: i64 = 3;
+    pub const DOUBLE: i64 = 4;
+    pub const FLOAT: i64 = 5;
+    pub const NEWLINE: i64 = 6;
+    pub const FIRST_STRING: i64 = 100;
+}
+
+#[derive(Clone, Debug)]
+pub struct State {
+    pub pc: Bool,
+    pub locals: Vec<Sym>,
+    pub globals: HashMap<GlobalId, Sym>,
+    pub heap: Vec<ArrObj>,
+    pub prints: PrintLog,
+}
+
+/// What one version does, as terms over the shared inputs.
+pub struct Summary {
+    /// 0 for a normal return, else a [`FaultCode`].
+    pub outcome: Int,
+    pub ret: Sym,
+    pub ret_ty: Type,
+    /// Final values of the non-constant globals, by name.
+    pub globals: Vec<(String, Type, Sym)>,
+    /// Final heap (for array results).
+    pub heap: Vec<ArrObj>,
+    /// Objects of the array parameters, by position.
+    pub param_arrays: Vec<(usize, ObjId)>,
+    pub prints: PrintLog,
+    /// Some input runs past the loop bound or the call depth.
+    pub bound_exceeded: Bool,
+}
+
+struct Frame {
+    returns: Vec<(State, Sym)>,
+    breaks: HashMap<LabelId, Vec<State>>,
+    continues: HashMap<LabelId, Vec<State>>,
+}
+
+pub struct Executor<'a> {
+    pub ops: Ops,
+    pub program: &'a Program,
+    pub inputs: &'a mut InputSpace,
+    pub ufs: &'a mut Ufs,
+    pub strings: &'a mut Strings,
+    pub loop_bound: u32,
+    pub deadline: Instant,
+    faults: Vec<(State, FaultCode)>,
+    bound: Vec<Bool>,
+    stack: Vec<FuncId>,
+}
+
+fn is_false(b: &Bool) -> bool {
+    b.simplify().as_bool() == Some(false)
+}
+
+fn unsupported(what: impl Into<String>) -> EncodeError {
+    EncodeError(what.into())
+}
+
+impl<'a> Executor<'a> {
+    pub fn new(
+        ops: Ops,
+        program: &'a Program,
+        inputs: &'a mut InputSpace,
+        ufs: &'a mut Ufs,
+        strings: &'a mut Strings,
+        loop_bound: u32,
+        deadline: Instant,
+    ) -> Self {
+        Executor {
+            ops,
+            program,
+            inputs,
+            ufs,
+            strings,
+            loop_bound,
+            deadline,
+            faults: Vec::new(),
+            bound: Vec::new(),
+            stack: Vec::new(),
+        }
+    }
+
+    fn check_time(&self) -> EResult<()> {
+        if Instant::now() > self.deadline {
+            Err(EncodeError("timeout".into()))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Encodes `func` with its parameters and the program's globals bound
+    /// to the shared inputs.
+    pub fn run(mut self, func: FuncId) -> EResult<Summary> {
+        let def = self.program.function(func);
+        let f = def.body.as_ref().map_err(|e| unsupported(e.to_string()))?;
+        let empty_log = PrintLog {
+            len: Int::from_i64(0),
+            tags: Array::const_array(&Sort::int(), &Int::from_i64(0)),
+            ints: Array::const_array(&Sort::int(), &self.print_int_zero()),
+            reals: Array::const_array(&Sort::int(), &self.print_real_zero()),
+        };
+        let mut state = State {
+            pc: Bool::from_bool(true),
+            locals: Vec::new(),
+            globals: HashMap::new(),
+            heap: Vec::new(),
+            prints: empty_log,
+        };
+        // Globals: constants are evaluated on use; the others are inputs.
+        for (i, g) in self.program.globals.iter().enumerate() {
+            if g.constant.is_some() {
+                continue;
+            }
+            let v = self.input_value(&format!("g.{}", g.name), &g.ty, &mut state)?;
+            state.globals.insert(GlobalId(i as u32), v);
+        }
+        let mut args = Vec::new();
+        let mut param_arrays = Vec::new();
+        for (pos, p) in f.params.iter().enumerate() {
+            let local = f.local(*p);
+            let v = self.input_value(&format!("arg{pos}"), &local.ty, &mut state)?;
+            if let Sym::Arr(o) = v {
+                param_arrays.push((pos, o));
+            }
+            args.push(v);
+        }
+        let (normal, ret) = self.call(func, args, state)?;
+        let ret_ty = f.ret.clone();
+        // Merge the normal exit with the fault exits into one final state.
+        let mut exits: Vec<(State, i64)> = Vec::new();
+        if let Some(s) = normal {
+            exits.push((s, 0));
+        }
+        for (s, code) in std::mem::take(&mut self.faults) {
+            exits.push((s, code as i64));
+        }
+        let bound_exceeded = Bool::or(&self.bound);
+        let Some((first, first_code)) = exits.pop() else {
+            // No input terminates within the bound.
+            return Ok(Summary {
+                outcome: Int::from_i64(0),
+                ret: self.ops.zero(&ret_ty).unwrap_or(Sym::Void),
+                ret_ty,
+                globals: Vec::new(),
+                heap: Vec::new(),
+                param_arrays,
+                prints: self.empty_prints(),
+                bound_exceeded,
+            });
+        };
+        let mut outcome = Int::from_i64(first_code);
+        let mut fin = first;
+        for (s, code) in exits.into_iter().rev() {
+            outcome = s.pc.ite(&Int::from_i64(code), &outcome);
+            fin = self.merge(s, fin)?;
+        }
+        let globals = self
+            .program
+            .globals
+            .iter()
+            .enumerate()
+            .filter_map(|(i, g)| {
+                fin.globals
+                    .get(&GlobalId(i as u32))
+                    .map(|v| (g.name.clone(), g.ty.clone(), v.clone()))
+            })
+            .collect();
+        Ok(Summary {
+            outcome,
+            ret: if matches!(ret_ty, Type::Void) {
+                Sym::Void
+            } else {
+                ret
+            },
+            ret_ty,
+            globals,
+            heap: fin.heap,
+            param_arrays,
+            prints: fin.prints,
+            bound_exceeded,
+        })
+    }
+
+    fn empty_prints(&self) -> PrintLog {
+        PrintLog {
+            len: Int::from_i64(0),
+            tags: Array::const_array(&Sort::int(), &Int::from_i64(0)),
+            ints: Array::const_array(&Sort::int(), &self.print_int_zero()),
+            reals: Array::const_array(&Sort::int(), &self.print_real_zero()),
+        }
+    }
+
+    fn print_int_zero(&self) -> Dynamic {
+        if self.ops.machine() {
+            Dynamic::from_ast(&BV::from_i64(0, 64))
+        } else {
+            Dynamic::from_ast(&Int::from_i64(0))
+        }
+    }
+
+    fn print_real_zero(&self) -> Dynamic {
+        if self.ops.machine() {
+            Dynamic::from_ast(&Float::from_f64(0.0).to_ieee_bv())
+        } else {
+            Dynamic::from_ast(&crate::symbolic::ops::real_const(0, 1))
+        }
+    }
+
+    /// The value of a shared input; arrays become heap objects.
+    fn input_value(&mut self, name: &str, ty: &Type, state: &mut State) -> EResult<Sym> {
+        match ty {
+            Type::Array(elem) => {
+                if matches!(**elem, Type::Array(_)) {
+                    return Err(unsupported("multi-dimensional array input"));
+                }
+                let (len, data) = self.inputs.array(name, &self.ops, elem)?;
+                state.heap.push(ArrObj {
+                    len,
+                    data,
+                    elem: (**elem).clone(),
+                });
+                Ok(Sym::Arr(state.heap.len() - 1))
+            }
+            _ => self.inputs.scalar(name, &self.ops, ty),
+        }
+    }
+
+    /// Inlines a call. Returns the state after it (None if no path returns)
+    /// and the return value.
+    fn call(
+        &mut self,
+        func: FuncId,
+        args: Vec<Sym>,
+        mut state: State,
+    ) -> EResult<(Option<State>, Sym)> {
+        self.check_time()?;
+        let def = self.program.function(func);
+        let f = match &def.body {
+            Ok(f) => f,
+            Err(e) => return Err(unsupported(format!("{e} (in {})", def.name))),
+        };
+        let recursion = self.stack.iter().filter(|&&g| g == func).count() as u32;
+        if recursion > self.loop_bound || self.stack.len() >= MAX_CALL_DEPTH {
+            self.bound.push(state.pc.clone());
+            return Ok((None, Sym::Void));
+        }
+        let mut locals = Vec::with_capacity(f.locals.len());
+        for l in &f.locals {
+            locals.push(match &l.ty {
+                Type::Array(_) | Type::Str | Type::Void => Sym::Void,
+                t => self.ops.zero(t)?,
+            });
+        }
+        for (p, a) in f.params.iter().zip(args) {
+            if let Some(slot) = locals.get_mut(p.0 as usize) {
+                *slot = a;
+            }
+        }
+        let saved = std::mem::replace(&mut state.locals, locals);
+        self.stack.push(func);
+        let mut frame = Frame {
+            returns: Vec::new(),
+            breaks: HashMap::new(),
+            continues: HashMap::new(),
+        };
+        let end = self.block(&mut frame, &f.body, state)?;
+        self.stack.pop();
+        if let Some(s) = end {
+            // Falling off the end: void return (C non-void: undefined, we
+            // treat it as returning zero).
+            let v = match &f.ret {
+                Type::Void | Type::Array(_) | Type::Str => Sym::Void,
+                t => self.ops.zero(t)?,
+            };
+            frame.returns.push((s, v));
+        }
+        let mut returns = frame.returns.into_iter();
+        let Some((mut acc, mut val)) = returns.next() else {
+            return Ok((None, Sym::Void));
+        };
+        for (s, v) in returns {
+            val = self.ops.ite(&s.pc, &v, &val)?;
+            acc = self.merge(s, acc)?;
+        }
+        acc.locals = saved;
+        Ok((Some(acc), val))
+    }
+
+    /// Merges two disjoint states: `a` where `a.pc`, else `b`.
+    fn merge(&self, a: State, b: State) -> EResult<State> {
+        let c = a.pc.clone();
+        let mut out = State {
+            pc: Bool::or(&[&a.pc, &b.pc]),
+            locals: Vec::with_capacity(a.locals.len()),
+            globals: HashMap::new(),
+            heap: Vec::new(),
+            prints: PrintLog {
+                len: c.ite(&a.prints.len, &b.prints.len),
+                tags: c.ite(&a.prints.tags, &b.prints.tags),
+                ints: c.ite(&a.prints.ints, &b.prints.ints),
+                reals: c.ite(&a.prints.reals, &b.prints.reals),
+            },
+        };
+        for (x, y) in a.locals.iter().zip(&b.locals) {
+            out.locals.push(match (x, y) {
+                (Sym::Void, other) | (other, Sym::Void) => other.clone(),
+                _ => self.ops.ite(&c, x, y)?,
+            });
+        }
+        for (k, x) in &a.globals {
+            let v = match b.globals.get(k) {
+                Some(y) => self.ops.ite(&c, x, y)?,
+                None => x.clone(),
+            };
+            out.globals.insert(*k, v);
+        }
+        for (k, y) in &b.globals {
+            out.globals.entry(*k).or_insert_with(|| y.clone());
+        }
+        let n = a.heap.len().max(b.heap.len());
+        for i in 0..n {
+            out.heap.push(match (a.heap.get(i), b.heap.get(i)) {
+                (Some(x), Some(y)) => ArrObj {
+                    len: self.ops.ite(&c, &x.len, &y.len)?,
+                    data: c.ite(&x.data, &y.data),
+                    elem: x.elem.clone(),
+                },
+                (Some(x), None) => x.clone(),
+                (None, Some(y)) => y.clone(),
+                (None, None) => continue,
+            });
+        }
+        Ok(out)
+    }
+
+    fn merge_all(&self, states: Vec<State>) -> EResult<Option<State>> {
+        let mut it = states.into_iter();
+        let Some(mut acc) = it.next() else {
+            return Ok(None);
+        };
+        for s in it {
+            acc = self.merge(s, acc)?;
+        }
+        Ok(Some(acc))
+    }
+
+    fn block(&mut self, frame: &mut Frame, stmts: &Block, state: State) -> EResult<Option<State>> {
+        let mut cur = Some(state);
+        for stmt in stmts {
+            let Some(s) = cur.take() else { break };
+            cur = self.stmt(frame, stmt, s)?;
+        }
+        Ok(cur)
+    }
+
+    fn stmt(&mut self, frame: &mut Frame, stmt: &Stmt, mut state: State) -> EResult<Option<State>> {
+        match &stmt.kind {
+            StmtKind::Assign { place, value } => {
+                let v = self.expr(value, &mut state)?;
+                self.assign(place, v, &mut state)?;
+                Ok(Some(state))
+            }
+            StmtKind::Call { dest, func, args } => {
+                let mut vals = Vec::new();
+                for a in args {
+                    vals.push(self.expr(a, &mut state)?);
+                }
+                let (after, ret) = self.call(*func, vals, state)?;
+                let Some(mut after) = after else {
+                    return Ok(None);
+                };
+                if let Some(place) = dest {
+                    self.assign(place, ret, &mut after)?;
+                }
+                Ok(Some(after))
+            }
+            StmtKind::Print { kind, args } => {
+                self.print(kind, args, &mut state)?;
+                Ok(Some(state))
+            }
+            StmtKind::If {
+                cond,
+                then_branch,
+                else_branch,
+            } => {
+                let c = self.cond(cond, &mut state)?;
+                let then_pc = Bool::and(&[&state.pc, &c]);
+                let else_pc = Bool::and(&[&state.pc, &c.not()]);
+                let then_live = !is_false(&then_pc);
+                let else_live = !is_false(&else_pc);
+                let then_end = if then_live {
+                    let mut s = state.clone();
+                    s.pc = then_pc;
+                    self.block(frame, then_branch, s)?
+                } else {
+                    None
+                };
+                let else_end = if else_live {
+                    let mut s = state;
+                    s.pc = else_pc;
+                    self.block(frame, else_branch, s)?
+                } else {
+                    None
+                };
+                Ok(match (then_end, else_end) {
+                    (Some(a), Some(b)) => Some(self.merge(a, b)?),
+                    (a, b) => a.or(b),
+                })
+            }
+            StmtKind::Loop {
+                label,
+                kind,
+                cond,
+                body,
+                step,
+            } => self.run_loop(frame, *label, kind, cond, body, step, state),
+            StmtKind::Labeled { label, body } => {
+                let end = self.block(frame, body, state)?;
+                let mut states = frame.breaks.remove(label).unwrap_or_default();
+                states.extend(end);
+                self.merge_all(states)
+            }
+            StmtKind::Break(label) => {
+                frame.breaks.entry(*label).or_default().push(state);
+                Ok(None)
+            }
+            StmtKind::Continue(label) => {
+                frame.continues.entry(*label).or_default().push(state);
+                Ok(None)
+            }
+            StmtKind::Return(value) => {
+                let v = match value {
+                    Some(e) => self.expr(e, &mut state)?,
+                    None => Sym::Void,
+                };
+                frame.returns.push((state, v));
+                Ok(None)
+            }
+            StmtKind::Block(b) => self.block(frame, b, state),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn run_loop(
+        &mut self,
+        frame: &mut Frame,
+        label: LabelId,
+        kind: &LoopKind,
+        cond: &Expr,
+        body: &Block,
+        step: &Block,
+        state: State,
+    ) -> EResult<Option<State>> {
+        let mut exits = Vec::new();
+        let mut cur = Some(state);
+        let mut symbolic_iterations = 0u32;
+        let mut iteration = 0u32;
+        while let Some(mut s) = cur.take() {
+            self.check_time()?;
+            if iteration > 0 || *kind == LoopKind::While {
+                let c = self.cond(cond, &mut s)?;
+                match c.simplify().as_bool() {
+                    Some(false) => {
+                        exits.push(s);
+                        break;
+                    }
+                    Some(true) => {}
+                    None => symbolic_iterations += 1,
+                }
+                let stay = Bool::and(&[&s.pc, &c]);
+                let leave = Bool::and(&[&s.pc, &c.not()]);
+                if !is_false(&leave) {
+                    let mut e = s.clone();
+                    e.pc = leave;
+                    exits.push(e);
+                }
+                if is_false(&stay) {
+                    break;
+                }
+                if symbolic_iterations > self.loop_bound || iteration >= CONCRETE_ITERATION_CAP {
+                    self.bound.push(stay);
+                    break;
+                }
+                s.pc = stay;
+            }
+            let end = self.block(frame, body, s)?;
+            let mut states = frame.continues.remove(&label).unwrap_or_default();
+            states.extend(end);
+            cur = match self.merge_all(states)? {
+                Some(s) => self.block(frame, step, s)?,
+                None => None,
+            };
+            iteration += 1;
+        }
+        exits.extend(frame.breaks.remove(&label).unwrap_or_default());
+        self.merge_all(exits)
+    }
+
+    fn assign(&mut self, place: &Place, v: Sym, state: &mut State) -> EResult<()> {
+        match place {
+            Place::Local(LocalId(i)) => {
+                let slot = state
+                    .locals
+                    .get_mut(*i as usize)
+                    .ok_or_else(|| unsupported("internal: local out of range"))?;
+                *slot = v;
+            }
+            Place::Global(g) => {
+                state.globals.insert(*g, v);
+            }
+            Place::Index { array, index } => {
+                let arr = self.expr(array, state)?;
+                let i = self.index_value(index, state)?;
+                let obj = self.checked_obj(&arr, &i, state)?;
+                let d = v.to_dyn().ok_or_else(|| unsupported("arrays of arrays"))?;
+                let o = &mut state.heap[obj];
+                let di = i.to_dyn().ok_or_else(|| unsupported("internal: index"))?;
+                o.data = o.data.store(&di, &d);
+            }
+        }
+        Ok(())
+    }
+
+    /// Evaluates an index expression into the index sort.
+    fn index_value(&mut self, index: &Expr, state: &mut State) -> EResult<Sym> {
+        let i = self.expr(index, state)?;
+        match &index.ty {
+            Type::Int(t) => self.ops.to_index(&i, t),
+            t => Err(unsupported(format!("array index of type {t}"))),
+        }
+    }
+
+    /// The object `arr` refers to, after forking off the out-of-bounds
+    /// fault for index `i`.
+    fn checked_obj(&mut self, arr: &Sym, i: &Sym, state: &mut State) -> EResult<ObjId> {
+        let Sym::Arr(obj) = arr else {
+            return Err(unsupported("use of an array that may be unassigned"));
+        };
+        let obj = *obj;
+        let len = state
+            .heap
+            .get(obj)
+            .ok_or_else(|| unsupported("internal: heap"))?
+            .len
+            .clone();
+        let ok = self.ops.in_bounds(i, &len)?;
+        self.fault(
+            state,
+            vec![MayFault {
+                cond: ok.not(),
+                code: FaultCode::IndexOutOfBounds,
+            }],
+        );
+        Ok(obj)
+    }
+
+    /// Parks the faulting part of `state` as a top-level exit and narrows
+    /// `state` to the rest.
+    fn fault(&mut self, state: &mut State, faults: Vec<MayFault>) {
+        for f in faults {
+            let fault_pc = Bool::and(&[&state.pc, &f.cond]);
+            if is_false(&fault_pc) {
+                continue;
+            }
+            let mut s = state.clone();
+            s.pc = fault_pc;
+            self.faults.push((s, f.code));
+            state.pc = Bool::and(&[&state.pc, &f.cond.not()]);
+        }
+    }
+
+    fn cond(&mut self, e: &Expr, state: &mut State) -> EResult<Bool> {
+        match self.expr(e, state)? {
+            Sym::Bool(b) => Ok(b),
+            _ => Err(unsupported("internal: non-boolean condition")),
+        }
+    }
+
+    fn expr(&mut self, e: &Expr, state: &mut State) -> EResult<Sym> {
+        let ops = self.ops;
+        Ok(match &e.kind {
+            ExprKind::IntLit(v) => ops.int_lit(*v, &e.ty)?,
+            ExprKind::FloatLit(f) => ops.float_lit(&f.text, f.value, &e.ty)?,
+            ExprKind::BoolLit(b) => Sym::Bool(Bool::from_bool(*b)),
+            ExprKind::StrLit(_) => return Err(unsupported("string value outside printing")),
+            ExprKind::Local(LocalId(i)) => state
+                .locals
+                .get(*i as usize)
+                .cloned()
+                .ok_or_else(|| unsupported("internal: local out of range"))?,
+            ExprKind::Global(g) => self.global(*g, state)?,
+            ExprKind::Unary(op, a) => {
+                let v = self.expr(a, state)?;
+                match op {
+                    UnOp::Neg => ops.neg(&v)?,
+                    UnOp::Not => Sym::Bool(ops.not(&v)?),
+                    UnOp::BitNot => ops.bitnot(&v, self.ufs)?,
+                }
+            }
+            ExprKind::Binary(op @ (BinOp::And | BinOp::Or), a, b) => {
+                let x = self.cond(a, state)?;
+                // The right operand runs only when the left does not decide.
+                let run_right = if *op == BinOp::And {
+                    x.clone()
+                } else {
+                    x.not()
+                };
+                let saved = state.pc.clone();
+                state.pc = Bool::and(&[&saved, &run_right]);
+                let y = if is_false(&state.pc) {
+                    Bool::from_bool(false)
+                } else {
+                    self.cond(b, state)?
+                };
+                let skipped = Bool::and(&[&saved, &run_right.not()]);
+                state.pc = Bool::or(&[&skipped, &state.pc]);
+                Sym::Bool(if *op == BinOp::And {
+                    Bool::and(&[&x, &y])
+                } else {
+                    Bool::or(&[&x, &y])
+                })
+            }
+            ExprKind::Binary(op, a, b) => {
+                let x = self.expr(a, state)?;
+                let y = self.expr(b, state)?;
+                let (v, faults) = ops.binary(*op, &e.ty, &a.ty, &x, &y, self.ufs)?;
+                self.fault(state, faults);
+                v
+            }
+            ExprKind::Cond(c, a, b) => {
+                let c = self.cond(c, state)?;
+                let saved = state.pc.clone();
+                let then_pc = Bool::and(&[&saved, &c]);
+                let else_pc = Bool::and(&[&saved, &c.not()]);
+                state.pc = then_pc.clone();
+                let x = if is_false(&then_pc) {
+                    None
+                } else {
+                    Some(self.expr(a, state)?)
+                };
+                let then_after = state.pc.clone();
+                state.pc = else_pc.clone();
+                let y = if is_false(&else_pc) {
+                    None
+                } else {
+                    Some(self.expr(b, state)?)
+                };
+                let else_after = state.pc.clone();
+                state.pc = Bool::or(&[&then_after, &else_after]);
+                match (x, y) {
+                    (Some(x), Some(y)) => ops.ite(&c, &x, &y)?,
+                    (Some(x), None) => x,
+                    (None, Some(y)) => y,
+                    (None, None) => ops.zero(&e.ty).unwrap_or(Sym::Void),
+                }
+            }
+            ExprKind::Cast(a) => {
+                let v = self.expr(a, state)?;
+                let (v, faults) = ops.cast(&v, &a.ty, &e.ty)?;
+                self.fault(state, faults);
+                v
+            }
+            ExprKind::Index(a, i) => {
+                let arr = self.expr(a, state)?;
+                let i = self.index_value(i, state)?;
+                let obj = self.checked_obj(&arr, &i, state)?;
+                let di = i.to_dyn().ok_or_else(|| unsupported("internal: index"))?;
+                let o = &state.heap[obj];
+                let d = o.data.select(&di);
+                ops.from_dyn(&e.ty, &d)?
+            }
+            ExprKind::Length(a) => {
+                let Sym::Arr(obj) = self.expr(a, state)? else {
+                    return Err(unsupported("length of an array that may be unassigned"));
+                };
+                let len = state
+                    .heap
+                    .get(obj)
+                    .ok_or_else(|| unsupported("internal: heap"))?
+                    .len
+                    .clone();
+                // Lengths live in the index sort; bring them to the expression's type.
+                self.from_index(&len, &e.ty)?
+            }
+            ExprKind::NewArray(n) => {
+                let Type::Array(elem) = &e.ty else {
+                    return Err(unsupported("internal: new array type"));
+                };
+                let len = self.index_value(n, state)?;
+                let neg = ops.is_negative_index(&len)?;
+                self.fault(
+                    state,
+                    vec![MayFault {
+                        cond: neg,
+                        code: FaultCode::NegativeArraySize,
+                    }],
+                );
+                self.alloc(elem, len, &[], state)?
+            }
+            ExprKind::ArrayLit(items) => {
+                let Type::Array(elem) = &e.ty else {
+                    return Err(unsupported("internal: array literal type"));
+                };
+                let mut vals = Vec::new();
+                for it in items {
+                    vals.push(self.expr(it, state)?);
+                }
+                let len = ops.index_lit(vals.len() as i64);
+                self.alloc(elem, len, &vals, state)?
+            }
+            ExprKind::Intrinsic(f, args) => {
+                let mut vals = Vec::new();
+                for a in args {
+                    vals.push(self.expr(a, state)?);
+                }
+                ops.intrinsic(*f, &e.ty, &vals, self.ufs)?
+            }
+        })
+    }
+
+    fn from_index(&self, len: &Sym, ty: &Type) -> EResult<Sym> {
+        match (len, ty) {
+            (Sym::Int(_), _) => Ok(len.clone()),
+            (Sym::Bv(b), Type::Int(t)) => {
+                let from = crate::ir::IntTy {
+                    bits: b.get_size() as u8,
+                    signed: true,
+                    is_char: false,
+                };
+                Ok(Sym::Bv(super::ops::resize_bv(b, &from, t.bits as u32)))
+            }
+            _ => Err(unsupported("internal: length type")),
+        }
+    }
+
+    fn alloc(&mut self, elem: &Type, len: Sym, items: &[Sym], state: &mut State) -> EResult<Sym> {
+        if matches!(elem, Type::Array(_)) {
+            return Err(unsupported("arrays of arrays"));
+        }
+        let zero = self
+            .ops
+            .zero(elem)?
+            .to_dyn()
+            .ok_or_else(|| unsupported("internal: array element"))?;
+        let mut data = Array::const_array(&self.ops.index_sort(), &zero);
+        for (i, v) in items.iter().enumerate() {
+            let idx = self
+                .ops
+                .index_lit(i as i64)
+                .to_dyn()
+                .ok_or_else(|| unsupported("internal: index"))?;
+            let d = v.to_dyn().ok_or_else(|| unsupported("arrays of arrays"))?;
+            data = data.store(&idx, &d);
+        }
+        state.heap.push(ArrObj {
+            len,
+            data,
+            elem: elem.clone(),
+        });
+        Ok(Sym::Arr(state.heap.len() - 1))
+    }
+
+    fn global(&mut self, g: GlobalId, state: &mut State) -> EResult<Sym> {
+        if let Some(v) = state.globals.get(&g) {
+            return Ok(v.clone());
+        }
+        let decl = self.program.global(g);
+        match &decl.constant {
+            Some(init) => {
+                let init = init.clone();
+                let v = self.expr(&init, state)?;
+                // Constant arrays are allocated once and then shared.
+                if matches!(v, Sym::Arr(_)) {
+                    state.globals.insert(g, v.clone());
+                }
+                Ok(v)
+            }
+            None => Err(unsupported(format!(
+                "internal: global {} has no value",
+                decl.name
+            ))),
+        }
+    }
+
+    fn print(&mut self, kind: &PrintKind, args: &[Expr], state: &mut State) -> EResult<()> {
+        if let PrintKind::Printf { format } = kind {
+            let t = self.strings.tag(format);
+            self.append(state, t, None)?;
+        }
+        for a in args {
+            if let ExprKind::StrLit(s) = &a.kind {
+                let t = self.strings.tag(s);
+                self.append(state, t, None)?;
+                continue;
+            }
+            let v = self.expr(a, state)?;
+            let t = match &a.ty {
+                Type::Bool => tag::BOOL,
+                Type::Int(t) if t.is_char && !matches!(kind, PrintKind::Printf { .. }) => tag::CHAR,
+                Type::Int(_) => tag::NUMBER,
+                Type::Float(crate::ir::FloatTy::F32) => tag::FLOAT,
+                Type::Float(_) => tag::DOUBLE,
+                t => return Err(unsupported(format!("printing a value of type {t}"))),
+            };
+            let v = match v {
+                Sym::Bool(b) => self.ops.cast(&Sym::Bool(b), &Type::Bool, &Type::LONG)?.0,
+                other => other,
+            };
+            self.append(state, t, Some((v, &a.ty)))?;
+        }
+        let newline = match kind {
+            PrintKind::Java { newline } | PrintKind::C { newline } => *newline,
+            PrintKind::Printf { .. } => false,
+        };
+        if newline {
+            self.append(state, tag::NEWLINE, None)?;
+        }
+        Ok(())
+    }
+
+    fn append(&mut self, state: &mut State, t: i64, value: Option<(Sym, &Type)>) -> EResult<()> {
+        let pos = state.prints.len.clone();
+        let mut int_payload = self.print_int_zero();
+        let mut real_payload = self.print_real_zero();
+        if let Some((v, ty)) = value {
+            match (&v, ty) {
+                (Sym::Int(i), _) => int_payload = Dynamic::from_ast(i),
+                (Sym::Bv(b), Type::Int(it)) => {
+                    int_payload = Dynamic::from_ast(&super::ops::resize_bv(b, it, 64));
+                }
+                (Sym::Bv(b), _) => int_payload = Dynamic::from_ast(b),
+                (Sym::Real(r), _) => real_payload = Dynamic::from_ast(r),
+                (Sym::Fp(f), _) => {
+                    let d = f.to_fp_with_rounding_mode(
+                        &z3::ast::RoundingMode::round_nearest_ties_to_even(),
+                        &Sort::double(),
+                    );
+                    real_payload = Dynamic::from_ast(&d.to_ieee_bv());
+                }
+                _ => return Err(unsupported("printing this value")),
+            }
+        }
+        let p = &mut state.prints;
+        p.tags = p.tags.store(&pos, &Int::from_i64(t));
+        p.ints = p.ints.store(&pos, &int_payload);
+        p.reals = p.reals.store(&pos, &real_payload);
+        p.len = Int::add(&[&pos, &Int::from_i64(1)]);
+        Ok(())
+    }
+}

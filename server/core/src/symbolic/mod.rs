@@ -1,0 +1,302 @@
+//! Symbolic encoding of IR functions as Z3 terms, and the equivalence query
+//! over two versions.
+//!
+//! Invariants: the meaning of every construct is the interpreter's
+//! (`docs/semantics.md`); Z3 terms are never inspected by kind — models are
+//! read by evaluating our own input constants. Both versions are encoded
+//! over one [`InputSpace`], so "equal inputs" is built in; a different
+//! relation between inputs (a crosswalk) would be a constraint over two
+//! spaces.
+
+pub mod exec;
+pub mod model;
+pub mod ops;
+
+use crate::ir::{Lang, Program, Semantics, Type};
+use exec::{ArrObj, PrintLog, Summary};
+use ops::{EResult, EncodeError, Ops, Sym};
+use std::collections::HashMap;
+use z3::Sort;
+use z3::ast::{Array, Bool, Dynamic, Int};
+
+/// One input of the pair (shared by both versions).
+#[derive(Clone, Debug)]
+pub enum InputVar {
+    Scalar {
+        name: String,
+        ty: Type,
+        value: Sym,
+    },
+    Array {
+        name: String,
+        elem: Type,
+        len: Sym,
+        data: Array,
+    },
+}
+
+impl InputVar {
+    pub fn name(&self) -> &str {
+        match self {
+            InputVar::Scalar { name, .. } | InputVar::Array { name, .. } => name,
+        }
+    }
+}
+
+/// The inputs both versions read, created on first use, in order.
+#[derive(Default)]
+pub struct InputSpace {
+    pub vars: Vec<InputVar>,
+    index: HashMap<String, usize>,
+}
+
+impl InputSpace {
+    pub fn scalar(&mut self, name: &str, ops: &Ops, ty: &Type) -> EResult<Sym> {
+        if let Some(&i) = self.index.get(name) {
+            return match &self.vars[i] {
+                InputVar::Scalar { ty: t, value, .. } if t == ty || same_sort(ops, t, ty) => {
+                    Ok(value.clone())
+                }
+                _ => Err(EncodeError(format!(
+                    "input {} has different types in the two versions",
+                    display_name(name)
+                ))),
+            };
+        }
+        let value = ops.input(name, ty)?;
+        self.index.insert(name.to_string(), self.vars.len());
+        self.vars.push(InputVar::Scalar {
+            name: name.to_string(),
+            ty: ty.clone(),
+            value: value.clone(),
+        });
+        Ok(value)
+    }
+
+    pub fn array(&mut self, name: &str, ops: &Ops, elem: &Type) -> EResult<(Sym, Array)> {
+        if let Some(&i) = self.index.get(name) {
+            return match &self.vars[i] {
+                InputVar::Array {
+                    elem: e, len, data, ..
+                } if e == elem || same_sort(ops, e, elem) => Ok((len.clone(), data.clone())),
+                _ => Err(EncodeError(format!(
+                    "input {} has different types in the two versions",
+                    display_name(name)
+                ))),
+            };
+        }
+        let isort = ops.index_sort();
+        let len = ops.from_dyn(
+            &index_type(ops),
+            &Dynamic::new_const(format!("{name}.length"), &isort),
+        )?;
+        let data = Array::new_const(format!("{name}[]"), &isort, &ops.sort(elem)?);
+        self.index.insert(name.to_string(), self.vars.len());
+        self.vars.push(InputVar::Array {
+            name: name.to_string(),
+            elem: elem.clone(),
+            len: len.clone(),
+            data: data.clone(),
+        });
+        Ok((len, data))
+    }
+}
+
+fn same_sort(ops: &Ops, a: &Type, b: &Type) -> bool {
+    match (ops.sort(a), ops.sort(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// The IR type whose sort is the index sort.
+pub fn index_type(ops: &Ops) -> Type {
+    match (ops.sem, ops.lang) {
+        (Semantics::Machine, Lang::C) => Type::LONG,
+        _ => Type::INT,
+    }
+}
+
+/// `arg0` → position 0; `g.count` → global `count`.
+pub fn display_name(name: &str) -> &str {
+    name.strip_prefix("g.").unwrap_or(name)
+}
+
+/// Interned printed strings: the same text gets the same tag in both
+/// versions.
+#[derive(Default)]
+pub struct Strings {
+    tags: HashMap<String, i64>,
+}
+
+impl Strings {
+    pub fn tag(&mut self, s: &str) -> i64 {
+        let n = self.tags.len() as i64;
+        *self
+            .tags
+            .entry(s.to_string())
+            .or_insert(exec::tag::FIRST_STRING + n)
+    }
+}
+
+/// Both versions encoded over one input space.
+pub struct PairEncoding {
+    pub ops: Ops,
+    pub inputs: InputSpace,
+    pub ufs: ops::Ufs,
+    pub old: Summary,
+    pub new: Summary,
+}
+
+/// Which version an encoding error came from.
+pub struct PairError {
+    pub error: EncodeError,
+    pub in_old: bool,
+}
+
+pub fn encode_pair(
+    ops: Ops,
+    old: (&Program, crate::ir::FuncId),
+    new: (&Program, crate::ir::FuncId),
+    loop_bound: u32,
+    deadline: std::time::Instant,
+) -> Result<PairEncoding, PairError> {
+    let mut inputs = InputSpace::default();
+    let mut ufs = ops::Ufs::default();
+    let mut strings = Strings::default();
+    let old_sum = exec::Executor::new(
+        ops,
+        old.0,
+        &mut inputs,
+        &mut ufs,
+        &mut strings,
+        loop_bound,
+        deadline,
+    )
+    .run(old.1)
+    .map_err(|error| PairError {
+        error,
+        in_old: true,
+    })?;
+    let new_sum = exec::Executor::new(
+        ops,
+        new.0,
+        &mut inputs,
+        &mut ufs,
+        &mut strings,
+        loop_bound,
+        deadline,
+    )
+    .run(new.1)
+    .map_err(|error| PairError {
+        error,
+        in_old: false,
+    })?;
+    Ok(PairEncoding {
+        ops,
+        inputs,
+        ufs,
+        old: old_sum,
+        new: new_sum,
+    })
+}
+
+impl PairEncoding {
+    /// "Some observable differs", over fresh witness indices for the
+    /// element-wise comparisons.
+    pub fn difference(&self) -> EResult<Bool> {
+        let ops = &self.ops;
+        let (o, n) = (&self.old, &self.new);
+        let mut diffs = vec![o.outcome.eq(&n.outcome).not()];
+        let both_normal = Bool::and(&[
+            o.outcome.eq(Int::from_i64(0)),
+            n.outcome.eq(Int::from_i64(0)),
+        ]);
+        let ret_diff = match (&o.ret, &n.ret) {
+            (Sym::Arr(a), Sym::Arr(b)) => array_diff(ops, o.heap.get(*a), n.heap.get(*b), "ret")?,
+            (a, b) => ops
+                .obs_eq(a, b)
+                .map_err(|_| EncodeError("the return types differ".into()))?
+                .not(),
+        };
+        diffs.push(Bool::and(&[both_normal, ret_diff]));
+        // Globals by name; one present in only one version keeps its input value
+        // in the other.
+        let mut names: Vec<&str> = o.globals.iter().map(|g| g.0.as_str()).collect();
+        for g in &n.globals {
+            if !names.contains(&g.0.as_str()) {
+                names.push(&g.0);
+            }
+        }
+        for name in names {
+            let find = |s: &Summary| s.globals.iter().find(|g| g.0 == name).map(|g| g.2.clone());
+            let input = self
+                .inputs
+                .vars
+                .iter()
+                .find(|v| v.name() == format!("g.{name}"));
+            let (a, b) = (find(o), find(n));
+            let input_val = match input {
+                Some(InputVar::Scalar { value, .. }) => Some(value.clone()),
+                _ => None,
+            };
+            match (a.or_else(|| input_val.clone()), b.or(input_val)) {
+                (Some(Sym::Arr(x)), Some(Sym::Arr(y))) => {
+                    diffs.push(array_diff(ops, o.heap.get(x), n.heap.get(y), name)?)
+                }
+                (Some(x), Some(y)) => diffs.push(ops.obs_eq(&x, &y)?.not()),
+                _ => {}
+            }
+        }
+        for (pos, obj) in &o.param_arrays {
+            if let Some((_, obj2)) = n.param_arrays.iter().find(|(p, _)| p == pos) {
+                diffs.push(array_diff(
+                    ops,
+                    o.heap.get(*obj),
+                    n.heap.get(*obj2),
+                    &format!("arg{pos}"),
+                )?);
+            }
+        }
+        diffs.push(print_diff(&o.prints, &n.prints));
+        Ok(Bool::or(&diffs))
+    }
+}
+
+fn array_diff(ops: &Ops, a: Option<&ArrObj>, b: Option<&ArrObj>, name: &str) -> EResult<Bool> {
+    let (Some(a), Some(b)) = (a, b) else {
+        return Err(EncodeError("internal: array object missing".into()));
+    };
+    let k = ops.from_dyn(
+        &index_type(ops),
+        &Dynamic::fresh_const(&format!("k.{name}"), &ops.index_sort()),
+    )?;
+    let kd = k
+        .to_dyn()
+        .ok_or_else(|| EncodeError("internal: index".into()))?;
+    let len_diff = ops.obs_eq(&a.len, &b.len)?.not();
+    let x = ops.from_dyn(&a.elem, &a.data.select(&kd))?;
+    let y = ops.from_dyn(&b.elem, &b.data.select(&kd))?;
+    let elem_diff = Bool::and(&[ops.in_bounds(&k, &a.len)?, ops.obs_eq(&x, &y)?.not()]);
+    Ok(Bool::or(&[len_diff, elem_diff]))
+}
+
+fn print_diff(a: &PrintLog, b: &PrintLog) -> Bool {
+    let k = Int::fresh_const("k.print");
+    let in_range = Bool::and(&[k.ge(Int::from_i64(0)), k.lt(&a.len)]);
+    let item_diff = Bool::or(&[
+        a.tags.select(&k).eq(b.tags.select(&k)).not(),
+        a.ints.select(&k).eq(b.ints.select(&k)).not(),
+        a.reals.select(&k).eq(b.reals.select(&k)).not(),
+    ]);
+    Bool::or(&[a.len.eq(&b.len).not(), Bool::and(&[in_range, item_diff])])
+}
+
+/// Sort used for integer print payloads (for model reading).
+pub fn print_int_sort(ops: &Ops) -> Sort {
+    if ops.machine() {
+        Sort::bitvector(64)
+    } else {
+        Sort::int()
+    }
+}

@@ -1,0 +1,884 @@
+//! Symbolic values and the meaning of every IR operator as Z3 terms, under
+//! either semantics. The rules are those of `docs/semantics.md`; the
+//! interpreter implements the same rules concretely.
+//!
+//! Terms are built through the z3 crate's typed API only; nothing here asks
+//! Z3 what kind a term is (the bindings' enum numbering is wrong for the
+//! system libz3 4.8.12).
+
+use crate::ir::{BinOp, FloatTy, IntTy, Intrinsic, Lang, Semantics, Type};
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use z3::ast::RoundingMode;
+use z3::ast::{Ast, BV, Bool, Dynamic, Float, Int, Real};
+use z3::{FuncDecl, Sort};
+
+/// Index of an array object on the symbolic heap.
+pub type ObjId = usize;
+
+/// A symbolic value of one IR type.
+#[derive(Clone, Debug)]
+pub enum Sym {
+    Void,
+    Bool(Bool),
+    /// Math semantics integers.
+    Int(Int),
+    /// Math semantics floating point.
+    Real(Real),
+    /// Machine semantics integers (width from the type).
+    Bv(BV),
+    /// Machine semantics floating point.
+    Fp(Float),
+    /// A reference to an array object. Concrete: the encoder keeps array
+    /// identity exact, so aliasing through locals is precise.
+    Arr(ObjId),
+}
+
+impl Sym {
+    pub fn to_dyn(&self) -> Option<Dynamic> {
+        Some(match self {
+            Sym::Bool(b) => Dynamic::from_ast(b),
+            Sym::Int(i) => Dynamic::from_ast(i),
+            Sym::Real(r) => Dynamic::from_ast(r),
+            Sym::Bv(b) => Dynamic::from_ast(b),
+            Sym::Fp(f) => Dynamic::from_ast(f),
+            Sym::Void | Sym::Arr(_) => return None,
+        })
+    }
+}
+
+/// Why a term could not be built.
+#[derive(Debug, Clone)]
+pub struct EncodeError(pub String);
+
+pub type EResult<T> = Result<T, EncodeError>;
+
+fn err<T>(what: impl Into<String>) -> EResult<T> {
+    Err(EncodeError(what.into()))
+}
+
+/// A fault an operation may raise, with the condition under which it does.
+pub struct MayFault {
+    pub cond: Bool,
+    pub code: FaultCode,
+}
+
+/// Outcome codes: how an execution ended. Compared between versions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FaultCode {
+    DivisionByZero = 1,
+    IndexOutOfBounds = 2,
+    NegativeArraySize = 3,
+    Undefined = 4,
+}
+
+/// The operator semantics for one language under one semantics.
+#[derive(Clone, Copy)]
+pub struct Ops {
+    pub sem: Semantics,
+    pub lang: Lang,
+}
+
+fn rne() -> RoundingMode {
+    RoundingMode::round_nearest_ties_to_even()
+}
+
+impl Ops {
+    pub fn machine(&self) -> bool {
+        self.sem == Semantics::Machine
+    }
+
+    /// The Z3 sort of a scalar IR type.
+    pub fn sort(&self, ty: &Type) -> EResult<Sort> {
+        Ok(match (ty, self.sem) {
+            (Type::Bool, _) => Sort::bool(),
+            (Type::Int(_), Semantics::Math) => Sort::int(),
+            (Type::Float(_), Semantics::Math) => Sort::real(),
+            (Type::Int(t), Semantics::Machine) => Sort::bitvector(t.bits as u32),
+            (Type::Float(FloatTy::F32), Semantics::Machine) => Sort::float32(),
+            (Type::Float(FloatTy::F64), Semantics::Machine) => Sort::double(),
+            (t, _) => return err(format!("values of type {t}")),
+        })
+    }
+
+    /// Sort of array indices and lengths.
+    pub fn index_sort(&self) -> Sort {
+        match (self.sem, self.lang) {
+            (Semantics::Math, _) => Sort::int(),
+            (Semantics::Machine, Lang::Java) => Sort::bitvector(32),
+            (Semantics::Machine, Lang::C) => Sort::bitvector(64),
+        }
+    }
+
+    /// Wraps a dynamic term of the sort of `ty`.
+    pub fn from_dyn(&self, ty: &Type, d: &Dynamic) -> EResult<Sym> {
+        let bad = || EncodeError(format!("internal: sort mismatch for {ty}"));
+        Ok(match (ty, self.sem) {
+            (Type::Bool, _) => Sym::Bool(d.as_bool().ok_or_else(bad)?),
+            (Type::Int(_), Semantics::Math) => Sym::Int(d.as_int().ok_or_else(bad)?),
+            (Type::Float(_), Semantics::Math) => Sym::Real(d.as_real().ok_or_else(bad)?),
+            (Type::Int(_), Semantics::Machine) => Sym::Bv(d.as_bv().ok_or_else(bad)?),
+            (Type::Float(_), Semantics::Machine) => Sym::Fp(d.as_float().ok_or_else(bad)?),
+            (t, _) => return err(format!("values of type {t}")),
+        })
+    }
+
+    /// A fresh input constant named `name`.
+    pub fn input(&self, name: &str, ty: &Type) -> EResult<Sym> {
+        let sort = self.sort(ty)?;
+        self.from_dyn(ty, &Dynamic::new_const(name, &sort))
+    }
+
+    /// The zero / false value of a type (fresh locals, new arrays).
+    pub fn zero(&self, ty: &Type) -> EResult<Sym> {
+        Ok(match (ty, self.sem) {
+            (Type::Bool, _) => Sym::Bool(Bool::from_bool(false)),
+            (Type::Int(_), Semantics::Math) => Sym::Int(Int::from_i64(0)),
+            (Type::Float(_), Semantics::Math) => Sym::Real(real_const(0, 1)),
+            (Type::Int(t), Semantics::Machine) => Sym::Bv(BV::from_i64(0, t.bits as u32)),
+            (Type::Float(FloatTy::F32), Semantics::Machine) => Sym::Fp(Float::from_f32(0.0)),
+            (Type::Float(FloatTy::F64), Semantics::Machine) => Sym::Fp(Float::from_f64(0.0)),
+            (t, _) => return err(format!("values of type {t}")),
+        })
+    }
+
+    pub fn int_lit(&self, v: i128, ty: &Type) -> EResult<Sym> {
+        Ok(match (ty, self.sem) {
+            (Type::Int(_), Semantics::Math) => Sym::Int(Int::from_i128(v)),
+            (Type::Int(t), Semantics::Machine) => Sym::Bv(bv_from_i128(v, t.bits as u32)),
+            (Type::Float(_), _) => self.float_lit(&v.to_string(), v as f64, ty)?,
+            (t, _) => return err(format!("integer literal of type {t}")),
+        })
+    }
+
+    pub fn float_lit(&self, text: &str, value: f64, ty: &Type) -> EResult<Sym> {
+        Ok(match (ty, self.sem) {
+            (Type::Float(_), Semantics::Math) => {
+                let r = decimal_to_rational(text).or_else(|| BigRational::from_float(value));
+                match r {
+                    Some(r) => Sym::Real(Real::from_big_rational(&r)),
+                    None => return err(format!("literal {value} has no real value")),
+                }
+            }
+            (Type::Float(FloatTy::F32), Semantics::Machine) => {
+                Sym::Fp(Float::from_f32(value as f32))
+            }
+            (Type::Float(FloatTy::F64), Semantics::Machine) => Sym::Fp(Float::from_f64(value)),
+            (t, _) => return err(format!("float literal of type {t}")),
+        })
+    }
+
+    /// An index/length value as the index sort, from an integer symbol.
+    pub fn to_index(&self, v: &Sym, from: &IntTy) -> EResult<Sym> {
+        match (v, self.sem, self.lang) {
+            (Sym::Int(_), _, _) => Ok(v.clone()),
+            (Sym::Bv(b), Semantics::Machine, Lang::Java) => Ok(Sym::Bv(resize_bv(b, from, 32))),
+            (Sym::Bv(b), Semantics::Machine, Lang::C) => Ok(Sym::Bv(resize_bv(b, from, 64))),
+            _ => err("internal: index of non-integer sort"),
+        }
+    }
+
+    pub fn index_lit(&self, v: i64) -> Sym {
+        match (self.sem, self.lang) {
+            (Semantics::Math, _) => Sym::Int(Int::from_i64(v)),
+            (Semantics::Machine, Lang::Java) => Sym::Bv(BV::from_i64(v, 32)),
+            (Semantics::Machine, Lang::C) => Sym::Bv(BV::from_i64(v, 64)),
+        }
+    }
+
+    /// `0 <= i < len` on index-sort values.
+    pub fn in_bounds(&self, i: &Sym, len: &Sym) -> EResult<Bool> {
+        match (i, len) {
+            (Sym::Int(i), Sym::Int(l)) => Ok(Bool::and(&[i.ge(Int::from_i64(0)), i.lt(l)])),
+            (Sym::Bv(i), Sym::Bv(l)) => {
+                let zero = BV::from_i64(0, i.get_size());
+                Ok(Bool::and(&[i.bvsge(&zero), i.bvslt(l)]))
+            }
+            _ => err("internal: index sorts"),
+        }
+    }
+
+    pub fn is_negative_index(&self, len: &Sym) -> EResult<Bool> {
+        match len {
+            Sym::Int(l) => Ok(l.lt(Int::from_i64(0))),
+            Sym::Bv(l) => Ok(l.bvslt(BV::from_i64(0, l.get_size()))),
+            _ => err("internal: index sorts"),
+        }
+    }
+
+    pub fn ite(&self, c: &Bool, a: &Sym, b: &Sym) -> EResult<Sym> {
+        Ok(match (a, b) {
+            (Sym::Void, Sym::Void) => Sym::Void,
+            (Sym::Bool(x), Sym::Bool(y)) => Sym::Bool(c.ite(x, y)),
+            (Sym::Int(x), Sym::Int(y)) => Sym::Int(c.ite(x, y)),
+            (Sym::Real(x), Sym::Real(y)) => Sym::Real(c.ite(x, y)),
+            (Sym::Bv(x), Sym::Bv(y)) => Sym::Bv(c.ite(x, y)),
+            (Sym::Fp(x), Sym::Fp(y)) => Sym::Fp(c.ite(x, y)),
+            (Sym::Arr(x), Sym::Arr(y)) if x == y => Sym::Arr(*x),
+            (Sym::Arr(_), Sym::Arr(_)) => return err("array reference chosen by a condition"),
+            _ => return err("internal: merging values of different sorts"),
+        })
+    }
+
+    /// Observational equality: what a user could tell apart. Machine floats
+    /// compare by bits except that all NaNs are alike.
+    pub fn obs_eq(&self, a: &Sym, b: &Sym) -> EResult<Bool> {
+        Ok(match (a, b) {
+            (Sym::Void, Sym::Void) => Bool::from_bool(true),
+            (Sym::Bool(x), Sym::Bool(y)) => x.eq(y),
+            (Sym::Int(x), Sym::Int(y)) => x.eq(y),
+            (Sym::Real(x), Sym::Real(y)) => x.eq(y),
+            (Sym::Bv(x), Sym::Bv(y)) if x.get_size() == y.get_size() => x.eq(y),
+            (Sym::Fp(x), Sym::Fp(y)) => Bool::or(&[
+                Bool::and(&[x.is_nan(), y.is_nan()]),
+                x.to_ieee_bv().eq(y.to_ieee_bv()),
+            ]),
+            _ => return err("return or state types differ between the versions"),
+        })
+    }
+
+    pub fn not(&self, v: &Sym) -> EResult<Bool> {
+        match v {
+            Sym::Bool(b) => Ok(b.not()),
+            _ => err("internal: ! on non-boolean"),
+        }
+    }
+
+    pub fn neg(&self, v: &Sym) -> EResult<Sym> {
+        Ok(match v {
+            Sym::Int(x) => Sym::Int(x.unary_minus()),
+            Sym::Real(x) => Sym::Real(x.unary_minus()),
+            Sym::Bv(x) => Sym::Bv(x.bvneg()),
+            Sym::Fp(x) => Sym::Fp(x.unary_neg()),
+            _ => return err("internal: negation of non-number"),
+        })
+    }
+
+    pub fn bitnot(&self, v: &Sym, uf: &mut Ufs) -> EResult<Sym> {
+        Ok(match v {
+            // ~x = -x - 1 on two's-complement unbounded integers.
+            Sym::Int(x) => Sym::Int(Int::sub(&[x.unary_minus(), Int::from_i64(1)])),
+            Sym::Bv(x) => Sym::Bv(x.bvnot()),
+            _ => {
+                let _ = uf;
+                return err("internal: ~ on non-integer");
+            }
+        })
+    }
+
+    /// A binary operator; returns the value and the faults it may raise
+    /// (conditions relative to the operands being evaluated).
+    pub fn binary(
+        &self,
+        op: BinOp,
+        ty: &Type,
+        lhs_ty: &Type,
+        a: &Sym,
+        b: &Sym,
+        uf: &mut Ufs,
+    ) -> EResult<(Sym, Vec<MayFault>)> {
+        use BinOp::*;
+        let mut faults = Vec::new();
+        let v = match (a, b) {
+            (Sym::Bool(x), Sym::Bool(y)) => Sym::Bool(match op {
+                Eq => x.eq(y),
+                Ne => x.eq(y).not(),
+                BitAnd | And => Bool::and(&[x, y]),
+                BitOr | Or => Bool::or(&[x, y]),
+                BitXor => x.xor(y),
+                _ => return err(format!("operator {op:?} on booleans")),
+            }),
+            (Sym::Int(x), Sym::Int(y)) => match op {
+                Add => Sym::Int(Int::add(&[x, y])),
+                Sub => Sym::Int(Int::sub(&[x, y])),
+                Mul => Sym::Int(Int::mul(&[x, y])),
+                Div | Rem => {
+                    faults.push(MayFault {
+                        cond: y.eq(Int::from_i64(0)),
+                        code: FaultCode::DivisionByZero,
+                    });
+                    let q = tdiv(x, y);
+                    if op == Div {
+                        Sym::Int(q)
+                    } else {
+                        Sym::Int(Int::sub(&[x.clone(), Int::mul(&[y, &q])]))
+                    }
+                }
+                Eq => Sym::Bool(x.eq(y)),
+                Ne => Sym::Bool(x.eq(y).not()),
+                Lt => Sym::Bool(x.lt(y)),
+                Le => Sym::Bool(x.le(y)),
+                Gt => Sym::Bool(x.gt(y)),
+                Ge => Sym::Bool(x.ge(y)),
+                Shl | Shr | UShr => self.math_shift(op, lhs_ty, x, y, uf)?,
+                BitAnd | BitOr | BitXor => {
+                    let name = match op {
+                        BitAnd => "bitand",
+                        BitOr => "bitor",
+                        _ => "bitxor",
+                    };
+                    Sym::Int(uf.apply_int(name, &[x, y]))
+                }
+                And | Or => return err("internal: && on integers"),
+            },
+            (Sym::Real(x), Sym::Real(y)) => match op {
+                Add => Sym::Real(Real::add(&[x, y])),
+                Sub => Sym::Real(Real::sub(&[x, y])),
+                Mul => Sym::Real(Real::mul(&[x, y])),
+                Div => {
+                    faults.push(MayFault {
+                        cond: y.eq(real0()),
+                        code: FaultCode::DivisionByZero,
+                    });
+                    Sym::Real(x.div(y))
+                }
+                Rem => {
+                    faults.push(MayFault {
+                        cond: y.eq(real0()),
+                        code: FaultCode::DivisionByZero,
+                    });
+                    let q = real_trunc(&x.div(y)).to_real();
+                    Sym::Real(Real::sub(&[x.clone(), Real::mul(&[y, &q])]))
+                }
+                Eq => Sym::Bool(x.eq(y)),
+                Ne => Sym::Bool(x.eq(y).not()),
+                Lt => Sym::Bool(x.lt(y)),
+                Le => Sym::Bool(x.le(y)),
+                Gt => Sym::Bool(x.gt(y)),
+                Ge => Sym::Bool(x.ge(y)),
+                _ => return err(format!("operator {op:?} on reals")),
+            },
+            (Sym::Bv(x), Sym::Bv(y)) => self.machine_int(op, ty, lhs_ty, x, y, &mut faults)?,
+            (Sym::Fp(x), Sym::Fp(y)) => match op {
+                Add => Sym::Fp(x.add_with_rounding_mode(y, &rne())),
+                Sub => Sym::Fp(x.sub_with_rounding_mode(y, &rne())),
+                Mul => Sym::Fp(x.mul_with_rounding_mode(y, &rne())),
+                Div => Sym::Fp(x.div_with_rounding_mode(y, &rne())),
+                Rem => Sym::Fp(fmod(x, y)),
+                Eq => Sym::Bool(x.eq_fpa(y)),
+                Ne => Sym::Bool(x.eq_fpa(y).not()),
+                Lt => Sym::Bool(x.lt(y)),
+                Le => Sym::Bool(x.le(y)),
+                Gt => Sym::Bool(x.gt(y)),
+                Ge => Sym::Bool(x.ge(y)),
+                _ => return err(format!("operator {op:?} on floating point")),
+            },
+            _ => return err(format!("internal: operands of {op:?} have different sorts")),
+        };
+        Ok((v, faults))
+    }
+
+    fn math_shift(&self, op: BinOp, lhs_ty: &Type, x: &Int, y: &Int, uf: &mut Ufs) -> EResult<Sym> {
+        let width = match lhs_ty {
+            Type::Int(t) => t.bits as i64,
+            _ => 32,
+        };
+        let count = y.simplify().as_i64();
+        let count = match (self.lang, count) {
+            (Lang::Java, Some(c)) => Some(c & if width == 64 { 63 } else { 31 }),
+            (_, c) => c,
+        };
+        Ok(match (op, count) {
+            (BinOp::Shl, Some(c)) if (0..=64).contains(&c) => Sym::Int(Int::mul(&[
+                x.clone(),
+                Int::from_big_int(&(BigInt::from(1) << c as usize)),
+            ])),
+            (BinOp::Shr, Some(c)) if (0..=64).contains(&c) => {
+                // Floor division by a positive power of two.
+                Sym::Int(x.div(Int::from_big_int(&(BigInt::from(1) << c as usize))))
+            }
+            _ => {
+                let name = match op {
+                    BinOp::Shl => "shl",
+                    BinOp::Shr => "shr",
+                    _ => "ushr",
+                };
+                let name = format!("{name}{width}");
+                Sym::Int(uf.apply_int(&name, &[x, y]))
+            }
+        })
+    }
+
+    fn machine_int(
+        &self,
+        op: BinOp,
+        ty: &Type,
+        lhs_ty: &Type,
+        x: &BV,
+        y: &BV,
+        faults: &mut Vec<MayFault>,
+    ) -> EResult<Sym> {
+        use BinOp::*;
+        let signed = match (op.is_comparison(), lhs_ty, ty) {
+            (_, Type::Int(t), _) => t.signed,
+            (false, _, Type::Int(t)) => t.signed,
+            _ => true,
+        };
+        let w = x.get_size();
+        let c = self.lang == Lang::C;
+        Ok(match op {
+            Add => Sym::Bv(x.bvadd(y)),
+            Sub => Sym::Bv(x.bvsub(y)),
+            Mul => Sym::Bv(x.bvmul(y)),
+            Div | Rem => {
+                faults.push(MayFault {
+                    cond: y.eq(BV::from_i64(0, w)),
+                    code: FaultCode::DivisionByZero,
+                });
+                if c && signed {
+                    let min = bv_min(w);
+                    let overflow = Bool::and(&[x.eq(&min), y.eq(BV::from_i64(-1, w))]);
+                    faults.push(MayFault {
+                        cond: overflow,
+                        code: FaultCode::Undefined,
+                    });
+                }
+                Sym::Bv(match (op, signed) {
+                    (Div, true) => x.bvsdiv(y),
+                    (Div, false) => x.bvudiv(y),
+                    (_, true) => x.bvsrem(y),
+                    (_, false) => x.bvurem(y),
+                })
+            }
+            BitAnd => Sym::Bv(x.bvand(y)),
+            BitOr => Sym::Bv(x.bvor(y)),
+            BitXor => Sym::Bv(x.bvxor(y)),
+            Shl | Shr | UShr => {
+                // The count has its own type; bring it to the left operand's width.
+                let count = resize_bv_signed(y, w);
+                let count = if c {
+                    let ok = Bool::and(&[
+                        count.bvsge(BV::from_i64(0, w)),
+                        count.bvslt(BV::from_i64(w as i64, w)),
+                    ]);
+                    faults.push(MayFault {
+                        cond: ok.not(),
+                        code: FaultCode::Undefined,
+                    });
+                    count
+                } else {
+                    count.bvand(BV::from_i64(if w == 64 { 63 } else { 31 }, w))
+                };
+                Sym::Bv(match op {
+                    Shl => x.bvshl(&count),
+                    Shr if signed => x.bvashr(&count),
+                    _ => x.bvlshr(&count),
+                })
+            }
+            Eq => Sym::Bool(x.eq(y)),
+            Ne => Sym::Bool(x.eq(y).not()),
+            Lt => Sym::Bool(if signed { x.bvslt(y) } else { x.bvult(y) }),
+            Le => Sym::Bool(if signed { x.bvsle(y) } else { x.bvule(y) }),
+            Gt => Sym::Bool(if signed { x.bvsgt(y) } else { x.bvugt(y) }),
+            Ge => Sym::Bool(if signed { x.bvsge(y) } else { x.bvuge(y) }),
+            And | Or => return err("internal: && on integers"),
+        })
+    }
+
+    /// Conversion of `v` from type `from` to type `to`.
+    pub fn cast(&self, v: &Sym, from: &Type, to: &Type) -> EResult<(Sym, Vec<MayFault>)> {
+        let mut faults = Vec::new();
+        let out = match (v, from, to) {
+            (_, f, t) if f == t => v.clone(),
+            (Sym::Bool(b), Type::Bool, Type::Int(_)) => {
+                let one = self.int_lit(1, to)?;
+                let zero = self.int_lit(0, to)?;
+                self.ite(b, &one, &zero)?
+            }
+            (Sym::Int(_), Type::Int(_), Type::Int(_)) => v.clone(),
+            (Sym::Int(x), Type::Int(_), Type::Float(_)) => Sym::Real(x.to_real()),
+            (Sym::Real(x), Type::Float(_), Type::Int(_)) => Sym::Int(real_trunc(x)),
+            (Sym::Real(_), Type::Float(_), Type::Float(_)) => v.clone(),
+            (Sym::Bv(x), Type::Int(f), Type::Int(t)) => Sym::Bv(resize_bv(x, f, t.bits as u32)),
+            (Sym::Bv(x), Type::Int(f), Type::Float(t)) => Sym::Fp(bv_to_fp(x, f.signed, *t)),
+            (Sym::Fp(x), Type::Float(_), Type::Float(t)) => {
+                let sort = match t {
+                    FloatTy::F32 => Sort::float32(),
+                    FloatTy::F64 => Sort::double(),
+                };
+                Sym::Fp(x.to_fp_with_rounding_mode(&rne(), &sort))
+            }
+            (Sym::Fp(x), Type::Float(_), Type::Int(t)) => {
+                let (v, f) = self.fp_to_int(x, t);
+                faults.extend(f);
+                Sym::Bv(v)
+            }
+            _ => return err(format!("conversion from {from} to {to}")),
+        };
+        Ok((out, faults))
+    }
+
+    /// Float → integer: Java saturates (NaN → 0) through `int`/`long`; C is
+    /// undefined out of range.
+    fn fp_to_int(&self, x: &Float, t: &IntTy) -> (BV, Vec<MayFault>) {
+        let rtz = RoundingMode::round_towards_zero();
+        match self.lang {
+            Lang::Java => {
+                // Java narrows to byte/short/char through int.
+                let wide = if t.bits == 64 { 64 } else { 32 };
+                let (lo, hi) = if wide == 64 {
+                    (i64::MIN as f64, 9.223372036854776e18)
+                } else {
+                    (-2147483648.0, 2147483648.0)
+                };
+                let min = bv_min(wide);
+                let max = bv_max(wide);
+                let conv = x.to_sbv_with_rounding_mode(&rtz, wide);
+                let r = x.is_nan().ite(
+                    &BV::from_i64(0, wide),
+                    &x.le(Float::from_f64(lo).to_fp_with_rounding_mode(&rne(), &fp_sort_of(x)))
+                        .ite(
+                            &min,
+                            &x.ge(Float::from_f64(hi)
+                                .to_fp_with_rounding_mode(&rne(), &fp_sort_of(x)))
+                                .ite(&max, &conv),
+                        ),
+                );
+                let from = IntTy {
+                    bits: wide as u8,
+                    signed: true,
+                    is_char: false,
+                };
+                (resize_bv(&r, &from, t.bits as u32), Vec::new())
+            }
+            Lang::C => {
+                let conv = if t.signed {
+                    x.to_sbv_with_rounding_mode(&rtz, t.bits as u32)
+                } else {
+                    x.to_ubv_with_rounding_mode(&rtz, t.bits as u32)
+                };
+                // In range iff the truncated value converts back exactly.
+                let back = bv_to_fp(
+                    &conv,
+                    t.signed,
+                    if fp_sort_is_f32(x) {
+                        FloatTy::F32
+                    } else {
+                        FloatTy::F64
+                    },
+                );
+                let truncated = x.round_to_integral_with_rounding_mode(&rtz);
+                let ok = Bool::and(&[
+                    x.is_nan().not(),
+                    x.is_infinite().not(),
+                    back.eq_fpa(&truncated),
+                ]);
+                (
+                    conv,
+                    vec![MayFault {
+                        cond: ok.not(),
+                        code: FaultCode::Undefined,
+                    }],
+                )
+            }
+        }
+    }
+
+    /// An intrinsic call. `arg_tys` are the argument types, `ty` the result.
+    pub fn intrinsic(&self, f: Intrinsic, ty: &Type, args: &[Sym], uf: &mut Ufs) -> EResult<Sym> {
+        use Intrinsic::*;
+        let arg = |i: usize| {
+            args.get(i)
+                .ok_or_else(|| EncodeError(format!("{} needs more arguments", f.name())))
+        };
+        match f {
+            Abs => {
+                let x = arg(0)?;
+                let zero = self.zero(ty)?;
+                let (neg, _) = self.binary(BinOp::Lt, &Type::Bool, ty, x, &zero, uf)?;
+                let n = self.neg(x)?;
+                match (neg, x) {
+                    // fabs clears the sign bit, also of -0.0 and NaN.
+                    (_, Sym::Fp(v)) => Ok(Sym::Fp(v.unary_abs())),
+                    (Sym::Bool(c), _) => self.ite(&c, &n, x),
+                    _ => err("internal: abs"),
+                }
+            }
+            Min | Max => {
+                let (x, y) = (arg(0)?, arg(1)?);
+                match (x, y) {
+                    (Sym::Fp(a), Sym::Fp(b)) => {
+                        // Java Math.min/max: NaN wins; -0.0 < +0.0.
+                        let nan = Float::nan(&fp_sort_of(a));
+                        let pick_a = if f == Min {
+                            Bool::or(&[a.lt(b), Bool::and(&[a.eq_fpa(b), a.is_negative()])])
+                        } else {
+                            Bool::or(&[a.gt(b), Bool::and(&[a.eq_fpa(b), a.is_positive()])])
+                        };
+                        Ok(Sym::Fp(
+                            Bool::or(&[a.is_nan(), b.is_nan()]).ite(&nan, &pick_a.ite(a, b)),
+                        ))
+                    }
+                    _ => {
+                        let op = if f == Min { BinOp::Le } else { BinOp::Ge };
+                        let (c, _) = self.binary(op, &Type::Bool, ty, x, y, uf)?;
+                        match c {
+                            Sym::Bool(c) => self.ite(&c, x, y),
+                            _ => err("internal: min/max"),
+                        }
+                    }
+                }
+            }
+            Floor | Ceil => match arg(0)? {
+                Sym::Real(x) => Ok(Sym::Real(if f == Floor {
+                    x.to_int().to_real()
+                } else {
+                    x.unary_minus().to_int().to_real().unary_minus()
+                })),
+                Sym::Fp(x) => Ok(Sym::Fp(x.round_to_integral_with_rounding_mode(
+                    &if f == Floor {
+                        RoundingMode::round_towards_negative()
+                    } else {
+                        RoundingMode::round_towards_positive()
+                    },
+                ))),
+                _ => err("floor/ceil of a non-floating value"),
+            },
+            Round => match (arg(0)?, ty) {
+                (Sym::Real(x), Type::Int(_)) => {
+                    Ok(Sym::Int(Real::add(&[x.clone(), real_const(1, 2)]).to_int()))
+                }
+                (Sym::Fp(x), Type::Int(t)) => {
+                    // Java: closest integer, ties toward +∞, NaN → 0, saturating.
+                    let fl = x.round_to_integral_with_rounding_mode(
+                        &RoundingMode::round_towards_negative(),
+                    );
+                    let diff = x.sub_with_rounding_mode(&fl, &rne());
+                    let half =
+                        Float::from_f64(0.5).to_fp_with_rounding_mode(&rne(), &fp_sort_of(x));
+                    let one = Float::from_f64(1.0).to_fp_with_rounding_mode(&rne(), &fp_sort_of(x));
+                    let r = diff
+                        .ge(&half)
+                        .ite(&fl.add_with_rounding_mode(&one, &rne()), &fl);
+                    let (v, _) = self.fp_to_int(&r, t);
+                    Ok(Sym::Bv(v))
+                }
+                _ => err("round of a non-floating value"),
+            },
+            Sqrt if self.machine() => match arg(0)? {
+                Sym::Fp(x) => Ok(Sym::Fp(x.sqrt())),
+                _ => err("sqrt of a non-floating value"),
+            },
+            _ => {
+                // No exact model: the same uninterpreted function in both
+                // versions, so equal arguments give equal results.
+                let dyns: Vec<Dynamic> = args.iter().filter_map(Sym::to_dyn).collect();
+                if dyns.len() != args.len() {
+                    return err(format!("arguments of {}", f.name()));
+                }
+                let range = self.sort(ty)?;
+                let r = uf.apply(f.name(), &dyns, &range);
+                let out = self.from_dyn(ty, &r)?;
+                // Cheap sound facts.
+                if let (Sqrt, Sym::Real(x), Sym::Real(y)) = (f, &args[0], &out) {
+                    uf.facts.push(x.ge(real0()).implies(y.ge(real0())));
+                }
+                if let (Exp, Sym::Real(y)) = (f, &out) {
+                    uf.facts.push(y.gt(real0()));
+                }
+                Ok(out)
+            }
+        }
+    }
+}
+
+/// Uninterpreted functions shared by both versions (same name and sorts →
+/// same symbol), plus the facts asserted about their applications.
+#[derive(Default)]
+pub struct Ufs {
+    decls: std::collections::HashMap<String, FuncDecl>,
+    pub facts: Vec<Bool>,
+    /// Names of the functions used, for the verdict's explanation.
+    pub used: std::collections::BTreeSet<String>,
+}
+
+impl Ufs {
+    pub fn apply(&mut self, name: &str, args: &[Dynamic], range: &Sort) -> Dynamic {
+        let sorts: Vec<Sort> = args.iter().map(|a| a.get_sort()).collect();
+        let key = format!(
+            "{name}:{}->{range}",
+            sorts
+                .iter()
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        let decl = self.decls.entry(key).or_insert_with(|| {
+            let refs: Vec<&Sort> = sorts.iter().collect();
+            FuncDecl::new(format!("{name}!{}", sorts.len()), &refs, range)
+        });
+        self.used.insert(name.to_string());
+        let refs: Vec<&dyn Ast> = args.iter().map(|a| a as &dyn Ast).collect();
+        decl.apply(&refs)
+    }
+
+    fn apply_int(&mut self, name: &str, args: &[&Int]) -> Int {
+        let dyns: Vec<Dynamic> = args.iter().map(|a| Dynamic::from_ast(*a)).collect();
+        self.apply(name, &dyns, &Sort::int())
+            .as_int()
+            .unwrap_or_else(|| Int::from_i64(0))
+    }
+}
+
+fn real0() -> Real {
+    real_const(0, 1)
+}
+
+/// Truncating integer division (Java/C), from Z3's floor-style `div` on
+/// non-negative operands.
+fn tdiv(x: &Int, y: &Int) -> Int {
+    let zero = Int::from_i64(0);
+    let ax = x.ge(&zero).ite(x, &x.unary_minus());
+    let ay = y.ge(&zero).ite(y, &y.unary_minus());
+    let q = ax.div(&ay);
+    let same_sign = x.ge(&zero).eq(y.ge(&zero));
+    same_sign.ite(&q, &q.unary_minus())
+}
+
+/// Truncation toward zero of a real.
+pub fn real_trunc(x: &Real) -> Int {
+    x.ge(real0())
+        .ite(&x.to_int(), &x.unary_minus().to_int().unary_minus())
+}
+
+/// C `fmod` / Java `%` on floats from IEEE remainder: shift the result by
+/// |y| toward the dividend's sign when the signs disagree (exact).
+fn fmod(x: &Float, y: &Float) -> Float {
+    let r = x.rem(y);
+    let ay = y.unary_abs();
+    let fix = Bool::and(&[r.is_zero().not(), r.is_negative().eq(x.is_negative()).not()]);
+    let adj = x.is_negative().ite(
+        &r.sub_with_rounding_mode(&ay, &rne()),
+        &r.add_with_rounding_mode(&ay, &rne()),
+    );
+    fix.ite(&adj, &r)
+}
+
+fn fp_sort_of(x: &Float) -> Sort {
+    x.get_sort()
+}
+
+fn fp_sort_is_f32(x: &Float) -> bool {
+    x.get_sort().float_significand_size() == Some(24)
+}
+
+pub fn bv_from_i128(v: i128, bits: u32) -> BV {
+    let masked = if bits >= 128 {
+        v as u128
+    } else {
+        (v as u128) & ((1u128 << bits) - 1)
+    };
+    if bits <= 64 {
+        BV::from_u64(masked as u64, bits)
+    } else {
+        BV::from_int(&Int::from_u128(masked), bits)
+    }
+}
+
+fn bv_min(w: u32) -> BV {
+    bv_from_i128(-(1i128 << (w - 1)), w)
+}
+
+fn bv_max(w: u32) -> BV {
+    bv_from_i128((1i128 << (w - 1)) - 1, w)
+}
+
+/// Width change by the source type's signedness.
+pub fn resize_bv(x: &BV, from: &IntTy, to_bits: u32) -> BV {
+    let w = x.get_size();
+    if to_bits == w {
+        x.clone()
+    } else if to_bits < w {
+        x.extract(to_bits - 1, 0)
+    } else if from.signed {
+        x.sign_ext(to_bits - w)
+    } else {
+        x.zero_ext(to_bits - w)
+    }
+}
+
+fn resize_bv_signed(x: &BV, to_bits: u32) -> BV {
+    resize_bv(x, &IntTy::I64, to_bits)
+}
+
+fn bv_to_fp(x: &BV, signed: bool, t: FloatTy) -> Float {
+    let sort = match t {
+        FloatTy::F32 => Sort::float32(),
+        FloatTy::F64 => Sort::double(),
+    };
+    let ctx = x.get_ctx();
+    let rm = rne();
+    // The z3 crate has no wrapper for these two conversions.
+    unsafe {
+        let raw = if signed {
+            z3_sys::Z3_mk_fpa_to_fp_signed(
+                ctx.get_z3_context(),
+                rm.get_z3_ast(),
+                x.get_z3_ast(),
+                sort.get_z3_sort(),
+            )
+        } else {
+            z3_sys::Z3_mk_fpa_to_fp_unsigned(
+                ctx.get_z3_context(),
+                rm.get_z3_ast(),
+                x.get_z3_ast(),
+                sort.get_z3_sort(),
+            )
+        };
+        match raw {
+            Some(ast) => Float::wrap(ctx, ast),
+            None => Float::nan(&sort),
+        }
+    }
+}
+
+/// The exact rational value of a decimal literal (`1.5e-3`, `.5`, `2.`).
+pub fn decimal_to_rational(text: &str) -> Option<BigRational> {
+    let t = text.trim();
+    if t.is_empty() || t.starts_with("0x") || t.starts_with("0X") {
+        return None;
+    }
+    let (mant, exp) = match t.find(['e', 'E']) {
+        Some(i) => (&t[..i], t[i + 1..].parse::<i64>().ok()?),
+        None => (t, 0),
+    };
+    let (int, frac) = mant.split_once('.').unwrap_or((mant, ""));
+    let digits = format!("{int}{frac}");
+    if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let n: BigInt = digits.parse().ok()?;
+    let scale = exp - frac.len() as i64;
+    if scale.abs() > 4000 {
+        return None;
+    }
+    let ten = BigInt::from(10);
+    Some(if scale >= 0 {
+        BigRational::from_integer(n * num_traits::pow(ten, scale as usize))
+    } else {
+        BigRational::new(n, num_traits::pow(ten, (-scale) as usize))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimal_literals_are_exact() {
+        let r = |s: &str| decimal_to_rational(s).map(|r| r.to_string());
+        assert_eq!(r("0.1").as_deref(), Some("1/10"));
+        assert_eq!(r("1.5e-3").as_deref(), Some("3/2000"));
+        assert_eq!(r("2.").as_deref(), Some("2"));
+        assert_eq!(r(".25").as_deref(), Some("1/4"));
+        assert_eq!(r("1e3").as_deref(), Some("1000"));
+        assert_eq!(r("abc"), None);
+    }
+}
+
+/// A rational constant. (The z3 crate's `Real::from_rational` calls
+/// `Z3_mk_real_int64`, which libz3 4.8.12 lacks; numerals work everywhere.)
+pub fn real_const(num: i64, den: i64) -> Real {
+    Real::from_rational_str(&num.to_string(), &den.to_string())
+        .unwrap_or_else(|| Int::from_i64(num).to_real())
+}
