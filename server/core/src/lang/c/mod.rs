@@ -1,0 +1,1028 @@
+//! The C front end: a tree-sitter-c parse tree lowered to the IR
+//! ([`crate::ir`]).
+//!
+//! # What is supported
+//! Functions over the C scalar types (LP64: `char` is signed 8-bit, `long`
+//! and `long long` are 64-bit, `size_t` is `u64`), `_Bool`/`bool`, `float`,
+//! `double`, `<stdint.h>` types and typedefs of these; local arrays of
+//! constant (or variable) length; array parameters (`int a[]`, `int *a`) that
+//! are only indexed; globals; `#define` constants; enums; the usual
+//! statements; `math.h`/`stdlib.h` functions that have an
+//! [`crate::ir::Intrinsic`]; `printf`, `puts`, `putchar`.
+//!
+//! # Choices the C standard leaves open (documented, deterministic)
+//! - **Evaluation order.** C leaves the order of operand evaluation
+//!   unspecified; we evaluate left to right (as gcc does for most code), and
+//!   lift side effects in that order.
+//! - **Uninitialised locals.** C locals without an initialiser are
+//!   indeterminate (reading one is undefined behaviour); we zero them, scalars
+//!   and arrays alike, so both versions read the same value.
+//! - **Globals** that are not `const` are inputs: their initialiser is ignored
+//!   (EqBench passes them as free inputs); `const` globals with constant
+//!   initialisers get [`crate::ir::Global::constant`].
+//! - **`#define` and enum constants** are substituted at the use site: an enum
+//!   constant becomes an `int` literal, an object-like macro's body is parsed
+//!   and lowered in place (as the preprocessor would paste it). A macro body
+//!   that is not a primary expression is only accepted where precedence
+//!   cannot change its meaning (a whole argument, initialiser, operand of
+//!   parentheses, ...). `M_PI` & co. (`math.h`) and the `limits.h` bounds are
+//!   predefined macros.
+//! - Preprocessor conditionals (`#if`, `#ifdef`) are not evaluated; functions
+//!   inside them are not seen.
+
+mod expr;
+mod stmt;
+mod types;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::{HashMap, HashSet};
+
+use tree_sitter::{Node, Parser, Tree};
+
+use crate::ir::{
+    Block, Expr, ExprKind, FuncId, Function, FunctionDef, Global, GlobalId, IntTy, LabelId, Lang,
+    Local, LocalId, LocalKind, LowerError, LowerErrorKind, Program, Span, Stmt, StmtKind, Type,
+};
+
+type Res<T> = Result<T, LowerError>;
+
+/// Source span of a node (zero-based line/column, byte offsets).
+fn span_of(n: Node) -> Span {
+    let s = n.start_position();
+    let e = n.end_position();
+    Span {
+        start: crate::ir::Pos {
+            line: s.row as u32,
+            col: s.column as u32,
+            byte: n.start_byte() as u32,
+        },
+        end: crate::ir::Pos {
+            line: e.row as u32,
+            col: e.column as u32,
+            byte: n.end_byte() as u32,
+        },
+    }
+}
+
+fn unsupported(span: Span, what: impl Into<String>) -> LowerError {
+    LowerError {
+        kind: LowerErrorKind::Unsupported,
+        what: what.into(),
+        span,
+    }
+}
+
+/// Named children that are not comments (comments are named "extras" in
+/// tree-sitter and may appear anywhere).
+fn kids(n: Node) -> Vec<Node> {
+    let mut c = n.walk();
+    n.named_children(&mut c)
+        .filter(|k| k.kind() != "comment")
+        .collect()
+}
+
+/// The first ERROR or MISSING node below `n` (in source order), as a
+/// syntax error. Iterative: parse trees of generated code can be deep.
+fn first_syntax_error(n: Node) -> Option<LowerError> {
+    let mut stack = vec![n];
+    while let Some(n) = stack.pop() {
+        if n.is_error() || n.is_missing() {
+            let what = if n.is_missing() {
+                format!("missing '{}'", n.kind())
+            } else {
+                "syntax error".to_string()
+            };
+            return Some(LowerError {
+                kind: LowerErrorKind::SyntaxError,
+                what,
+                span: span_of(n),
+            });
+        }
+        if n.has_error() {
+            let mut kids = all_children(n);
+            kids.reverse();
+            stack.extend(kids);
+        }
+    }
+    None
+}
+
+/// Every node below `n` (pre-order), without recursion.
+fn descendants(n: Node) -> Vec<Node> {
+    let mut out = Vec::new();
+    let mut stack = vec![n];
+    while let Some(n) = stack.pop() {
+        out.push(n);
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+    }
+    out
+}
+
+fn parser() -> Option<Parser> {
+    let mut p = Parser::new();
+    p.set_language(&tree_sitter_c::LANGUAGE.into()).ok()?;
+    Some(p)
+}
+
+/// Macros of `math.h` and `limits.h` that programs use as constants.
+const BUILTIN_MACROS: &[(&str, &str)] = &[
+    ("M_E", "2.7182818284590452354"),
+    ("M_LOG2E", "1.4426950408889634074"),
+    ("M_LOG10E", "0.43429448190325182765"),
+    ("M_LN2", "0.69314718055994530942"),
+    ("M_LN10", "2.30258509299404568402"),
+    ("M_PI", "3.14159265358979323846"),
+    ("M_PI_2", "1.57079632679489661923"),
+    ("M_PI_4", "0.78539816339744830962"),
+    ("M_1_PI", "0.31830988618379067154"),
+    ("M_2_PI", "0.63661977236758134308"),
+    ("M_2_SQRTPI", "1.12837916709551257390"),
+    ("M_SQRT2", "1.41421356237309504880"),
+    ("M_SQRT1_2", "0.70710678118654752440"),
+    ("INT_MAX", "2147483647"),
+    ("INT_MIN", "(-2147483647 - 1)"),
+    ("UINT_MAX", "4294967295U"),
+    ("LONG_MAX", "9223372036854775807L"),
+    ("LONG_MIN", "(-9223372036854775807L - 1L)"),
+    ("ULONG_MAX", "18446744073709551615UL"),
+    ("LLONG_MAX", "9223372036854775807LL"),
+    ("LLONG_MIN", "(-9223372036854775807LL - 1LL)"),
+    ("SHRT_MAX", "32767"),
+    ("SHRT_MIN", "(-32767 - 1)"),
+    ("CHAR_MAX", "127"),
+    ("CHAR_MIN", "(-127 - 1)"),
+    ("SCHAR_MAX", "127"),
+    ("SCHAR_MIN", "(-127 - 1)"),
+    ("UCHAR_MAX", "255"),
+    ("USHRT_MAX", "65535"),
+    ("INT8_MAX", "127"),
+    ("INT16_MAX", "32767"),
+    ("INT32_MAX", "2147483647"),
+    ("INT64_MAX", "9223372036854775807L"),
+    ("UINT8_MAX", "255"),
+    ("UINT16_MAX", "65535"),
+    ("UINT32_MAX", "4294967295U"),
+    ("UINT64_MAX", "18446744073709551615UL"),
+];
+
+/// An object-like macro: its body, parsed as the expression statement of a
+/// wrapper function so that it can be lowered where it is used.
+struct Macro {
+    text: String,
+    tree: Option<Tree>,
+}
+
+/// Prefix and suffix of the wrapper a macro body is parsed in.
+const MACRO_PREFIX: &str = "void __eqlens_macro(void) {\n";
+const MACRO_SUFFIX: &str = "\n;}\n";
+
+impl Macro {
+    fn new(body: &str, parser: &mut Option<Parser>) -> Macro {
+        let text = format!("{MACRO_PREFIX}{body}{MACRO_SUFFIX}");
+        let tree = parser.as_mut().and_then(|p| p.parse(&text, None));
+        Macro { text, tree }
+    }
+
+    /// The body's expression node, when the body is exactly one expression.
+    fn expr(&self) -> Option<Node<'_>> {
+        let tree = self.tree.as_ref()?;
+        let root = tree.root_node();
+        if root.has_error() {
+            return None;
+        }
+        let func = kids(root).into_iter().next()?;
+        let body = func.child_by_field_name("body")?;
+        let stmts = kids(body);
+        if stmts.len() != 1 || stmts[0].kind() != "expression_statement" {
+            return None;
+        }
+        kids(stmts[0]).into_iter().next()
+    }
+}
+
+/// The signature of a function defined in the file.
+struct Sig {
+    name: String,
+    ret: Res<Type>,
+    params: Res<Vec<Param>>,
+}
+
+struct Param {
+    name: Option<String>,
+    ty: Type,
+    span: Span,
+}
+
+/// What the whole file declares; shared by the lowering of every function.
+struct FileCx<'t> {
+    src: &'t str,
+    /// Typedef name → type, or why the type is unsupported.
+    typedefs: HashMap<String, Result<Type, String>>,
+    enum_consts: HashMap<String, i128>,
+    /// Enum tag → the integer type gcc gives it.
+    enum_types: HashMap<String, Type>,
+    macros: HashMap<String, Macro>,
+    /// `(f(x)) * y` misparsed as a cast of `*y` to type `f(x)`: start byte
+    /// of the cast → the parenthesised text reparsed as an expression.
+    reparsed_casts: HashMap<usize, Macro>,
+    fn_macros: HashSet<String>,
+    globals: Vec<Global>,
+    global_map: HashMap<String, GlobalId>,
+    /// Globals left out because of their type → why.
+    bad_globals: HashMap<String, String>,
+    /// Globals declared `const` (not assignable).
+    global_const: Vec<bool>,
+    sigs: Vec<Sig>,
+    fn_map: HashMap<String, FuncId>,
+}
+
+/// Where `break`/`continue` go from inside a loop or switch.
+#[derive(Clone, Copy)]
+enum Jump {
+    Loop { brk: LabelId, cont: ContTarget },
+    Switch { brk: LabelId },
+}
+
+/// `continue` is an IR `Continue`, or (do-while whose condition needs
+/// statements) a `Break` out of the labeled body block.
+#[derive(Clone, Copy)]
+enum ContTarget {
+    Continue(LabelId),
+    Break(LabelId),
+}
+
+/// Lowering state of one function (or of a global initialiser).
+struct Fx<'t> {
+    file: &'t FileCx<'t>,
+    /// Text the nodes being lowered index into (the file, or a macro body).
+    src: &'t str,
+    /// While lowering a macro body: the span of the use site.
+    span_override: Option<Span>,
+    locals: Vec<Local>,
+    scopes: Vec<HashMap<String, LocalId>>,
+    /// Lengths of local arrays of constant size (for `sizeof`).
+    array_len: HashMap<LocalId, u64>,
+    next_label: u32,
+    jumps: Vec<Jump>,
+    ret: Type,
+    /// Macros being expanded (guards against recursive macros).
+    expanding: Vec<String>,
+    /// Nesting depth of expressions/statements being lowered (guards the
+    /// stack against pathologically nested input).
+    depth: u32,
+}
+
+/// Deeper nesting is reported as unsupported rather than risking the stack.
+const MAX_DEPTH: u32 = 400;
+
+/// Stack for lowering: expressions are lowered recursively (bounded by
+/// [`MAX_DEPTH`]); a dedicated thread makes that bound independent of the
+/// caller's stack (test threads have 2 MiB). Memory is reserved lazily.
+const LOWER_STACK: usize = 256 << 20;
+
+/// Parses and lowers a C translation unit.
+pub(crate) fn lower(source: &str) -> Program {
+    let worker = std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .name("eqlens-c-lower".into())
+            .stack_size(LOWER_STACK)
+            .spawn_scoped(s, || lower_here(source))
+            .ok()
+            .and_then(|h| h.join().ok())
+    });
+    // Spawning can fail (resource limits): lower on this thread then.
+    worker.unwrap_or_else(|| lower_here(source))
+}
+
+fn lower_here(source: &str) -> Program {
+    let mut parser = parser();
+    let Some(tree) = parser.as_mut().and_then(|p| p.parse(source, None)) else {
+        return Program {
+            lang: Lang::C,
+            functions: Vec::new(),
+            globals: Vec::new(),
+        };
+    };
+    let root = tree.root_node();
+    let mut file = FileCx {
+        src: source,
+        typedefs: HashMap::new(),
+        enum_consts: HashMap::new(),
+        enum_types: HashMap::new(),
+        macros: HashMap::new(),
+        reparsed_casts: HashMap::new(),
+        fn_macros: HashSet::new(),
+        globals: Vec::new(),
+        global_map: HashMap::new(),
+        bad_globals: HashMap::new(),
+        global_const: Vec::new(),
+        sigs: Vec::new(),
+        fn_map: HashMap::new(),
+    };
+    // Macros first (anywhere in the file), then the builtin ones the source
+    // mentions and does not define itself.
+    collect_macros(root, &mut file, &mut parser);
+    for (name, body) in BUILTIN_MACROS {
+        if !file.macros.contains_key(*name) && source.contains(name) {
+            file.macros
+                .insert((*name).to_string(), Macro::new(body, &mut parser));
+        }
+    }
+
+    // Top-level declarations, in order: typedefs, enums, globals, functions.
+    let mut defs: Vec<Node> = Vec::new();
+    let mut pending_consts: Vec<(GlobalId, Node, Node)> = Vec::new();
+    for item in kids(root) {
+        match item.kind() {
+            "type_definition" => file.typedef(item),
+            "declaration" => file.global_decl(item, &mut pending_consts),
+            "function_definition" => {
+                file.register_function(item);
+                defs.push(item);
+            }
+            "ERROR" => {
+                // A function swallowed by a syntax error is still reported.
+                let mut c = item.walk();
+                for k in item.children(&mut c) {
+                    if k.kind() == "function_definition" {
+                        file.register_function(k);
+                        defs.push(k);
+                    }
+                }
+            }
+            _ => {
+                // `enum E {...};` on its own.
+                if item.kind() == "enum_specifier" {
+                    file.note_type_decl(item);
+                }
+            }
+        }
+    }
+
+    // Casts that are really multiplications (needs the typedefs).
+    let mut casts = HashMap::new();
+    find_misparsed_casts(root, &file, &mut parser, &mut casts);
+    file.reparsed_casts = casts;
+
+    // Constant initialisers of `const` globals.
+    let mut constants = Vec::new();
+    for (gid, init, decl_node) in pending_consts {
+        let mut fx = Fx::new(&file, Type::Void);
+        let ty = file.globals[gid.0 as usize].ty.clone();
+        if let Ok(e) = fx.global_init(init, decl_node, &ty) {
+            constants.push((gid, e));
+        }
+    }
+    for (gid, e) in constants {
+        if let Some(g) = file.globals.get_mut(gid.0 as usize) {
+            g.constant = Some(e);
+        }
+    }
+
+    let functions = defs
+        .iter()
+        .enumerate()
+        .map(|(i, node)| lower_function(&file, FuncId(i as u32), *node))
+        .collect();
+    Program {
+        lang: Lang::C,
+        functions,
+        globals: file.globals,
+    }
+}
+
+/// Finds `(name(args)) * x`, which tree-sitter parses as a cast of `*x` to
+/// a type `name(args)` when `name` is not a known type: C gives it only the
+/// multiplication reading. Only `*` is reinterpreted: for `*` the cast's
+/// precedence equals the multiplication's, for `-`, `+`, `&` it does not.
+fn find_misparsed_casts(
+    n: Node,
+    file: &FileCx,
+    parser: &mut Option<Parser>,
+    out: &mut HashMap<usize, Macro>,
+) {
+    for n in descendants(n) {
+        if n.kind() != "cast_expression" {
+            continue;
+        }
+        let ty = n.child_by_field_name("type");
+        let base = ty.and_then(|t| t.child_by_field_name("type"));
+        let value = n.child_by_field_name("value");
+        let is_deref = value.is_some_and(|v| {
+            v.kind() == "pointer_expression"
+                && v.child_by_field_name("operator")
+                    .and_then(|o| o.utf8_text(file.src.as_bytes()).ok())
+                    == Some("*")
+        });
+        let unknown_type = base.is_some_and(|b| {
+            b.kind() == "type_identifier"
+                && !file.typedefs.contains_key(file.text(b))
+                && file.text(b) != "_Bool"
+        });
+        if let (true, true, Some(t)) = (is_deref, unknown_type, ty) {
+            out.insert(n.start_byte(), Macro::new(file.text(t), parser));
+        }
+    }
+}
+
+/// Collects every `#define` and function-like macro of the file.
+fn collect_macros(root: Node, file: &mut FileCx, parser: &mut Option<Parser>) {
+    for n in descendants(root) {
+        let Some(name) = n.child_by_field_name("name") else {
+            continue;
+        };
+        let name = name
+            .utf8_text(file.src.as_bytes())
+            .unwrap_or("")
+            .to_string();
+        match n.kind() {
+            "preproc_def" => {
+                let body = n
+                    .child_by_field_name("value")
+                    .and_then(|v| v.utf8_text(file.src.as_bytes()).ok())
+                    .unwrap_or("")
+                    .trim()
+                    .to_string();
+                file.macros
+                    .entry(name)
+                    .or_insert_with(|| Macro::new(&body, parser));
+            }
+            "preproc_function_def" => {
+                file.fn_macros.insert(name);
+            }
+            _ => {}
+        }
+    }
+}
+
+impl<'t> FileCx<'t> {
+    fn text(&self, n: Node) -> &'t str {
+        n.utf8_text(self.src.as_bytes()).unwrap_or("")
+    }
+
+    fn typedef(&mut self, n: Node) {
+        let Some(tnode) = n.child_by_field_name("type") else {
+            return;
+        };
+        self.note_type_decl(tnode);
+        let base = self.base_type(tnode, self.src);
+        let mut c = n.walk();
+        let decls: Vec<Node> = n.children_by_field_name("declarator", &mut c).collect();
+        for d in decls {
+            let result = match d.kind() {
+                "type_identifier" | "primitive_type" => base.clone().map_err(|e| e.what),
+                "pointer_declarator" => Err("pointer type".to_string()),
+                "array_declarator" => Err("array typedef".to_string()),
+                "function_declarator" => Err("function type".to_string()),
+                _ => Err("typedef".to_string()),
+            };
+            let name = declarator_name(d).map(|id| self.text(id).to_string());
+            if let Some(name) = name {
+                self.typedefs.insert(name, result);
+            }
+        }
+    }
+
+    /// Registers the constants and type of an `enum` specifier with a body.
+    fn note_type_decl(&mut self, t: Node) {
+        if t.kind() != "enum_specifier" {
+            return;
+        }
+        let Some(body) = t.child_by_field_name("body") else {
+            return;
+        };
+        let mut next: i128 = 0;
+        let mut any_negative = false;
+        for e in kids(body) {
+            if e.kind() != "enumerator" {
+                continue;
+            }
+            let Some(name) = e.child_by_field_name("name") else {
+                continue;
+            };
+            if let Some(v) = e.child_by_field_name("value") {
+                match self.const_eval(v) {
+                    Some(x) => next = x,
+                    None => continue,
+                }
+            }
+            any_negative |= next < 0;
+            self.enum_consts.insert(self.text(name).to_string(), next);
+            next += 1;
+        }
+        if let Some(tag) = t.child_by_field_name("name") {
+            // gcc: `unsigned int` unless some enumerator is negative.
+            let ty = if any_negative {
+                Type::INT
+            } else {
+                Type::Int(IntTy::U32)
+            };
+            self.enum_types.insert(self.text(tag).to_string(), ty);
+        }
+    }
+
+    /// Integer constant expressions in enum bodies, evaluated on the tree
+    /// (before any function context exists).
+    fn const_eval(&self, n: Node) -> Option<i128> {
+        match n.kind() {
+            "number_literal" => types::int_literal(self.text(n)).ok().map(|(v, _)| v),
+            "char_literal" => types::char_literal(self.text(n)).ok(),
+            "parenthesized_expression" => self.const_eval(*kids(n).first()?),
+            "identifier" => self.enum_consts.get(self.text(n)).copied(),
+            "unary_expression" => {
+                let v = self.const_eval(n.child_by_field_name("argument")?)?;
+                match self.text(n.child_by_field_name("operator")?) {
+                    "-" => v.checked_neg(),
+                    "+" => Some(v),
+                    "~" => Some(!v),
+                    "!" => Some((v == 0) as i128),
+                    _ => None,
+                }
+            }
+            "binary_expression" => {
+                let a = self.const_eval(n.child_by_field_name("left")?)?;
+                let b = self.const_eval(n.child_by_field_name("right")?)?;
+                match self.text(n.child_by_field_name("operator")?) {
+                    "+" => a.checked_add(b),
+                    "-" => a.checked_sub(b),
+                    "*" => a.checked_mul(b),
+                    "/" => a.checked_div(b),
+                    "%" => a.checked_rem(b),
+                    "<<" => u32::try_from(b)
+                        .ok()
+                        .filter(|b| *b < 64)
+                        .and_then(|b| a.checked_mul(1i128 << b)),
+                    ">>" => u32::try_from(b).ok().filter(|b| *b < 64).map(|b| a >> b),
+                    "&" => Some(a & b),
+                    "|" => Some(a | b),
+                    "^" => Some(a ^ b),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// A file-scope declaration: prototypes are skipped (they are not
+    /// functions), variables become globals.
+    fn global_decl<'n>(&mut self, n: Node<'n>, pending: &mut Vec<(GlobalId, Node<'n>, Node<'n>)>) {
+        let Some(tnode) = n.child_by_field_name("type") else {
+            return;
+        };
+        self.note_type_decl(tnode);
+        let is_const = has_qualifier(n, self.src, "const");
+        let base = self.base_type(tnode, self.src);
+        let mut c = n.walk();
+        let decls: Vec<Node> = n.children_by_field_name("declarator", &mut c).collect();
+        for d in decls {
+            let (decl, init) = if d.kind() == "init_declarator" {
+                (
+                    d.child_by_field_name("declarator"),
+                    d.child_by_field_name("value"),
+                )
+            } else {
+                (Some(d), None)
+            };
+            let Some(decl) = decl else { continue };
+            if contains_function_declarator(decl) {
+                continue;
+            }
+            let Some(name_node) = declarator_name(decl) else {
+                continue;
+            };
+            let name = self.text(name_node).to_string();
+            // Globals of unsupported types are left out: a function that
+            // uses one fails at the use, naming the global.
+            let ty = match base.clone() {
+                Ok(b) => global_type(b, decl)
+                    .ok_or_else(|| "pointer or multi-dimensional array".to_string()),
+                Err(e) => Err(e.what),
+            };
+            let ty = match ty {
+                Ok(t) => t,
+                Err(why) => {
+                    self.bad_globals.entry(name).or_insert(why);
+                    continue;
+                }
+            };
+            let gid = GlobalId(self.globals.len() as u32);
+            self.globals.push(Global {
+                name: name.clone(),
+                ty,
+                constant: None,
+                span: span_of(d),
+            });
+            self.global_const.push(is_const);
+            self.global_map.entry(name).or_insert(gid);
+            if let (true, Some(init)) = (is_const, init) {
+                pending.push((gid, init, decl));
+            }
+        }
+    }
+
+    fn register_function(&mut self, n: Node) {
+        let sig = self.signature(n);
+        let id = FuncId(self.sigs.len() as u32);
+        self.fn_map.entry(sig.name.clone()).or_insert(id);
+        self.sigs.push(sig);
+    }
+
+    fn signature(&self, n: Node) -> Sig {
+        let span = span_of(n);
+        let fdecl = n
+            .child_by_field_name("declarator")
+            .and_then(find_function_declarator);
+        let name = fdecl
+            .and_then(|f| f.child_by_field_name("declarator"))
+            .and_then(declarator_name)
+            .map(|i| self.text(i).to_string())
+            .unwrap_or_default();
+        let ret = match n.child_by_field_name("type") {
+            Some(t) => self.base_type(t, self.src),
+            None => Err(unsupported(span, "function without a return type")),
+        };
+        // `int *f(...)`: the function declarator is wrapped in a pointer one.
+        let ret = match n.child_by_field_name("declarator") {
+            Some(d) if d.kind() != "function_declarator" => {
+                Err(unsupported(span_of(d), "pointer return type"))
+            }
+            _ => ret,
+        };
+        let params = match fdecl.and_then(|f| f.child_by_field_name("parameters")) {
+            Some(p) => self.params(p),
+            None => Err(unsupported(span, "function declarator")),
+        };
+        Sig { name, ret, params }
+    }
+
+    fn params(&self, list: Node) -> Res<Vec<Param>> {
+        let mut out = Vec::new();
+        let ps = kids(list);
+        for p in &ps {
+            match p.kind() {
+                "parameter_declaration" => {}
+                "variadic_parameter" => return Err(unsupported(span_of(*p), "variadic function")),
+                _ => return Err(unsupported(span_of(*p), "old-style parameter declaration")),
+            }
+            let tnode = p
+                .child_by_field_name("type")
+                .ok_or_else(|| unsupported(span_of(*p), "parameter"))?;
+            let base = self.base_type(tnode, self.src)?;
+            let decl = p.child_by_field_name("declarator");
+            if base == Type::Void && decl.is_none() {
+                if ps.len() == 1 {
+                    return Ok(out);
+                }
+                return Err(unsupported(span_of(*p), "void parameter"));
+            }
+            let (name, ty) = match decl {
+                None => (None, base),
+                Some(d) => param_type(base, d, self.src)?,
+            };
+            if ty == Type::Void {
+                return Err(unsupported(span_of(*p), "void parameter"));
+            }
+            out.push(Param {
+                name,
+                ty,
+                span: span_of(*p),
+            });
+        }
+        Ok(out)
+    }
+}
+
+/// Type of a global from its declarator: scalars and arrays of scalars.
+fn global_type(base: Type, decl: Node) -> Option<Type> {
+    match decl.kind() {
+        "identifier" => Some(base),
+        "array_declarator" => {
+            let inner = decl.child_by_field_name("declarator")?;
+            if inner.kind() == "identifier" {
+                Some(Type::Array(Box::new(base)))
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Type of a parameter: pointers and arrays (at any depth) become arrays,
+/// which the body may only index.
+fn param_type(base: Type, d: Node, src: &str) -> Res<(Option<String>, Type)> {
+    match d.kind() {
+        "identifier" => Ok((
+            Some(d.utf8_text(src.as_bytes()).unwrap_or("").to_string()),
+            base,
+        )),
+        "array_declarator"
+        | "pointer_declarator"
+        | "abstract_array_declarator"
+        | "abstract_pointer_declarator" => {
+            if base == Type::Void {
+                return Err(unsupported(span_of(d), "void pointer"));
+            }
+            let ty = Type::Array(Box::new(base));
+            match d.child_by_field_name("declarator") {
+                Some(inner) => param_type(ty, inner, src),
+                None => Ok((None, ty)),
+            }
+        }
+        "parenthesized_declarator" | "abstract_parenthesized_declarator" => match kids(d).first() {
+            Some(inner) => param_type(base, *inner, src),
+            None => Err(unsupported(span_of(d), "parameter declarator")),
+        },
+        "function_declarator" | "abstract_function_declarator" => {
+            Err(unsupported(span_of(d), "function pointer parameter"))
+        }
+        _ => Err(unsupported(span_of(d), "parameter declarator")),
+    }
+}
+
+fn has_qualifier(n: Node, src: &str, q: &str) -> bool {
+    all_children(n).iter().any(|k| {
+        k.kind() == "type_qualifier" && k.utf8_text(src.as_bytes()).map(|t| t == q).unwrap_or(false)
+    })
+}
+
+fn storage_class(n: Node, src: &str) -> Option<String> {
+    all_children(n)
+        .iter()
+        .find(|k| k.kind() == "storage_class_specifier")
+        .map(|k| k.utf8_text(src.as_bytes()).unwrap_or("").to_string())
+}
+
+/// All children, anonymous ones included.
+fn all_children(n: Node) -> Vec<Node> {
+    let mut c = n.walk();
+    n.children(&mut c).collect()
+}
+
+/// The identifier a declarator declares.
+fn declarator_name(d: Node) -> Option<Node> {
+    match d.kind() {
+        "identifier" | "type_identifier" | "field_identifier" | "primitive_type" => Some(d),
+        "parenthesized_declarator" | "attributed_declarator" => {
+            kids(d).into_iter().find_map(declarator_name)
+        }
+        _ => d
+            .child_by_field_name("declarator")
+            .and_then(declarator_name),
+    }
+}
+
+fn find_function_declarator(d: Node) -> Option<Node> {
+    match d.kind() {
+        "function_declarator" => Some(d),
+        "parenthesized_declarator" | "attributed_declarator" => {
+            kids(d).into_iter().find_map(find_function_declarator)
+        }
+        _ => d
+            .child_by_field_name("declarator")
+            .and_then(find_function_declarator),
+    }
+}
+
+fn contains_function_declarator(d: Node) -> bool {
+    find_function_declarator(d).is_some()
+}
+
+fn lower_function(file: &FileCx, id: FuncId, n: Node) -> FunctionDef {
+    let span = span_of(n);
+    let sig = &file.sigs[id.0 as usize];
+    let name_span = n
+        .child_by_field_name("declarator")
+        .and_then(find_function_declarator)
+        .and_then(|f| f.child_by_field_name("declarator"))
+        .and_then(declarator_name)
+        .map(span_of)
+        .unwrap_or(span);
+    let arity = sig.params.as_ref().map(|p| p.len()).unwrap_or_else(|_| {
+        // Count the parameter declarations even when their types fail.
+        n.child_by_field_name("declarator")
+            .and_then(find_function_declarator)
+            .and_then(|f| f.child_by_field_name("parameters"))
+            .map(|p| kids(p).len())
+            .unwrap_or(0)
+    });
+    let body = match first_syntax_error(n) {
+        Some(e) => Err(e),
+        None => Fx::new(file, Type::Void).function(sig, n, span, name_span),
+    };
+    FunctionDef {
+        name: sig.name.clone(),
+        arity,
+        span,
+        name_span,
+        body,
+    }
+}
+
+impl<'t> Fx<'t> {
+    fn new(file: &'t FileCx<'t>, ret: Type) -> Fx<'t> {
+        Fx {
+            file,
+            src: file.src,
+            span_override: None,
+            locals: Vec::new(),
+            scopes: vec![HashMap::new()],
+            array_len: HashMap::new(),
+            next_label: 0,
+            jumps: Vec::new(),
+            ret,
+            expanding: Vec::new(),
+            depth: 0,
+        }
+    }
+
+    fn function(mut self, sig: &Sig, n: Node<'t>, span: Span, name_span: Span) -> Res<Function> {
+        let ret = sig.ret.clone()?;
+        let params = match &sig.params {
+            Ok(p) => p,
+            Err(e) => return Err(e.clone()),
+        };
+        self.ret = ret.clone();
+        let mut ids = Vec::new();
+        for (i, p) in params.iter().enumerate() {
+            let name = p.name.clone().unwrap_or_else(|| format!("arg{i}"));
+            let id = self.declare(&name, p.ty.clone(), LocalKind::Param, p.span);
+            ids.push(id);
+        }
+        let body_node = n
+            .child_by_field_name("body")
+            .ok_or_else(|| unsupported(span, "function without a body"))?;
+        let mut body = Vec::new();
+        // The body shares the parameters' scope, as in C.
+        for s in kids(body_node) {
+            self.stmt(s, &mut body)?;
+        }
+        Ok(Function {
+            name: sig.name.clone(),
+            params: ids,
+            locals: self.locals,
+            ret,
+            body,
+            span,
+            name_span,
+        })
+    }
+
+    fn text(&self, n: Node) -> &'t str {
+        n.utf8_text(self.src.as_bytes()).unwrap_or("")
+    }
+
+    fn sp(&self, n: Node) -> Span {
+        self.span_override.unwrap_or_else(|| span_of(n))
+    }
+
+    fn unsup(&self, n: Node, what: impl Into<String>) -> LowerError {
+        unsupported(self.sp(n), what)
+    }
+
+    fn field(&self, n: Node<'t>, name: &str) -> Res<Node<'t>> {
+        n.child_by_field_name(name).ok_or_else(|| LowerError {
+            kind: LowerErrorKind::SyntaxError,
+            what: format!("missing {name}"),
+            span: self.sp(n),
+        })
+    }
+
+    fn declare(&mut self, name: &str, ty: Type, kind: LocalKind, span: Span) -> LocalId {
+        let id = LocalId(self.locals.len() as u32);
+        self.locals.push(Local {
+            name: name.to_string(),
+            ty,
+            kind,
+            span,
+        });
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.insert(name.to_string(), id);
+        }
+        id
+    }
+
+    fn temp(&mut self, ty: Type, span: Span) -> LocalId {
+        let id = LocalId(self.locals.len() as u32);
+        self.locals.push(Local {
+            name: format!("tmp{}", id.0),
+            ty,
+            kind: LocalKind::Temp,
+            span,
+        });
+        id
+    }
+
+    fn lookup(&self, name: &str) -> Option<LocalId> {
+        self.scopes.iter().rev().find_map(|s| s.get(name).copied())
+    }
+
+    fn label(&mut self) -> LabelId {
+        let l = LabelId(self.next_label);
+        self.next_label += 1;
+        l
+    }
+
+    fn local_expr(&self, id: LocalId, span: Span) -> Expr {
+        let ty = self
+            .locals
+            .get(id.0 as usize)
+            .map(|l| l.ty.clone())
+            .unwrap_or(Type::Void);
+        Expr {
+            kind: ExprKind::Local(id),
+            ty,
+            span,
+        }
+    }
+
+    /// Stores `e` in a fresh temporary; returns the read of it.
+    fn temp_of(&mut self, e: Expr, out: &mut Block) -> Expr {
+        let span = e.span;
+        let t = self.temp(e.ty.clone(), span);
+        out.push(Stmt {
+            kind: StmtKind::Assign {
+                place: crate::ir::Place::Local(t),
+                value: e,
+            },
+            span,
+        });
+        self.local_expr(t, span)
+    }
+
+    /// Spills `e` to a temporary unless later side effects cannot change it
+    /// (literals and front-end temporaries, which are assigned only once).
+    fn spill(&mut self, e: Expr, out: &mut Block) -> Expr {
+        match &e.kind {
+            ExprKind::IntLit(_)
+            | ExprKind::FloatLit(_)
+            | ExprKind::BoolLit(_)
+            | ExprKind::StrLit(_) => e,
+            ExprKind::Local(id)
+                if self
+                    .locals
+                    .get(id.0 as usize)
+                    .map(|l| l.kind == LocalKind::Temp)
+                    == Some(true) =>
+            {
+                e
+            }
+            _ => self.temp_of(e, out),
+        }
+    }
+
+    /// Lowers the initialiser of a `const` global; it must be constant.
+    fn global_init(&mut self, init: Node<'t>, decl: Node<'t>, ty: &Type) -> Res<Expr> {
+        let mut out = Vec::new();
+        let e = match ty {
+            Type::Array(elem) => {
+                let len = match decl.child_by_field_name("size") {
+                    Some(s) => {
+                        let e = self.expr(s, &mut out)?;
+                        Some(
+                            expr::const_int(&e)
+                                .ok_or_else(|| self.unsup(s, "non-constant array size"))?,
+                        )
+                    }
+                    None => None,
+                };
+                self.array_init(init, elem, len, &mut out)?
+            }
+            _ => {
+                let e = self.expr(init, &mut out)?;
+                self.convert(e, ty, self.sp(init))?
+            }
+        };
+        if !out.is_empty() || !self.locals.is_empty() || self.reads_variable_global(&e) {
+            return Err(self.unsup(init, "non-constant initialiser"));
+        }
+        Ok(e)
+    }
+
+    /// Whether `e` reads a global that is not `const` (an input).
+    fn reads_variable_global(&self, e: &Expr) -> bool {
+        use ExprKind as K;
+        match &e.kind {
+            K::Global(g) => !self
+                .file
+                .global_const
+                .get(g.0 as usize)
+                .copied()
+                .unwrap_or(false),
+            K::IntLit(_) | K::FloatLit(_) | K::BoolLit(_) | K::StrLit(_) | K::Local(_) => false,
+            K::Unary(_, a) | K::Cast(a) | K::Length(a) | K::NewArray(a) => {
+                self.reads_variable_global(a)
+            }
+            K::Binary(_, a, b) | K::Index(a, b) => {
+                self.reads_variable_global(a) || self.reads_variable_global(b)
+            }
+            K::Cond(a, b, c) => [a, b, c].iter().any(|x| self.reads_variable_global(x)),
+            K::ArrayLit(xs) | K::Intrinsic(_, xs) => {
+                xs.iter().any(|x| self.reads_variable_global(x))
+            }
+        }
+    }
+}
