@@ -33,7 +33,8 @@ python3 tests/differential/harness.py --eqlens target/release/eqlens
 corpus="../shared/corpora/eqbench-dev"
 if [ -d "$corpus" ]; then
   step "EqBench dev corpus: no wrong verdicts"
-  target/release/eqlens bench "$corpus" --timeout-ms 10000 --out target/bench-ci
+  target/release/eqlens bench "$corpus" --timeout-ms 10000 --out target/bench-ci \
+    --disputed-labels fixtures/eqbench/disputed-labels.json
 else
   step "EqBench dev corpus not found at $corpus: skipped"
 fi

@@ -53,15 +53,13 @@ impl PairOutcome {
 }
 
 /// Is `outcome` a wrong answer for a pair labelled `label`? A bounded proof
-/// of a `Neq` pair counts: the bound hid the difference and the user was
-/// told "equivalent".
+/// of a `Neq` pair is not: it claims only "equivalent up to k iterations",
+/// which is true when the difference needs more; such pairs are counted in
+/// their own column so that they stay visible.
 pub fn is_wrong(label: Label, outcome: PairOutcome) -> bool {
     match label {
         Label::Eq => outcome == PairOutcome::NotEquivalent,
-        Label::Neq => matches!(
-            outcome,
-            PairOutcome::Equivalent | PairOutcome::EquivalentBounded
-        ),
+        Label::Neq => outcome == PairOutcome::Equivalent,
     }
 }
 
@@ -76,6 +74,8 @@ pub struct PairResult {
     /// pairs (every shared method checked).
     pub entry: Option<String>,
     pub outcome: PairOutcome,
+    /// Set when the corpus label was corrected (`--disputed-labels`): why.
+    pub disputed: Option<String>,
     /// For `equivalent_bounded`: the loop bound the proof holds up to.
     pub bounded: Option<u32>,
     pub wrong: bool,
@@ -347,6 +347,7 @@ fn run_task(task: &Task<'_>, base: &Options, exe: &Path) -> PairResult {
         outcome,
         bounded,
         wrong: is_wrong(task.pair.label, outcome),
+        disputed: task.pair.disputed.clone(),
         methods,
         time_ms: start.elapsed().as_secs_f64() * 1000.0,
         detail,
@@ -366,6 +367,9 @@ pub struct GroupSummary {
     pub eq_bounded: usize,
     pub neq_total: usize,
     pub neq_refuted: usize,
+    /// Neq pairs proved only up to the loop bound (not wrong: the claim is
+    /// bounded, but the difference lies past the bound).
+    pub neq_bounded: usize,
     pub wrong: usize,
     pub unknown: usize,
     pub unsupported: usize,
@@ -391,6 +395,7 @@ pub fn summarise(lang: Lang, checker: CheckerKind, results: &[&PairResult]) -> G
             Label::Neq => {
                 g.neq_total += 1;
                 g.neq_refuted += usize::from(r.outcome == PairOutcome::NotEquivalent);
+                g.neq_bounded += usize::from(r.outcome == PairOutcome::EquivalentBounded);
             }
         }
         g.wrong += usize::from(r.wrong);
@@ -403,11 +408,12 @@ pub fn summarise(lang: Lang, checker: CheckerKind, results: &[&PairResult]) -> G
     g
 }
 
-const TABLE_HEADER: [&str; 11] = [
+const TABLE_HEADER: [&str; 12] = [
     "pairs",
     "eq proved",
     "eq bounded",
     "neq refuted",
+    "neq bounded",
     "wrong",
     "unknown",
     "unsupported",
@@ -424,6 +430,7 @@ pub fn render_table(g: &GroupSummary) -> String {
         format!("{}/{}", g.eq_proved, g.eq_total),
         g.eq_bounded.to_string(),
         format!("{}/{}", g.neq_refuted, g.neq_total),
+        g.neq_bounded.to_string(),
         g.wrong.to_string(),
         g.unknown.to_string(),
         g.unsupported.to_string(),
@@ -548,6 +555,19 @@ pub fn run(args: &BenchArgs) -> Result<u8, CliError> {
             dir.display()
         )));
     }
+    let mut pairs = pairs;
+    if let Some(path) = &args.disputed_labels {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            CliError::usage(format!(
+                "cannot read disputed labels '{}': {e}",
+                path.display()
+            ))
+        })?;
+        let list: Vec<corpus::DisputedLabel> = serde_json::from_str(&text)
+            .map_err(|e| CliError::usage(format!("disputed labels '{}': {e}", path.display())))?;
+        corpus::apply_disputed(&mut pairs, &list)
+            .map_err(|e| CliError::usage(format!("{}: {e}", path.display())))?;
+    }
     let pairs: Vec<PairDir> = match &args.filter {
         Some(f) => pairs
             .into_iter()
@@ -637,6 +657,22 @@ pub fn run(args: &BenchArgs) -> Result<u8, CliError> {
             text.push_str(&render_table(&g));
             text.push('\n');
             groups.push(g);
+        }
+    }
+    let disputed: Vec<&PairResult> = results.iter().filter(|r| r.disputed.is_some()).collect();
+    if !disputed.is_empty() {
+        text.push_str(
+            "corpus labels corrected (--disputed-labels), scored against the correction:\n",
+        );
+        for r in &disputed {
+            text.push_str(&format!(
+                "  {} [{}]: now {}, got {} — {}\n",
+                r.id,
+                r.lang,
+                r.expected.name(),
+                r.outcome.name(),
+                r.disputed.as_deref().unwrap_or_default()
+            ));
         }
     }
     let wrong: Vec<&PairResult> = results.iter().filter(|r| r.wrong).collect();
@@ -792,6 +828,7 @@ mod tests {
             outcome,
             bounded: None,
             wrong: is_wrong(expected, outcome),
+            disputed: None,
             methods: 1,
             time_ms: ms,
             detail: String::new(),
@@ -804,7 +841,7 @@ mod tests {
         assert!(!is_wrong(Label::Eq, PairOutcome::Unknown));
         assert!(!is_wrong(Label::Eq, PairOutcome::EquivalentBounded));
         assert!(is_wrong(Label::Neq, PairOutcome::Equivalent));
-        assert!(is_wrong(Label::Neq, PairOutcome::EquivalentBounded));
+        assert!(!is_wrong(Label::Neq, PairOutcome::EquivalentBounded));
         assert!(!is_wrong(Label::Neq, PairOutcome::Unsupported));
         assert!(!is_wrong(Label::Neq, PairOutcome::Error));
     }
@@ -826,7 +863,10 @@ mod tests {
             (g.pairs, g.eq_total, g.eq_proved, g.eq_bounded),
             (7, 3, 1, 1)
         );
-        assert_eq!((g.neq_total, g.neq_refuted, g.wrong), (4, 1, 2));
+        assert_eq!(
+            (g.neq_total, g.neq_refuted, g.neq_bounded, g.wrong),
+            (4, 1, 1, 1)
+        );
         assert_eq!((g.unknown, g.unsupported, g.errors), (0, 1, 1));
         assert_eq!(g.time_ms.median, 4.0);
         let table = render_table(&g);

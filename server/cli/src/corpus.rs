@@ -38,6 +38,40 @@ pub struct PairDir {
     pub id: String,
     pub dir: PathBuf,
     pub label: Label,
+    /// Why the directory's label was replaced (see `--disputed-labels`).
+    pub disputed: Option<String>,
+}
+
+/// A corpus label known to be wrong, with the evidence.
+#[derive(Debug, serde::Deserialize)]
+pub struct DisputedLabel {
+    pub pair: String,
+    /// The corrected label.
+    pub label: String,
+    pub reason: String,
+}
+
+/// Applies corrected labels; an entry naming no discovered pair is an error
+/// (a stale list should not pass silently).
+pub fn apply_disputed(pairs: &mut [PairDir], disputed: &[DisputedLabel]) -> Result<(), String> {
+    for d in disputed {
+        let label = match d.label.as_str() {
+            "Eq" => Label::Eq,
+            "Neq" => Label::Neq,
+            other => {
+                return Err(format!(
+                    "disputed label for {}: '{other}' is not Eq or Neq",
+                    d.pair
+                ));
+            }
+        };
+        let Some(p) = pairs.iter_mut().find(|p| p.id == d.pair) else {
+            return Err(format!("disputed label names unknown pair {}", d.pair));
+        };
+        p.label = label;
+        p.disputed = Some(d.reason.clone());
+    }
+    Ok(())
 }
 
 /// Finds every `Eq`/`Neq` directory under `root`, sorted by id.
@@ -77,6 +111,7 @@ fn walk(
                 id: rel.join("/"),
                 dir: e.path(),
                 label,
+                disputed: None,
             }),
             // An unreadable subdirectory is skipped, not fatal: the rest of
             // the corpus is still worth running.

@@ -163,6 +163,11 @@ pub struct BenchArgs {
     /// Run only pairs whose id (`benchmark/program/Eq`) contains SUBSTR.
     #[arg(long, value_name = "SUBSTR")]
     pub filter: Option<String>,
+    /// JSON list of corpus labels known to be wrong, `[{"pair": ID,
+    /// "label": "Eq"|"Neq", "reason": TEXT}]`: those pairs are scored
+    /// against the corrected label and listed as disputed.
+    #[arg(long, value_name = "FILE")]
+    pub disputed_labels: Option<PathBuf>,
 }
 
 /// Parses a checker name, listing the known ones on failure (clap shows the

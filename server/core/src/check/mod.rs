@@ -232,7 +232,7 @@ impl Serialize for Counterexample {
 
 /// `returns 3`, `throws division by zero at 4:9`.
 pub fn describe_outcome(outcome: &Outcome) -> String {
-    use crate::interp::{FaultKind, LimitKind};
+    use crate::interp::FaultKind;
     match outcome {
         Outcome::Return(Value::Void) => "returns".into(),
         Outcome::Return(v) => format!("returns {v}"),
@@ -247,9 +247,7 @@ pub fn describe_outcome(outcome: &Outcome) -> String {
             };
             format!("fails: {what} at {span}")
         }
-        Outcome::Limit(LimitKind::Steps) => "did not finish within the step limit".into(),
-        Outcome::Limit(LimitKind::CallDepth) => "exceeded the call depth limit".into(),
-        Outcome::Limit(LimitKind::ArrayTooLarge) => "allocated an array too large to run".into(),
+        Outcome::Limit(limit) => limit.describe().into(),
     }
 }
 

@@ -41,7 +41,10 @@ pub struct Budget {
 
 impl Default for Budget {
     fn default() -> Self {
-        Budget { runs: 96, time: Duration::from_millis(60) }
+        Budget {
+            runs: 96,
+            time: Duration::from_millis(60),
+        }
     }
 }
 
@@ -62,7 +65,13 @@ pub struct InputGen {
 }
 
 impl InputGen {
-    pub fn new(old: &Program, new: &Program, old_fn: &Function, new_fn: &Function, semantics: Semantics) -> Option<Self> {
+    pub fn new(
+        old: &Program,
+        new: &Program,
+        old_fn: &Function,
+        new_fn: &Function,
+        semantics: Semantics,
+    ) -> Option<Self> {
         let mut slots = Vec::new();
         for (pos, (p, q)) in old_fn.params.iter().zip(&new_fn.params).enumerate() {
             let (a, b) = (&old_fn.local(*p).ty, &new_fn.local(*q).ty);
@@ -72,7 +81,11 @@ impl InputGen {
             slots.push(Slot::Arg(pos, b.clone()));
         }
         for g in old.globals.iter().chain(&new.globals) {
-            if g.constant.is_none() && !slots.iter().any(|s| matches!(s, Slot::Global(n, _) if *n == g.name)) {
+            if g.constant.is_none()
+                && !slots
+                    .iter()
+                    .any(|s| matches!(s, Slot::Global(n, _) if *n == g.name))
+            {
                 slots.push(Slot::Global(g.name.clone(), g.ty.clone()));
             }
         }
@@ -80,12 +93,21 @@ impl InputGen {
         for b in new_fn.name.bytes() {
             seed = (seed ^ b as u64).wrapping_mul(0x100_0000_01B3);
         }
-        Some(InputGen { slots, arity: new_fn.params.len(), semantics, rng: Rng(seed | 1), count: 0 })
+        Some(InputGen {
+            slots,
+            arity: new_fn.params.len(),
+            semantics,
+            rng: Rng(seed | 1),
+            count: 0,
+        })
     }
 
     /// The next input; the first few use the same edge value everywhere.
     pub fn next_inputs(&mut self) -> Inputs {
-        let mut inputs = Inputs { args: vec![Value::Void; self.arity], globals: Default::default() };
+        let mut inputs = Inputs {
+            args: vec![Value::Void; self.arity],
+            globals: Default::default(),
+        };
         let round = self.count;
         self.count += 1;
         for i in 0..self.slots.len() {
@@ -107,11 +129,19 @@ impl InputGen {
         // Rounds 0..3: all-equal simple values; afterwards random mixes.
         let simple = round < 4;
         match ty {
-            Type::Bool => Value::Bool(if simple { round % 2 == 1 } else { self.rng.below(2) == 1 }),
+            Type::Bool => Value::Bool(if simple {
+                round % 2 == 1
+            } else {
+                self.rng.below(2) == 1
+            }),
             Type::Int(t) => Value::Int(self.int(t, simple.then_some(round))),
             Type::Float(f) => self.float(*f, simple.then_some(round)),
             Type::Array(elem) => {
-                let len = if simple { round.min(3) } else { self.rng.below(6) as usize };
+                let len = if simple {
+                    round.min(3)
+                } else {
+                    self.rng.below(6) as usize
+                };
                 Value::Array((0..len).map(|_| self.value(elem, round.max(4))).collect())
             }
             Type::Void | Type::Str => Value::Void,
@@ -125,14 +155,20 @@ impl InputGen {
             (0, (1i128 << t.bits) - 1)
         };
         if let Some(r) = simple {
+            // Small non-negative values first: valid indices into the
+            // arrays of the same round, so index-based paths get covered.
             return BigInt::from([0i128, 1, 2, -1][r].clamp(lo, hi));
         }
         let machine = self.semantics == Semantics::Machine;
         let v: i128 = match self.rng.below(10) {
             0 if machine => *self.rng.pick(&[lo, hi, lo + 1, hi - 1]),
-            0 | 1 => *self.rng.pick(&[0, 1, -1, 2, -2, 3, 7, 8, 10, 100, -100, 255, 256, 1000]),
+            0 | 1 => *self
+                .rng
+                .pick(&[0, 1, -1, 2, -2, 3, 7, 8, 10, 100, -100, 255, 256, 1000]),
             2 | 3 => self.rng.below(2001) as i128 - 1000,
-            4 | 5 => self.rng.below(21) as i128 - 10,
+            4 => self.rng.below(21) as i128 - 10,
+            // Likely indices into the generated arrays (length < 6).
+            5 => self.rng.below(6) as i128,
             6 => self.rng.below(1 << 31) as i128 - (1 << 30),
             _ => self.rng.below(201) as i128 - 100,
         };
@@ -144,11 +180,28 @@ impl InputGen {
         let x: f64 = match simple {
             Some(r) => [0.0, 1.0, 2.0, -1.0][r],
             None => match self.rng.below(10) {
-                0 if machine => *self.rng.pick(&[f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -0.0, f64::MAX, f64::MIN_POSITIVE, 1e300, 0.1]),
-                0 | 1 => *self.rng.pick(&[0.0, 0.5, -0.5, 1.0, -1.0, 2.0, 3.0, 10.0, 100.0, 0.25, 1e6, -1e6]),
+                0 if machine => *self.rng.pick(&[
+                    f64::NAN,
+                    f64::INFINITY,
+                    f64::NEG_INFINITY,
+                    -0.0,
+                    f64::MAX,
+                    f64::MIN_POSITIVE,
+                    1e300,
+                    0.1,
+                ]),
+                0 | 1 => *self.rng.pick(&[
+                    0.0, 0.5, -0.5, 1.0, -1.0, 2.0, 3.0, 10.0, 100.0, 0.25, 1e6, -1e6,
+                ]),
                 2 | 3 => (self.rng.below(8001) as f64 - 4000.0) / 8.0,
                 4 | 5 => (self.rng.below(201) as f64 - 100.0) / 4.0,
                 6 => (self.rng.below(2_000_001) as f64 - 1_000_000.0) / 1024.0,
+                // Decimal fractions: not exact in binary, so rounding shows.
+                7 => (self.rng.below(20_001) as f64 - 10_000.0) / 10.0,
+                8 if machine => {
+                    f64::from_bits(self.rng.next() >> 2 | 0x3000_0000_0000_0000)
+                        * if self.rng.below(2) == 0 { 1.0 } else { -1.0 }
+                }
                 _ => self.rng.below(41) as f64 - 20.0,
             },
         };
@@ -165,7 +218,11 @@ impl InputGen {
 
 /// Tries inputs until `found` accepts one (returns `Some`) or the budget is
 /// spent.
-pub fn search<T>(generator: &mut InputGen, budget: &Budget, mut found: impl FnMut(&Inputs) -> Option<T>) -> Option<T> {
+pub fn search<T>(
+    generator: &mut InputGen,
+    budget: &Budget,
+    mut found: impl FnMut(&Inputs) -> Option<T>,
+) -> Option<T> {
     let start = Instant::now();
     for _ in 0..budget.runs {
         if start.elapsed() > budget.time {

@@ -107,11 +107,7 @@ fn fault_text(k: &FaultKind) -> String {
 }
 
 fn limit_text(l: &LimitKind) -> &'static str {
-    match l {
-        LimitKind::Steps => "did not finish within the step limit",
-        LimitKind::CallDepth => "exceeded the call depth limit",
-        LimitKind::ArrayTooLarge => "allocated an array too large to run",
-    }
+    l.describe()
 }
 
 /// Collected differences: real ones, and reasons for no conclusion.

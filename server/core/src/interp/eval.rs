@@ -299,6 +299,14 @@ impl Interp<'_> {
         if self.steps > self.limits.max_steps {
             return Err(Stop::Limit(LimitKind::Steps));
         }
+        if self.steps.is_multiple_of(1024)
+            && self
+                .limits
+                .deadline
+                .is_some_and(|d| std::time::Instant::now() > d)
+        {
+            return Err(Stop::Limit(LimitKind::Steps));
+        }
         let line = span.line();
         if self.trace.last() != Some(&line) {
             self.trace.push(line);

@@ -46,6 +46,8 @@ pub struct Limits {
     pub max_call_depth: u32,
     /// Largest array the interpreter will allocate.
     pub max_array_len: usize,
+    /// Wall-clock time after which the run stops ([`LimitKind::Steps`]).
+    pub deadline: Option<std::time::Instant>,
 }
 
 impl Default for Limits {
@@ -54,6 +56,7 @@ impl Default for Limits {
             max_steps: 1_000_000,
             max_call_depth: 64,
             max_array_len: 1 << 20,
+            deadline: None,
         }
     }
 }
@@ -79,6 +82,22 @@ pub enum LimitKind {
     Steps,
     CallDepth,
     ArrayTooLarge,
+    /// Under math semantics, a decision (here: dividing by zero) hinged on
+    /// an approximate value whose exact counterpart is unknown.
+    Approximation,
+}
+
+impl LimitKind {
+    pub fn describe(&self) -> &'static str {
+        match self {
+            LimitKind::Steps => "did not finish within the step limit",
+            LimitKind::CallDepth => "exceeded the call depth limit",
+            LimitKind::ArrayTooLarge => "allocated an array too large to run",
+            LimitKind::Approximation => {
+                "divided by an approximate zero (the exact value is unknown)"
+            }
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -15,6 +15,10 @@ use num_rational::BigRational;
 use num_traits::{FromPrimitive, One, Signed, ToPrimitive, Zero};
 use std::cmp::Ordering;
 
+/// Size (numerator + denominator bits) past which an exact rational is
+/// continued as an `f64` approximation.
+const MAX_EXACT_BITS: u64 = 4096;
+
 /// The largest shift count the interpreter will perform on an unbounded
 /// integer under math semantics (a left shift by `n` allocates `n` bits).
 const MAX_MATH_SHIFT: u64 = 1 << 20;
@@ -200,8 +204,16 @@ impl Arith {
         if self.math { i } else { wrap(&i, t) }
     }
 
-    /// A real result, noting approximations.
+    /// A real result, noting approximations. Exact rationals whose size
+    /// explodes (recurrences multiply denominators: each step slower than
+    /// the last) continue as approximations, so a run stays fast.
     fn real(&mut self, r: Real) -> V {
+        let r = match r {
+            Real::Exact(q) if q.numer().bits() + q.denom().bits() > MAX_EXACT_BITS => {
+                Real::Approx(q.to_f64().unwrap_or(f64::NAN))
+            }
+            r => r,
+        };
         if !r.is_exact() {
             self.inexact = true;
         }
@@ -406,27 +418,32 @@ impl Arith {
             return Ok(V::Bool(cmp_result(op, real_cmp(&x, &y))));
         }
         if matches!(op, BinOp::Div | BinOp::Rem) {
-            let zero = match &y {
-                Real::Exact(r) => r.is_zero(),
-                Real::Approx(f) => *f == 0.0,
-            };
-            if zero {
-                return Err(fault(FaultKind::DivisionByZero, span));
+            match &y {
+                Real::Exact(r) if r.is_zero() => {
+                    return Err(fault(FaultKind::DivisionByZero, span));
+                }
+                // An approximate zero may be a tiny non-zero number (an
+                // underflow) or a true zero: no conclusion either way.
+                Real::Approx(f) if *f == 0.0 => return Err(Stop::Limit(LimitKind::Approximation)),
+                _ => {}
             }
         }
         match (x, y) {
-            (Real::Exact(a), Real::Exact(b)) => Ok(V::Real(Real::Exact(match op {
-                BinOp::Add => a + b,
-                BinOp::Sub => a - b,
-                BinOp::Mul => a * b,
-                BinOp::Div => a / b,
-                // a - b·trunc(a/b): the sign follows the dividend.
-                BinOp::Rem => {
-                    let q = (&a / &b).trunc();
-                    a - b * q
-                }
-                _ => return Err(internal("bitwise operator on reals", span)),
-            }))),
+            (Real::Exact(a), Real::Exact(b)) => {
+                let r = match op {
+                    BinOp::Add => a + b,
+                    BinOp::Sub => a - b,
+                    BinOp::Mul => a * b,
+                    BinOp::Div => a / b,
+                    // a - b·trunc(a/b): the sign follows the dividend.
+                    BinOp::Rem => {
+                        let q = (&a / &b).trunc();
+                        a - b * q
+                    }
+                    _ => return Err(internal("bitwise operator on reals", span)),
+                };
+                Ok(self.real(Real::Exact(r)))
+            }
             (x, y) => {
                 let (a, b) = (x.to_f64(), y.to_f64());
                 let r = match op {

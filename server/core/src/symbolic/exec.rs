@@ -15,7 +15,7 @@ use crate::ir::{
     Program, Stmt, StmtKind, Type, UnOp,
 };
 use std::collections::HashMap;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use z3::Sort;
 use z3::ast::{Array, Ast, BV, Bool, Dynamic, Float, Int};
 
@@ -81,6 +81,17 @@ pub struct Summary {
     pub bound_exceeded: Bool,
 }
 
+fn feasibility_solver(ops: Ops) -> z3::Solver {
+    let solver = match ops.sem {
+        crate::ir::Semantics::Math => z3::Solver::new(),
+        crate::ir::Semantics::Machine => z3::Solver::new_for_logic("QF_ABVFP").unwrap_or_default(),
+    };
+    let mut params = z3::Params::new();
+    params.set_u32("timeout", FEASIBILITY_CHECK_MS);
+    solver.set_params(&params);
+    solver
+}
+
 /// An assignment target with its array and index already evaluated.
 enum Target {
     Local(LocalId),
@@ -105,7 +116,15 @@ pub struct Executor<'a> {
     faults: Vec<(State, FaultCode)>,
     bound: Vec<Bool>,
     stack: Vec<FuncId>,
+    feasibility: z3::Solver,
+    feasibility_spent: Duration,
 }
+
+/// Path conditions are checked for feasibility with a short solver call,
+/// so that impossible branches, faults and loop iterations are dropped
+/// (sound: only UNSAT prunes). Each call is capped, and so is the total.
+const FEASIBILITY_CHECK_MS: u32 = 50;
+const FEASIBILITY_BUDGET: Duration = Duration::from_millis(1500);
 
 fn is_false(b: &Bool) -> bool {
     b.simplify().as_bool() == Some(false)
@@ -136,7 +155,24 @@ impl<'a> Executor<'a> {
             faults: Vec::new(),
             bound: Vec::new(),
             stack: Vec::new(),
+            feasibility: feasibility_solver(ops),
+            feasibility_spent: Duration::ZERO,
         }
+    }
+
+    /// True when no input reaches a state with path condition `pc`.
+    fn infeasible(&mut self, pc: &Bool) -> bool {
+        if is_false(pc) {
+            return true;
+        }
+        if self.feasibility_spent > FEASIBILITY_BUDGET || Instant::now() > self.deadline {
+            return false;
+        }
+        let start = Instant::now();
+        let unsat =
+            self.feasibility.check_assumptions(std::slice::from_ref(pc)) == z3::SatResult::Unsat;
+        self.feasibility_spent += start.elapsed();
+        unsat
     }
 
     fn check_time(&self) -> EResult<()> {
@@ -452,8 +488,8 @@ impl<'a> Executor<'a> {
                 let c = self.cond(cond, &mut state)?;
                 let then_pc = Bool::and(&[&state.pc, &c]);
                 let else_pc = Bool::and(&[&state.pc, &c.not()]);
-                let then_live = !is_false(&then_pc);
-                let else_live = !is_false(&else_pc);
+                let then_live = !self.infeasible(&then_pc);
+                let else_live = !self.infeasible(&else_pc);
                 let then_end = if then_live {
                     let mut s = state.clone();
                     s.pc = then_pc;
@@ -535,12 +571,12 @@ impl<'a> Executor<'a> {
                 }
                 let stay = Bool::and(&[&s.pc, &c]);
                 let leave = Bool::and(&[&s.pc, &c.not()]);
-                if !is_false(&leave) {
+                if !self.infeasible(&leave) {
                     let mut e = s.clone();
                     e.pc = leave;
                     exits.push(e);
                 }
-                if is_false(&stay) {
+                if self.infeasible(&stay) {
                     break;
                 }
                 if symbolic_iterations > self.loop_bound || iteration >= CONCRETE_ITERATION_CAP {
@@ -637,7 +673,7 @@ impl<'a> Executor<'a> {
     fn fault(&mut self, state: &mut State, faults: Vec<MayFault>) {
         for f in faults {
             let fault_pc = Bool::and(&[&state.pc, &f.cond]);
-            if is_false(&fault_pc) {
+            if self.infeasible(&fault_pc) {
                 continue;
             }
             // A fault ends the whole execution: only globals, heap and
@@ -765,7 +801,7 @@ impl<'a> Executor<'a> {
                     .len
                     .clone();
                 // Lengths live in the index sort; bring them to the expression's type.
-                self.from_index(&len, &e.ty)?
+                self.index_to_type(&len, &e.ty)?
             }
             ExprKind::NewArray(n) => {
                 let Type::Array(elem) = &e.ty else {
@@ -803,7 +839,7 @@ impl<'a> Executor<'a> {
         })
     }
 
-    fn from_index(&self, len: &Sym, ty: &Type) -> EResult<Sym> {
+    fn index_to_type(&self, len: &Sym, ty: &Type) -> EResult<Sym> {
         match (len, ty) {
             (Sym::Int(_), _) => Ok(len.clone()),
             (Sym::Bv(b), Type::Int(t)) => {
@@ -867,40 +903,90 @@ impl<'a> Executor<'a> {
         }
     }
 
+    /// Printed output is kept as a sequence of items in a canonical form:
+    /// every literal character is its own `CHAR` item and every printed
+    /// value one item tagged by how it is formatted. Equal sequences print
+    /// equal text, and splitting or joining print calls does not change the
+    /// sequence.
     fn print(&mut self, kind: &PrintKind, args: &[Expr], state: &mut State) -> EResult<()> {
-        if let PrintKind::Printf { format } = kind {
-            let t = self.strings.tag(format);
-            self.append(state, t, None)?;
-        }
-        for a in args {
-            if let ExprKind::StrLit(s) = &a.kind {
-                let t = self.strings.tag(s);
-                self.append(state, t, None)?;
-                continue;
+        match kind {
+            PrintKind::Java { newline } | PrintKind::C { newline } => {
+                for a in args {
+                    self.print_value(a, None, state)?;
+                }
+                if *newline {
+                    self.append_text(state, "\n")?;
+                }
             }
-            let v = self.expr(a, state)?;
-            let t = match &a.ty {
-                Type::Bool => tag::BOOL,
-                Type::Int(t) if t.is_char && !matches!(kind, PrintKind::Printf { .. }) => tag::CHAR,
-                Type::Int(_) => tag::NUMBER,
-                Type::Float(crate::ir::FloatTy::F32) => tag::FLOAT,
-                Type::Float(_) => tag::DOUBLE,
-                t => return Err(unsupported(format!("printing a value of type {t}"))),
-            };
-            let v = match v {
-                Sym::Bool(b) => self.ops.cast(&Sym::Bool(b), &Type::Bool, &Type::LONG)?.0,
-                other => other,
-            };
-            self.append(state, t, Some((v, &a.ty)))?;
-        }
-        let newline = match kind {
-            PrintKind::Java { newline } | PrintKind::C { newline } => *newline,
-            PrintKind::Printf { .. } => false,
-        };
-        if newline {
-            self.append(state, tag::NEWLINE, None)?;
+            PrintKind::Printf { format } => {
+                let mut rest = args.iter();
+                for piece in split_format(format) {
+                    match piece {
+                        FormatPiece::Text(t) => self.append_text(state, &t)?,
+                        FormatPiece::Conversion(spec) => {
+                            let Some(a) = rest.next() else {
+                                return Err(unsupported(
+                                    "printf with fewer arguments than conversions",
+                                ));
+                            };
+                            self.print_value(a, Some(&spec), state)?;
+                        }
+                    }
+                }
+                // Extra arguments are evaluated (they may fault) but not printed.
+                for a in rest {
+                    if !matches!(a.kind, ExprKind::StrLit(_)) {
+                        self.expr(a, state)?;
+                    }
+                }
+            }
         }
         Ok(())
+    }
+
+    fn append_text(&mut self, state: &mut State, text: &str) -> EResult<()> {
+        for ch in text.chars() {
+            let code = self.ops.int_lit(ch as i128, &Type::LONG)?;
+            self.append(state, tag::CHAR, Some((code, &Type::LONG)))?;
+        }
+        Ok(())
+    }
+
+    /// One printed argument; `spec` is its printf conversion (`%d`, `%.2f`).
+    fn print_value(&mut self, a: &Expr, spec: Option<&str>, state: &mut State) -> EResult<()> {
+        if let ExprKind::StrLit(text) = &a.kind {
+            return match spec {
+                None => self.append_text(state, text),
+                Some("%s") => self.append_text(state, text),
+                Some(s) => Err(unsupported(format!("printf conversion {s} of a string"))),
+            };
+        }
+        let v = self.expr(a, state)?;
+        let t = match (spec, &a.ty) {
+            (Some(s), _)
+                if s.ends_with('c')
+                    && !s[1..].contains(|c: char| c.is_ascii_digit() || c == '-') =>
+            {
+                tag::CHAR
+            }
+            (Some(s), Type::Int(t))
+                if t.signed && matches!(s, "%d" | "%i" | "%ld" | "%li" | "%lld" | "%lli") =>
+            {
+                tag::NUMBER
+            }
+            (Some(s), _) => self.strings.tag(s),
+            (None, Type::Bool) => tag::BOOL,
+            (None, Type::Int(t)) if t.is_char => tag::CHAR,
+            (None, Type::Int(_)) => tag::NUMBER,
+            (None, Type::Float(crate::ir::FloatTy::F32)) => tag::FLOAT,
+            (None, Type::Float(_)) => tag::DOUBLE,
+            (None, t) => return Err(unsupported(format!("printing a value of type {t}"))),
+        };
+        let v = match v {
+            Sym::Bool(b) => self.ops.cast(&Sym::Bool(b), &Type::Bool, &Type::LONG)?.0,
+            other => other,
+        };
+        self.append(state, t, Some((v, &a.ty)))
     }
 
     fn append(&mut self, state: &mut State, t: i64, value: Option<(Sym, &Type)>) -> EResult<()> {
@@ -931,5 +1017,67 @@ impl<'a> Executor<'a> {
         p.reals = p.reals.store(&pos, &real_payload);
         p.len = Int::add(&[&pos, &Int::from_i64(1)]);
         Ok(())
+    }
+}
+
+/// A piece of a printf format string.
+#[derive(Debug, PartialEq)]
+enum FormatPiece {
+    Text(String),
+    /// A whole conversion specification, `%` to conversion character.
+    Conversion(String),
+}
+
+fn split_format(format: &str) -> Vec<FormatPiece> {
+    let mut out = Vec::new();
+    let mut text = String::new();
+    let mut chars = format.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            text.push(c);
+            continue;
+        }
+        if chars.peek() == Some(&'%') {
+            chars.next();
+            text.push('%');
+            continue;
+        }
+        let mut spec = String::from("%");
+        for d in chars.by_ref() {
+            spec.push(d);
+            if d.is_ascii_alphabetic() && !matches!(d, 'l' | 'h' | 'z' | 'j' | 't' | 'L' | 'q') {
+                break;
+            }
+        }
+        if !text.is_empty() {
+            out.push(FormatPiece::Text(std::mem::take(&mut text)));
+        }
+        out.push(FormatPiece::Conversion(spec));
+    }
+    if !text.is_empty() {
+        out.push(FormatPiece::Text(text));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn printf_formats_split_into_text_and_conversions() {
+        let pieces = split_format("x=%d, y=%.2f%%\n%ld%c");
+        assert_eq!(
+            pieces,
+            vec![
+                FormatPiece::Text("x=".into()),
+                FormatPiece::Conversion("%d".into()),
+                FormatPiece::Text(", y=".into()),
+                FormatPiece::Conversion("%.2f".into()),
+                FormatPiece::Text("%\n".into()),
+                FormatPiece::Conversion("%ld".into()),
+                FormatPiece::Conversion("%c".into()),
+            ]
+        );
     }
 }

@@ -689,6 +689,10 @@ impl Ops {
                 if let (Sqrt, Sym::Real(x), Sym::Real(y)) = (f, &args[0], &out) {
                     uf.facts.push(x.ge(real0()).implies(y.ge(real0())));
                 }
+                // A positive base to any power is positive (so never a zero divisor).
+                if let (Pow, Some(Sym::Real(b)), Sym::Real(y)) = (f, args.first(), &out) {
+                    uf.facts.push(b.gt(real0()).implies(y.gt(real0())));
+                }
                 if let (Exp, Sym::Real(y)) = (f, &out) {
                     uf.facts.push(y.gt(real0()));
                 }
@@ -872,6 +876,13 @@ pub fn decimal_to_rational(text: &str) -> Option<BigRational> {
     })
 }
 
+/// A rational constant. (The z3 crate's `Real::from_rational` calls
+/// `Z3_mk_real_int64`, which libz3 4.8.12 lacks; numerals work everywhere.)
+pub fn real_const(num: i64, den: i64) -> Real {
+    Real::from_rational_str(&num.to_string(), &den.to_string())
+        .unwrap_or_else(|| Int::from_i64(num).to_real())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -886,11 +897,4 @@ mod tests {
         assert_eq!(r("1e3").as_deref(), Some("1000"));
         assert_eq!(r("abc"), None);
     }
-}
-
-/// A rational constant. (The z3 crate's `Real::from_rational` calls
-/// `Z3_mk_real_int64`, which libz3 4.8.12 lacks; numerals work everywhere.)
-pub fn real_const(num: i64, den: i64) -> Real {
-    Real::from_rational_str(&num.to_string(), &den.to_string())
-        .unwrap_or_else(|| Int::from_i64(num).to_real())
 }
