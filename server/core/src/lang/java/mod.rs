@@ -186,14 +186,13 @@ impl<'t> Ctx<'t> {
                 }
             }
             "field_declaration" | "constant_declaration" => self.collect_field(n, class),
-            "method_declaration" => self.collect_method(n, class),
-            // Constructors and initialiser blocks are not functions; method
-            // bodies contain no further methods we lower (local and
-            // anonymous classes are unsupported inside them).
-            "constructor_declaration"
-            | "static_initializer"
-            | "block"
-            | "compact_constructor_declaration" => {}
+            // Constructors are listed (so that pairing and `--method` find
+            // them) but not lowered: object state is outside the IR.
+            "method_declaration" | "constructor_declaration" => self.collect_method(n, class),
+            // Initialiser blocks are not functions; method bodies contain no
+            // further methods we lower (local and anonymous classes are
+            // unsupported inside them).
+            "static_initializer" | "block" | "compact_constructor_declaration" => {}
             _ => {
                 for c in named_children(n) {
                     self.collect(c, class, depth + 1);
@@ -293,6 +292,7 @@ impl<'t> Ctx<'t> {
             Some(t) => java_type(self.src, t)
                 .and_then(|t| add_dims(t, n.child_by_field_name("dimensions"), self.src))
                 .map_err(|e| unsupported(t, e.describe(Role::Return))),
+            None if n.kind() == "constructor_declaration" => Err(unsupported(n, "constructor")),
             None => Err(unsupported(n, "method without a return type")),
         };
         self.methods.push(MethodInfo {
