@@ -396,7 +396,19 @@ pub fn check_pair(pair: &MethodPair<'_>, options: &Options) -> MethodReport {
 /// Lowering errors of the pair (and of the callees it reaches), as a verdict.
 pub(crate) fn unsupported(error: &LowerError, in_old: bool) -> Verdict {
     Verdict::Unknown(Unknown {
-        detail: format!("{} ({} version)", error, if in_old { "old" } else { "new" }),
+        // The verdict's label already says "unsupported"; the detail says
+        // what and where.
+        detail: match error.kind {
+            crate::ir::LowerErrorKind::Unsupported => format!(
+                "{} at {} ({} version)",
+                error.what,
+                error.span,
+                if in_old { "old" } else { "new" }
+            ),
+            crate::ir::LowerErrorKind::SyntaxError => {
+                format!("{error} ({} version)", if in_old { "old" } else { "new" })
+            }
+        },
         reason: UnknownReason::Unsupported {
             error: error.clone(),
             in_old,

@@ -9,12 +9,15 @@ use super::{
 };
 use crate::interp::{self, Comparison, Execution, Limits};
 use crate::ir::{Function, LowerError, LowerErrorKind, Program};
-use crate::symbolic::ops::{Ops, Sym};
+use crate::symbolic::ops::{Ops, Sym, normalize};
 use crate::symbolic::{self, InputVar, PairEncoding, model};
 use crate::value::Value;
 use std::time::{Duration, Instant};
 use z3::ast::{Ast, BV, Bool, Int};
 use z3::{Params, SatResult, Solver};
+
+/// Time the context-simplifying strategy gets before the plain one.
+const CONTEXT_SIMPLIFY_BUDGET: Duration = Duration::from_millis(400);
 
 /// Candidate counterexamples tried before giving up on a satisfiable query.
 const MAX_CANDIDATES: usize = 4;
@@ -47,16 +50,16 @@ impl Checker for SymbolicChecker {
             deadline,
         ) {
             Ok(enc) => enc,
-            Err(e) if e.error.0 == "timeout" => {
+            Err(e) if e.error.is_timeout() => {
                 return unknown(UnknownReason::Timeout, "encoding ran out of time");
             }
             Err(e) => {
                 let f = if e.in_old { old_fn } else { new_fn };
-                let error = LowerError {
+                let error = e.error.lowering.unwrap_or(LowerError {
                     kind: LowerErrorKind::Unsupported,
-                    what: e.error.0,
+                    what: e.error.what,
                     span: f.span,
-                };
+                });
                 return super::unsupported(&error, e.in_old);
             }
         };
@@ -111,6 +114,19 @@ fn uses_floats(p: &Program) -> bool {
 
 fn solver_with_timeout(deadline: Instant, logic: Option<&str>) -> Option<Solver> {
     let solver = match logic {
+        // Context-dependent simplification first: a case assumption such as
+        // `n > k` then resolves the conditions it implies, which leaves
+        // reordered sums syntactically equal.
+        // Bounded, so that formulas it does not help with still get the
+        // plain strategy's full time.
+        Some("QF_ABV") => z3::Tactic::new("simplify")
+            .and_then(&z3::Tactic::new("propagate-values"))
+            .and_then(&z3::Tactic::new("ctx-simplify"))
+            .and_then(&z3::Tactic::new("simplify"))
+            .and_then(&z3::Tactic::new("qfaufbv"))
+            .try_for(CONTEXT_SIMPLIFY_BUDGET)
+            .or_else(&z3::Tactic::new("qfaufbv"))
+            .solver(),
         Some(l) => Solver::new_for_logic(l).unwrap_or_default(),
         None => Solver::new(),
     };
@@ -144,7 +160,7 @@ fn decide(
         Err(e) => {
             let error = LowerError {
                 kind: LowerErrorKind::Unsupported,
-                what: e.0,
+                what: e.what,
                 span: new_fn.span,
             };
             return super::unsupported(&error, false);
@@ -240,29 +256,54 @@ fn query_cases(query: &Bool, enc: &PairEncoding, options: &Options) -> Vec<Bool>
     if options.semantics != crate::ir::Semantics::Machine {
         return whole;
     }
-    let Some(len) = split_variable(enc) else {
+    let vars = split_variables(enc);
+    if vars.is_empty() {
         return whole;
-    };
-    let w = len.get_size();
+    }
     let k = options.loop_bound.min(16) as i64;
-    let mut cases: Vec<Bool> = (0..=k)
-        .map(|j| {
-            let value = BV::from_i64(j, w);
-            let q = query.substitute(&[(&len, &value)]).simplify();
-            Bool::and(&[q, len.eq(&value)])
-        })
-        .collect();
-    cases.push(Bool::and(&[query.clone(), len.bvsgt(BV::from_i64(k, w))]));
+    // Every combination of `v = 0..=k` or `v > k` for each split variable:
+    // (substitutions, constraints).
+    type Case = (Vec<(BV, BV)>, Vec<Bool>);
+    let mut cases: Vec<Case> = vec![(Vec::new(), Vec::new())];
+    for v in &vars {
+        let w = v.get_size();
+        let mut next = Vec::new();
+        for (subst, constraints) in &cases {
+            for j in 0..=k {
+                let mut s = subst.clone();
+                s.push((v.clone(), BV::from_i64(j, w)));
+                next.push((s, constraints.clone()));
+            }
+            let mut c = constraints.clone();
+            c.push(v.bvsgt(BV::from_i64(k, w)));
+            next.push((subst.clone(), c));
+        }
+        cases = next;
+    }
     cases
+        .into_iter()
+        .map(|(subst, mut constraints)| {
+            let pairs: Vec<(&BV, &BV)> = subst.iter().map(|(a, b)| (a, b)).collect();
+            let q = if pairs.is_empty() {
+                query.clone()
+            } else {
+                normalize(&query.substitute(&pairs))
+            };
+            constraints.extend(subst.iter().map(|(v, value)| v.eq(value)));
+            constraints.push(q);
+            Bool::and(&constraints)
+        })
+        .collect()
 }
 
-/// The input (integer scalars first, then array lengths) that bounds the
-/// loops: the one for which `0` makes "the bound is exceeded" simplify to
-/// false. Reads only our own input constants and `simplify`'s verdict.
-fn split_variable(enc: &PairEncoding) -> Option<BV> {
+/// The inputs (integer scalars first, then array lengths; at most two)
+/// that bound the loops: those for which `0` makes "the bound is exceeded"
+/// simplify to false. Reads only our own input constants and `simplify`'s
+/// verdict.
+fn split_variables(enc: &PairEncoding) -> Vec<BV> {
     let exceeded = Bool::or(&[&enc.old.bound_exceeded, &enc.new.bound_exceeded]);
     if exceeded.simplify().as_bool() == Some(false) {
-        return None;
+        return Vec::new();
     }
     let lengths = enc.inputs.vars.iter().filter_map(|v| match v {
         InputVar::Array {
@@ -276,10 +317,14 @@ fn split_variable(enc: &PairEncoding) -> Option<BV> {
         } if b.get_size() >= 8 => Some(b.clone()),
         _ => None,
     });
-    scalars.chain(lengths).find(|v| {
-        let zero = BV::from_i64(0, v.get_size());
-        exceeded.substitute(&[(v, &zero)]).simplify().as_bool() == Some(false)
-    })
+    scalars
+        .chain(lengths)
+        .filter(|v| {
+            let zero = BV::from_i64(0, v.get_size());
+            exceeded.substitute(&[(v, &zero)]).simplify().as_bool() == Some(false)
+        })
+        .take(2)
+        .collect()
 }
 
 /// Equivalent within the bound; find out whether the bound matters.

@@ -62,6 +62,9 @@ pub struct InputGen {
     semantics: Semantics,
     rng: Rng,
     count: usize,
+    /// Integers already drawn this round: reusing one makes two inputs
+    /// equal (`i == j`), which random draws alone rarely do.
+    drawn: Vec<BigInt>,
 }
 
 impl InputGen {
@@ -99,6 +102,7 @@ impl InputGen {
             semantics,
             rng: Rng(seed | 1),
             count: 0,
+            drawn: Vec::new(),
         })
     }
 
@@ -110,6 +114,7 @@ impl InputGen {
         };
         let round = self.count;
         self.count += 1;
+        self.drawn.clear();
         for i in 0..self.slots.len() {
             let ty = match &self.slots[i] {
                 Slot::Arg(_, t) | Slot::Global(_, t) => t.clone(),
@@ -159,6 +164,13 @@ impl InputGen {
             // arrays of the same round, so index-based paths get covered.
             return BigInt::from([0i128, 1, 2, -1][r].clamp(lo, hi));
         }
+        if !self.drawn.is_empty() && self.rng.below(3) == 0 {
+            let i = self.rng.below(self.drawn.len() as u64) as usize;
+            let v = self.drawn[i].clone();
+            if v >= BigInt::from(lo) && v <= BigInt::from(hi) {
+                return v;
+            }
+        }
         let machine = self.semantics == Semantics::Machine;
         let v: i128 = match self.rng.below(10) {
             0 if machine => *self.rng.pick(&[lo, hi, lo + 1, hi - 1]),
@@ -172,7 +184,9 @@ impl InputGen {
             6 => self.rng.below(1 << 31) as i128 - (1 << 30),
             _ => self.rng.below(201) as i128 - 100,
         };
-        BigInt::from(v.clamp(lo, hi))
+        let v = BigInt::from(v.clamp(lo, hi));
+        self.drawn.push(v.clone());
+        v
     }
 
     fn float(&mut self, f: FloatTy, simple: Option<usize>) -> Value {

@@ -8,7 +8,7 @@
 //! Faults (division by zero, index out of bounds, ...) park the state as a
 //! top-level exit with an outcome code.
 
-use super::ops::{EResult, EncodeError, FaultCode, MayFault, ObjId, Ops, Sym, Ufs};
+use super::ops::{EResult, EncodeError, FaultCode, MayFault, ObjId, Ops, Sym, Ufs, ite};
 use super::{InputSpace, Strings};
 use crate::ir::{
     BinOp, Block, Expr, ExprKind, FuncId, GlobalId, LabelId, LocalId, LoopKind, Place, PrintKind,
@@ -131,7 +131,7 @@ fn is_false(b: &Bool) -> bool {
 }
 
 fn unsupported(what: impl Into<String>) -> EncodeError {
-    EncodeError(what.into())
+    EncodeError::new(what.into())
 }
 
 impl<'a> Executor<'a> {
@@ -177,7 +177,7 @@ impl<'a> Executor<'a> {
 
     fn check_time(&self) -> EResult<()> {
         if Instant::now() > self.deadline {
-            Err(EncodeError("timeout".into()))
+            Err(EncodeError::new("timeout"))
         } else {
             Ok(())
         }
@@ -332,7 +332,14 @@ impl<'a> Executor<'a> {
         let def = self.program.function(func);
         let f = match &def.body {
             Ok(f) => f,
-            Err(e) => return Err(unsupported(format!("{e} (in {})", def.name))),
+            Err(e) => {
+                let mut lowering = e.clone();
+                lowering.what = format!("{} (in {})", e.what, def.name);
+                return Err(EncodeError {
+                    what: lowering.to_string(),
+                    lowering: Some(lowering),
+                });
+            }
         };
         let recursion = self.stack.iter().filter(|&&g| g == func).count() as u32;
         if recursion > self.loop_bound || self.stack.len() >= MAX_CALL_DEPTH {
@@ -390,10 +397,10 @@ impl<'a> Executor<'a> {
             globals: HashMap::new(),
             heap: Vec::new(),
             prints: PrintLog {
-                len: c.ite(&a.prints.len, &b.prints.len),
-                tags: c.ite(&a.prints.tags, &b.prints.tags),
-                ints: c.ite(&a.prints.ints, &b.prints.ints),
-                reals: c.ite(&a.prints.reals, &b.prints.reals),
+                len: ite(&c, &a.prints.len, &b.prints.len),
+                tags: ite(&c, &a.prints.tags, &b.prints.tags),
+                ints: ite(&c, &a.prints.ints, &b.prints.ints),
+                reals: ite(&c, &a.prints.reals, &b.prints.reals),
             },
         };
         for (x, y) in a.locals.iter().zip(&b.locals) {
@@ -417,7 +424,7 @@ impl<'a> Executor<'a> {
             out.heap.push(match (a.heap.get(i), b.heap.get(i)) {
                 (Some(x), Some(y)) => ArrObj {
                     len: self.ops.ite(&c, &x.len, &y.len)?,
-                    data: c.ite(&x.data, &y.data),
+                    data: ite(&c, &x.data, &y.data),
                     elem: x.elem.clone(),
                 },
                 (Some(x), None) => x.clone(),

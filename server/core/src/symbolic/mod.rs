@@ -51,10 +51,20 @@ pub struct InputSpace {
 }
 
 impl InputSpace {
-    /// What holds of every input: arrays have a non-negative length.
+    /// What holds of every input: arrays have a non-negative length, and
+    /// under math semantics unsigned integers range over ℕ.
     pub fn preconditions(&self) -> Vec<Bool> {
         let mut out = Vec::new();
         for v in &self.vars {
+            if let InputVar::Scalar {
+                ty: Type::Int(t),
+                value: Sym::Int(i),
+                ..
+            } = v
+                && !t.signed
+            {
+                out.push(i.ge(Int::from_i64(0)));
+            }
             if let InputVar::Array { len, .. } = v {
                 match len {
                     Sym::Int(l) => out.push(l.ge(Int::from_i64(0))),
@@ -72,7 +82,7 @@ impl InputSpace {
                 InputVar::Scalar { ty: t, value, .. } if t == ty || same_sort(ops, t, ty) => {
                     Ok(value.clone())
                 }
-                _ => Err(EncodeError(format!(
+                _ => Err(EncodeError::new(format!(
                     "input {} has different types in the two versions",
                     display_name(name)
                 ))),
@@ -94,7 +104,7 @@ impl InputSpace {
                 InputVar::Array {
                     elem: e, len, data, ..
                 } if e == elem || same_sort(ops, e, elem) => Ok((len.clone(), data.clone())),
-                _ => Err(EncodeError(format!(
+                _ => Err(EncodeError::new(format!(
                     "input {} has different types in the two versions",
                     display_name(name)
                 ))),
@@ -231,7 +241,7 @@ impl PairEncoding {
             (Sym::Arr(a), Sym::Arr(b)) => array_diff(ops, o.heap.get(*a), n.heap.get(*b), "ret")?,
             (a, b) => ops
                 .obs_eq(a, b)
-                .map_err(|_| EncodeError("the return types differ".into()))?
+                .map_err(|_| EncodeError::new("the return types differ"))?
                 .not(),
         };
         diffs.push(Bool::and(&[both_normal, ret_diff]));
@@ -280,7 +290,7 @@ impl PairEncoding {
 
 fn array_diff(ops: &Ops, a: Option<&ArrObj>, b: Option<&ArrObj>, name: &str) -> EResult<Bool> {
     let (Some(a), Some(b)) = (a, b) else {
-        return Err(EncodeError("internal: array object missing".into()));
+        return Err(EncodeError::new("internal: array object missing"));
     };
     let k = ops.from_dyn(
         &index_type(ops),
@@ -288,7 +298,7 @@ fn array_diff(ops: &Ops, a: Option<&ArrObj>, b: Option<&ArrObj>, name: &str) -> 
     )?;
     let kd = k
         .to_dyn()
-        .ok_or_else(|| EncodeError("internal: index".into()))?;
+        .ok_or_else(|| EncodeError::new("internal: index"))?;
     let len_diff = ops.obs_eq(&a.len, &b.len)?.not();
     let x = ops.from_dyn(&a.elem, &a.data.select(&kd))?;
     let y = ops.from_dyn(&b.elem, &b.data.select(&kd))?;

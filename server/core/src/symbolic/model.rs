@@ -48,7 +48,7 @@ pub fn read_inputs(
                 for i in 0..n {
                     let idx = ops.index_lit(i as i64).to_dyn().ok_or("index")?;
                     let d = data.select(&idx);
-                    let v = ops.from_dyn(elem, &d).map_err(|e| e.0)?;
+                    let v = ops.from_dyn(elem, &d).map_err(|e| e.what)?;
                     items.push(scalar(model, &v, elem)?);
                 }
                 Value::Array(items)

@@ -49,12 +49,29 @@ impl Sym {
 
 /// Why a term could not be built.
 #[derive(Debug, Clone)]
-pub struct EncodeError(pub String);
+pub struct EncodeError {
+    pub what: String,
+    /// Set when the cause is a callee that could not be lowered: its own
+    /// error, with the precise position.
+    pub lowering: Option<crate::ir::LowerError>,
+}
+
+impl EncodeError {
+    pub fn new(what: impl Into<String>) -> Self {
+        EncodeError {
+            what: what.into(),
+            lowering: None,
+        }
+    }
+    pub fn is_timeout(&self) -> bool {
+        self.lowering.is_none() && self.what == "timeout"
+    }
+}
 
 pub type EResult<T> = Result<T, EncodeError>;
 
 fn err<T>(what: impl Into<String>) -> EResult<T> {
-    Err(EncodeError(what.into()))
+    Err(EncodeError::new(what.into()))
 }
 
 /// A fault an operation may raise, with the condition under which it does.
@@ -112,7 +129,7 @@ impl Ops {
 
     /// Wraps a dynamic term of the sort of `ty`.
     pub fn from_dyn(&self, ty: &Type, d: &Dynamic) -> EResult<Sym> {
-        let bad = || EncodeError(format!("internal: sort mismatch for {ty}"));
+        let bad = || EncodeError::new(format!("internal: sort mismatch for {ty}"));
         Ok(match (ty, self.sem) {
             (Type::Bool, _) => Sym::Bool(d.as_bool().ok_or_else(bad)?),
             (Type::Int(_), Semantics::Math) => Sym::Int(d.as_int().ok_or_else(bad)?),
@@ -209,11 +226,11 @@ impl Ops {
     pub fn ite(&self, c: &Bool, a: &Sym, b: &Sym) -> EResult<Sym> {
         Ok(match (a, b) {
             (Sym::Void, Sym::Void) => Sym::Void,
-            (Sym::Bool(x), Sym::Bool(y)) => Sym::Bool(c.ite(x, y)),
-            (Sym::Int(x), Sym::Int(y)) => Sym::Int(c.ite(x, y)),
-            (Sym::Real(x), Sym::Real(y)) => Sym::Real(c.ite(x, y)),
-            (Sym::Bv(x), Sym::Bv(y)) => Sym::Bv(c.ite(x, y)),
-            (Sym::Fp(x), Sym::Fp(y)) => Sym::Fp(c.ite(x, y)),
+            (Sym::Bool(x), Sym::Bool(y)) => Sym::Bool(ite(c, x, y)),
+            (Sym::Int(x), Sym::Int(y)) => Sym::Int(ite(c, x, y)),
+            (Sym::Real(x), Sym::Real(y)) => Sym::Real(ite(c, x, y)),
+            (Sym::Bv(x), Sym::Bv(y)) => Sym::Bv(ite(c, x, y)),
+            (Sym::Fp(x), Sym::Fp(y)) => Sym::Fp(ite(c, x, y)),
             (Sym::Arr(x), Sym::Arr(y)) if x == y => Sym::Arr(*x),
             (Sym::Arr(_), Sym::Arr(_)) => return err("array reference chosen by a condition"),
             _ => return err("internal: merging values of different sorts"),
@@ -595,7 +612,7 @@ impl Ops {
         use Intrinsic::*;
         let arg = |i: usize| {
             args.get(i)
-                .ok_or_else(|| EncodeError(format!("{} needs more arguments", f.name())))
+                .ok_or_else(|| EncodeError::new(format!("{} needs more arguments", f.name())))
         };
         match f {
             Abs => {
@@ -737,6 +754,17 @@ impl Ufs {
         self.apply(name, &dyns, &Sort::int())
             .as_int()
             .unwrap_or_else(|| Int::from_i64(0))
+    }
+}
+
+/// `c ? a : b`, or just `a` when both sides are the same term (hash-consed
+/// by Z3, so this is a pointer comparison). Merging states after a branch
+/// leaves most values untouched; not wrapping those keeps terms small.
+pub fn ite<T: Ast + Clone>(c: &Bool, a: &T, b: &T) -> T {
+    if a.get_z3_ast() == b.get_z3_ast() {
+        a.clone()
+    } else {
+        c.ite(a, b)
     }
 }
 
@@ -883,6 +911,39 @@ pub fn real_const(num: i64, den: i64) -> Real {
         .unwrap_or_else(|| Int::from_i64(num).to_real())
 }
 
+/// `simplify` with sums in a canonical order (`som`, `bv_sort_ac`), so that
+/// the same additions in a different order become the same term. Bit-blasted
+/// adder chains in different orders are otherwise very hard for the SAT
+/// solver (a 5-element sum reassociated: seconds; 6: a timeout).
+pub fn normalize(b: &Bool) -> Bool {
+    use std::ffi::CString;
+    use z3_sys::*;
+    let ctx = b.get_ctx();
+    let c = ctx.get_z3_context();
+    // SAFETY: plain Z3 C API calls on this context; every object is
+    // reference-counted as the API requires and released before returning.
+    unsafe {
+        let Some(params) = Z3_mk_params(c) else {
+            return b.simplify();
+        };
+        Z3_params_inc_ref(c, params);
+        for name in ["som", "bv_sort_ac"] {
+            if let Ok(key) = CString::new(name)
+                && let Some(sym) = Z3_mk_string_symbol(c, key.as_ptr())
+            {
+                Z3_params_set_bool(c, params, sym, true);
+            }
+        }
+        let result = Z3_simplify_ex(c, b.get_z3_ast(), params);
+        let out = match result {
+            Some(ast) => Bool::wrap(ctx, ast),
+            None => b.simplify(),
+        };
+        Z3_params_dec_ref(c, params);
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -896,5 +957,22 @@ mod tests {
         assert_eq!(r(".25").as_deref(), Some("1/4"));
         assert_eq!(r("1e3").as_deref(), Some("1000"));
         assert_eq!(r("abc"), None);
+    }
+}
+
+#[cfg(test)]
+mod normalize_tests {
+    use super::*;
+
+    #[test]
+    fn reordered_bit_vector_sums_normalize_to_true() {
+        let v: Vec<BV> = (0..6).map(|i| BV::new_const(format!("x{i}"), 32)).collect();
+        let forward = v.iter().skip(1).fold(v[0].clone(), |acc, x| acc.bvadd(x));
+        let backward = v
+            .iter()
+            .rev()
+            .skip(1)
+            .fold(v[5].clone(), |acc, x| x.bvadd(&acc));
+        assert_eq!(normalize(&forward.eq(&backward)).as_bool(), Some(true));
     }
 }
