@@ -131,8 +131,14 @@ impl InputGen {
     }
 
     fn value(&mut self, ty: &Type, round: usize) -> Value {
-        // Rounds 0..3: all-equal simple values; afterwards random mixes.
+        // Rounds 0..3: all-equal simple values; 4..35: small structured
+        // values (arrays of length 4 with non-zero elements, integers that
+        // are valid indices and often equal to each other); afterwards
+        // random mixes.
         let simple = round < 4;
+        if (4..36).contains(&round) {
+            return self.structured(ty);
+        }
         match ty {
             Type::Bool => Value::Bool(if simple {
                 round % 2 == 1
@@ -149,6 +155,41 @@ impl InputGen {
                 };
                 Value::Array((0..len).map(|_| self.value(elem, round.max(4))).collect())
             }
+            Type::Void | Type::Str => Value::Void,
+        }
+    }
+
+    fn structured(&mut self, ty: &Type) -> Value {
+        match ty {
+            Type::Bool => Value::Bool(self.rng.below(2) == 1),
+            Type::Int(_) => {
+                let v = if !self.drawn.is_empty() && self.rng.below(2) == 0 {
+                    let i = self.rng.below(self.drawn.len() as u64) as usize;
+                    self.drawn[i].clone()
+                } else {
+                    BigInt::from(self.rng.below(5))
+                };
+                self.drawn.push(v.clone());
+                Value::Int(v)
+            }
+            Type::Float(f) => {
+                let x = self.rng.below(5) as f64;
+                match (self.semantics, f) {
+                    (Semantics::Math, _) => Value::Real(Real::Exact(BigRational::from_integer(
+                        BigInt::from(x as i64),
+                    ))),
+                    (Semantics::Machine, FloatTy::F32) => Value::F32(x as f32),
+                    (Semantics::Machine, FloatTy::F64) => Value::F64(x),
+                }
+            }
+            Type::Array(elem) => Value::Array(
+                (0..4)
+                    .map(|_| match &**elem {
+                        Type::Int(_) => Value::Int(BigInt::from(1 + self.rng.below(9))),
+                        other => self.structured(other),
+                    })
+                    .collect(),
+            ),
             Type::Void | Type::Str => Value::Void,
         }
     }
