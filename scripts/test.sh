@@ -28,6 +28,7 @@ cargo build --workspace --release
 cargo test --workspace --release
 
 step "differential soundness harness (javac/gcc)"
+python3 tests/differential/test_harness.py
 python3 tests/differential/harness.py --eqlens target/release/eqlens
 
 corpus="../shared/corpora/eqbench-dev"

@@ -418,8 +418,10 @@ def cex_value(text: str, ty: Ty, semantics: str):
                 raise NotRepresentable(f"{text} is not exactly a {ty.spelling}")
             return v
         v = parse_float_text(text)
-        if ty.bits == 32 and not math.isnan(v) and f32(v) != v:
-            raise ValueError(f"{text} is not a float value")
+        if ty.bits == 32 and not math.isnan(v):
+            # eqlens prints a float as its shortest round-tripping decimal
+            # (`-115.4`), so rounding that to binary32 recovers the value.
+            v = f32(v)
         return v
     raise ValueError(f"cannot take a {ty.kind} input")
 

@@ -61,6 +61,12 @@ class ValueParsing(unittest.TestCase):
         self.assertEqual(harness.cex_value("-Infinity", d, "machine"), -math.inf)
         self.assertTrue(math.isnan(harness.cex_value("NaN", d, "machine")))
 
+    def test_machine_floats_are_shortest_decimals(self):
+        f = harness.JAVA_TYPES["float"]
+        # eqlens prints a float's shortest round-tripping decimal.
+        self.assertEqual(harness.cex_value("-115.4", f, "machine"), harness.f32(-115.4))
+        self.assertNotEqual(harness.cex_value("-115.4", f, "machine"), -115.4)
+
     def test_math_reals_must_be_exact_doubles(self):
         d = harness.JAVA_TYPES["double"]
         self.assertEqual(harness.cex_value("-0.75", d, "math"), -0.75)
