@@ -33,6 +33,9 @@ impl Rng {
     }
 }
 
+/// Rounds of [`InputGen::extreme`] values (machine semantics).
+const EXTREMES: usize = 8;
+
 /// How many inputs to try and for how long.
 pub struct Budget {
     pub runs: usize,
@@ -139,6 +142,9 @@ impl InputGen {
         if (4..36).contains(&round) {
             return self.structured(ty);
         }
+        if self.semantics == Semantics::Machine && (36..36 + EXTREMES).contains(&round) {
+            return self.extreme(ty, round - 36);
+        }
         match ty {
             Type::Bool => Value::Bool(if simple {
                 round % 2 == 1
@@ -155,6 +161,51 @@ impl InputGen {
                 };
                 Value::Array((0..len).map(|_| self.value(elem, round.max(4))).collect())
             }
+            Type::Void | Type::Str => Value::Void,
+        }
+    }
+
+    /// Every input at the same extreme (largest, smallest, subnormal, NaN,
+    /// infinite...): overflow, rounding and NaN differences under `machine`
+    /// usually need *all* operands extreme at once, which random draws
+    /// almost never produce.
+    fn extreme(&mut self, ty: &Type, k: usize) -> Value {
+        match ty {
+            Type::Bool => Value::Bool(k.is_multiple_of(2)),
+            Type::Int(t) => {
+                let (lo, hi): (i128, i128) = if t.signed {
+                    (-(1i128 << (t.bits - 1)), (1i128 << (t.bits - 1)) - 1)
+                } else {
+                    (0, (1i128 << t.bits) - 1)
+                };
+                let v = [hi, lo, hi - 1, lo + 1, hi / 2 + 1, lo / 2, 1, -1][k % 8].clamp(lo, hi);
+                Value::Int(BigInt::from(v))
+            }
+            Type::Float(FloatTy::F64) => Value::F64(
+                [
+                    f64::MAX,
+                    f64::MIN,
+                    f64::MIN_POSITIVE,
+                    5e-324,
+                    f64::NAN,
+                    f64::INFINITY,
+                    -5e-324,
+                    1e308,
+                ][k % 8],
+            ),
+            Type::Float(FloatTy::F32) => Value::F32(
+                [
+                    f32::MAX,
+                    f32::MIN,
+                    f32::MIN_POSITIVE,
+                    1e-45,
+                    f32::NAN,
+                    f32::INFINITY,
+                    -1e-45,
+                    1e38,
+                ][k % 8],
+            ),
+            Type::Array(elem) => Value::Array((0..3).map(|_| self.extreme(elem, k)).collect()),
             Type::Void | Type::Str => Value::Void,
         }
     }
