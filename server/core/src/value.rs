@@ -74,30 +74,58 @@ fn fmt_rational(r: &BigRational, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     write!(f, "{}/{}", r.numer(), r.denom())
 }
 
-/// Shortest round-tripping form of a double, Java-like (`1.0`, `1.0E10`).
+/// Shortest round-tripping form of a double, as Java's `Double.toString`
+/// prints it (`1.0`, `1.0E10`).
 pub fn fmt_f64(x: f64) -> String {
-    if x.is_nan() {
+    java_float_text(
+        x.is_nan(),
+        x.is_infinite(),
+        x > 0.0,
+        (1e-3..1e7).contains(&x.abs()) || x == 0.0,
+        || (format!("{x:?}"), format!("{x:e}")),
+    )
+}
+
+/// The same for a float, as Java's `Float.toString` prints it.
+pub fn fmt_f32(x: f32) -> String {
+    java_float_text(
+        x.is_nan(),
+        x.is_infinite(),
+        x > 0.0,
+        (1e-3..1e7).contains(&x.abs()) || x == 0.0,
+        || (format!("{x:?}"), format!("{x:e}")),
+    )
+}
+
+/// Java's layout around Rust's shortest digits: plain for 10⁻³ ≤ |x| < 10⁷
+/// (always with a fraction digit), computerized scientific notation
+/// otherwise. `texts` gives the `{:?}` and `{:e}` renderings.
+fn java_float_text(
+    nan: bool,
+    infinite: bool,
+    positive: bool,
+    plain: bool,
+    texts: impl FnOnce() -> (String, String),
+) -> String {
+    if nan {
         return "NaN".into();
     }
-    if x.is_infinite() {
-        return if x > 0.0 {
+    if infinite {
+        return if positive {
             "Infinity".into()
         } else {
             "-Infinity".into()
         };
     }
-    let a = x.abs();
-    if a == 0.0 || (1e-3..1e7).contains(&a) {
-        let s = format!("{x:?}");
-        if s.contains('.') || s.contains('e') {
-            s
+    let (debug, sci) = texts();
+    if plain {
+        if debug.contains('.') || debug.contains('e') {
+            debug
         } else {
-            format!("{s}.0")
+            format!("{debug}.0")
         }
     } else {
-        // Computerized scientific notation, as Java's Double.toString.
-        let s = format!("{x:e}");
-        let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
+        let (mant, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
         let mant = if mant.contains('.') {
             mant.to_string()
         } else {
@@ -143,10 +171,7 @@ impl fmt::Display for Value {
             Value::Bool(b) => write!(f, "{b}"),
             Value::Int(i) => write!(f, "{i}"),
             Value::Real(r) => write!(f, "{r}"),
-            Value::F32(x) => {
-                let s = format!("{x:?}");
-                f.write_str(&s)
-            }
+            Value::F32(x) => f.write_str(&fmt_f32(*x)),
             Value::F64(x) => f.write_str(&fmt_f64(*x)),
             Value::Array(items) => {
                 f.write_str("{")?;

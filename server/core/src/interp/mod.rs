@@ -21,7 +21,7 @@ mod render;
 #[cfg(test)]
 mod tests;
 
-pub use render::fmt_f32;
+pub use crate::value::fmt_f32;
 
 /// Why evaluation stopped early (propagated with `?` up to the entry call).
 #[derive(Clone, Debug, PartialEq)]

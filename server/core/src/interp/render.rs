@@ -3,7 +3,7 @@
 
 use super::Printed;
 use crate::ir::Type;
-use crate::value::{Value, fmt_f64};
+use crate::value::{Value, fmt_f32, fmt_f64};
 use num_bigint::BigInt;
 use num_integer::Integer;
 use num_traits::{Signed, ToPrimitive, Zero};
@@ -41,39 +41,6 @@ pub(crate) fn java_value(v: &Value, ty: &Type) -> String {
         (Value::F32(x), _) => fmt_f32(*x),
         (Value::F64(x), _) => fmt_f64(*x),
         (v, _) => v.to_string(),
-    }
-}
-
-/// Java's `Float.toString`: the shortest decimal that identifies the float,
-/// plain for 10⁻³ ≤ |x| < 10⁷, computerized scientific notation otherwise.
-pub fn fmt_f32(x: f32) -> String {
-    if x.is_nan() {
-        return "NaN".into();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 {
-            "Infinity".into()
-        } else {
-            "-Infinity".into()
-        };
-    }
-    let a = x.abs();
-    if a == 0.0 || (1e-3..1e7).contains(&a) {
-        let s = format!("{x:?}");
-        if s.contains('.') || s.contains('e') {
-            s
-        } else {
-            format!("{s}.0")
-        }
-    } else {
-        let s = format!("{x:e}");
-        let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
-        let mant = if mant.contains('.') {
-            mant.to_string()
-        } else {
-            format!("{mant}.0")
-        };
-        format!("{mant}E{exp}")
     }
 }
 
