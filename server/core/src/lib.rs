@@ -4,6 +4,7 @@
 //! terminals; see `docs/ARCHITECTURE.md`.
 
 pub mod check;
+pub mod diff;
 pub mod interp;
 pub mod ir;
 pub mod lang;
