@@ -236,6 +236,10 @@ fn resolve_ambiguous(t1: &Tree, t2: &Tree, m: &mut Mapping, pairs: Vec<(NodeId, 
 }
 
 fn bottom_up(t1: &Tree, t2: &Tree, m: &mut Mapping) {
+    // `seen[p] == stamp` marks ancestors visited for the current node; one
+    // stamp per node instead of a fresh vector keeps this linear in memory
+    // and time per candidate walk.
+    let mut seen = vec![usize::MAX; t2.len()];
     // Reverse preorder: every node after all of its descendants.
     for a in (0..t1.len()).rev() {
         if m.new_of(a).is_some() {
@@ -252,15 +256,14 @@ fn bottom_up(t1: &Tree, t2: &Tree, m: &mut Mapping) {
         }
         // Candidates: unmatched same-label ancestors of the images of a's
         // matched descendants. Walking up stops at nodes already seen.
-        let mut seen = vec![false; t2.len()];
         let mut best: Option<(f64, NodeId)> = None;
         for d in t1.subtree(a).skip(1) {
             let Some(mut y) = m.new_of(d) else { continue };
             while let Some(p) = t2.nodes[y].parent {
-                if seen[p] {
+                if seen[p] == a {
                     break;
                 }
-                seen[p] = true;
+                seen[p] = a;
                 if m.old_of(p).is_none() && t2.nodes[p].label == t1.nodes[a].label {
                     let s = dice(t1, a, t2, p, m);
                     if best.is_none_or(|(bs, _)| s > bs) {

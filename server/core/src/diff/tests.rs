@@ -210,3 +210,34 @@ fn diff_result_serializes() {
     let json = serde_json::to_string(&d).expect("serializable");
     assert!(json.contains("\"updated\""));
 }
+
+/// Deep expression nesting (built by hand, past what a front end accepts)
+/// must not overflow the stack: tree building and matching are iterative.
+#[test]
+fn diff_deep_nesting_does_not_overflow() {
+    use crate::ir::{Expr, ExprKind, Stmt, StmtKind, Type, UnOp};
+    let mut f = func(BASE, "f");
+    let mut e = Expr {
+        kind: ExprKind::IntLit(1),
+        ty: Type::INT,
+        span: Span::default(),
+    };
+    for _ in 0..5000 {
+        e = Expr {
+            kind: ExprKind::Unary(UnOp::Neg, Box::new(e)),
+            ty: Type::INT,
+            span: Span::default(),
+        };
+    }
+    f.body.insert(
+        0,
+        Stmt {
+            kind: StmtKind::Return(Some(e)),
+            span: Span::default(),
+        },
+    );
+    let d = diff_functions(&f, &f);
+    assert!(all_common(&d));
+    let d = diff_functions(&func(BASE, "f"), &f);
+    assert_eq!(d.edits.inserted.len(), 1, "{:#?}", d.edits);
+}
