@@ -598,7 +598,8 @@ impl<'t> Fx<'t> {
         if op == "&&" || op == "||" {
             return self.logical(op == "&&", left, right, span, out);
         }
-        let bop = binop(op).ok_or_else(|| self.unsup(n, format!("operator {op}")))?;
+        let bop = crate::lang::build::binop_token(op, crate::ir::Lang::C)
+            .ok_or_else(|| self.unsup(n, format!("operator {op}")))?;
         let mut v = self.operands(&[left, right], out)?;
         let (Some(r), Some(l)) = (v.pop(), v.pop()) else {
             return Err(self.unsup(n, "binary expression"));
@@ -925,7 +926,7 @@ impl<'t> Fx<'t> {
         } else {
             let bop = op
                 .strip_suffix('=')
-                .and_then(binop)
+                .and_then(|t| crate::lang::build::binop_token(t, crate::ir::Lang::C))
                 .ok_or_else(|| self.unsup(n, format!("operator {op}")))?;
             let r = self.arith(bop, read.clone(), rhs, span)?;
             self.convert(r, &pty, span)?
@@ -1279,26 +1280,4 @@ impl<'t> Fx<'t> {
         let size = size.ok_or_else(|| self.unsup(n, "sizeof of this operand"))?;
         Ok(int_lit(i128::from(size), IntTy::U64, span))
     }
-}
-
-fn binop(op: &str) -> Option<BinOp> {
-    Some(match op {
-        "+" => BinOp::Add,
-        "-" => BinOp::Sub,
-        "*" => BinOp::Mul,
-        "/" => BinOp::Div,
-        "%" => BinOp::Rem,
-        "&" => BinOp::BitAnd,
-        "|" => BinOp::BitOr,
-        "^" => BinOp::BitXor,
-        "<<" => BinOp::Shl,
-        ">>" => BinOp::Shr,
-        "==" => BinOp::Eq,
-        "!=" => BinOp::Ne,
-        "<" => BinOp::Lt,
-        "<=" => BinOp::Le,
-        ">" => BinOp::Gt,
-        ">=" => BinOp::Ge,
-        _ => return None,
-    })
 }

@@ -8,8 +8,8 @@ use super::expr::{const_int, int_lit, zero};
 use super::types::{is_integer, promote};
 use super::{ContTarget, Fx, Jump, Res, kids, storage_class};
 use crate::ir::{
-    BinOp, Block, Expr, ExprKind, IntTy, LabelId, LocalKind, LoopKind, Place, Span, Stmt, StmtKind,
-    Type, UnOp,
+    BinOp, Block, Expr, ExprKind, IntTy, LocalKind, LoopKind, Place, Span, Stmt, StmtKind, Type,
+    UnOp,
 };
 
 fn st(kind: StmtKind, span: Span) -> Stmt {
@@ -87,7 +87,14 @@ impl<'t> Fx<'t> {
                 });
                 let body = self.body(self.field(n, "body")?);
                 self.jumps.pop();
-                out.push(self.while_loop(label, pre, c, body?, Vec::new(), span));
+                out.push(crate::lang::build::pre_tested_loop(
+                    label,
+                    pre,
+                    c,
+                    body?,
+                    Vec::new(),
+                    span,
+                ));
             }
             "do_statement" => self.do_while(n, out)?,
             "for_statement" => {
@@ -167,52 +174,6 @@ impl<'t> Fx<'t> {
         }
         self.scopes.pop();
         r.map(|_| b)
-    }
-
-    /// A pre-tested loop. When the condition needs statements (`pre`), it
-    /// becomes `loop(true) { pre; if (!c) break; body } step`.
-    fn while_loop(
-        &mut self,
-        label: LabelId,
-        pre: Block,
-        c: Expr,
-        body: Block,
-        step: Block,
-        span: Span,
-    ) -> Stmt {
-        if pre.is_empty() {
-            return st(
-                StmtKind::Loop {
-                    label,
-                    kind: LoopKind::While,
-                    cond: c,
-                    body,
-                    step,
-                },
-                span,
-            );
-        }
-        let cspan = c.span;
-        let mut b = pre;
-        b.push(st(
-            StmtKind::If {
-                cond: not(c),
-                then_branch: vec![st(StmtKind::Break(label), cspan)],
-                else_branch: Vec::new(),
-            },
-            cspan,
-        ));
-        b.extend(body);
-        st(
-            StmtKind::Loop {
-                label,
-                kind: LoopKind::While,
-                cond: bool_lit(true, cspan),
-                body: b,
-                step,
-            },
-            span,
-        )
     }
 
     fn do_while(&mut self, n: Node<'t>, out: &mut Block) -> Res<()> {
@@ -306,7 +267,7 @@ impl<'t> Fx<'t> {
         });
         let body = self.body(self.field(n, "body")?);
         self.jumps.pop();
-        let lp = self.while_loop(label, pre, c, body?, step, span);
+        let lp = crate::lang::build::pre_tested_loop(label, pre, c, body?, step, span);
         if init.is_empty() {
             out.push(lp);
         } else {

@@ -86,31 +86,6 @@ fn short(t: &str) -> String {
     }
 }
 
-fn bin_op(text: &str) -> Option<BinOp> {
-    Some(match text {
-        "+" => BinOp::Add,
-        "-" => BinOp::Sub,
-        "*" => BinOp::Mul,
-        "/" => BinOp::Div,
-        "%" => BinOp::Rem,
-        "&" => BinOp::BitAnd,
-        "|" => BinOp::BitOr,
-        "^" => BinOp::BitXor,
-        "<<" => BinOp::Shl,
-        ">>" => BinOp::Shr,
-        ">>>" => BinOp::UShr,
-        "==" => BinOp::Eq,
-        "!=" => BinOp::Ne,
-        "<" => BinOp::Lt,
-        "<=" => BinOp::Le,
-        ">" => BinOp::Gt,
-        ">=" => BinOp::Ge,
-        "&&" => BinOp::And,
-        "||" => BinOp::Or,
-        _ => return None,
-    })
-}
-
 /// Builds `a op b` with Java's typing: binary numeric promotion for
 /// arithmetic, comparisons and integer bit operations, unary promotion of
 /// each side for shifts, `Bool` for logical operators.
@@ -611,7 +586,8 @@ impl<'c, 't> FnCx<'c, 't> {
             return Err(unsupported(n, "binary expression"));
         };
         let op_text = self.text(opn);
-        let op = bin_op(op_text).ok_or_else(|| unsupported(opn, format!("operator {op_text}")))?;
+        let op = crate::lang::build::binop_token(op_text, crate::ir::Lang::Java)
+            .ok_or_else(|| unsupported(opn, format!("operator {op_text}")))?;
         if op == BinOp::Add && self.stringy(n, 0) {
             return Err(unsupported(
                 n,
@@ -1005,8 +981,8 @@ impl<'c, 't> FnCx<'c, 't> {
             (p, v)
         } else {
             let bop_text = op_text.strip_suffix('=').unwrap_or(op_text);
-            let op =
-                bin_op(bop_text).ok_or_else(|| unsupported(opn, format!("operator {op_text}")))?;
+            let op = crate::lang::build::binop_token(bop_text, crate::ir::Lang::Java)
+                .ok_or_else(|| unsupported(opn, format!("operator {op_text}")))?;
             if self.stringy(r, 0) {
                 return Err(unsupported(
                     n,

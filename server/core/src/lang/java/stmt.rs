@@ -6,7 +6,7 @@ use super::{
     span, st, unsupported,
 };
 use crate::ir::{
-    BinOp, Block, Expr, ExprKind, LabelId, LocalKind, LoopKind, Place, Span, Stmt, StmtKind, Type,
+    BinOp, Block, Expr, ExprKind, LabelId, LocalKind, LoopKind, Place, Span, StmtKind, Type,
 };
 use tree_sitter::Node;
 
@@ -219,54 +219,6 @@ impl<'c, 't> FnCx<'c, 't> {
         Ok(())
     }
 
-    /// A loop whose condition may have lifted statements `pre`: then the
-    /// condition is tested inside the body (`loop { pre; if (!c) break; body }`)
-    /// so the statements run before every test, and `continue` still runs
-    /// `step` first.
-    fn make_loop(
-        &self,
-        label: LabelId,
-        pre: Block,
-        cond: Expr,
-        body: Block,
-        step: Block,
-        sp: Span,
-    ) -> Stmt {
-        if pre.is_empty() {
-            return st(
-                StmtKind::Loop {
-                    label,
-                    kind: LoopKind::While,
-                    cond,
-                    body,
-                    step,
-                },
-                sp,
-            );
-        }
-        let csp = cond.span;
-        let mut b = pre;
-        b.push(st(
-            StmtKind::If {
-                cond: not(cond),
-                then_branch: vec![st(StmtKind::Break(label), csp)],
-                else_branch: Vec::new(),
-            },
-            csp,
-        ));
-        b.extend(body);
-        st(
-            StmtKind::Loop {
-                label,
-                kind: LoopKind::While,
-                cond: mk(ExprKind::BoolLit(true), Type::Bool, csp),
-                body: b,
-                step,
-            },
-            sp,
-        )
-    }
-
     fn loop_body(&mut self, n: Node, name: Option<String>, brk: LabelId, cont: Cont) -> R<Block> {
         let Some(b) = n.child_by_field_name("body") else {
             return Err(unsupported(n, "loop without a body"));
@@ -291,7 +243,14 @@ impl<'c, 't> FnCx<'c, 't> {
         let mut pre = Vec::new();
         let cond = self.cond(c, &mut pre)?;
         let body = self.loop_body(n, name, l, Cont::Continue(l))?;
-        out.push(self.make_loop(l, pre, cond, body, Vec::new(), span(n)));
+        out.push(crate::lang::build::pre_tested_loop(
+            l,
+            pre,
+            cond,
+            body,
+            Vec::new(),
+            span(n),
+        ));
         Ok(())
     }
 
@@ -365,7 +324,14 @@ impl<'c, 't> FnCx<'c, 't> {
             self.expr_stmt(u, &mut step)?;
         }
         let body = self.loop_body(n, name, l, Cont::Continue(l))?;
-        out.push(self.make_loop(l, pre, cond, body, step, span(n)));
+        out.push(crate::lang::build::pre_tested_loop(
+            l,
+            pre,
+            cond,
+            body,
+            step,
+            span(n),
+        ));
         self.pop_scope();
         Ok(())
     }
