@@ -371,19 +371,6 @@ pub enum Intrinsic {
 }
 
 impl Intrinsic {
-    /// True when the interpreter computes the exact value under math
-    /// semantics (so a difference in it is a real difference).
-    pub fn is_exact(self) -> bool {
-        matches!(
-            self,
-            Intrinsic::Abs
-                | Intrinsic::Min
-                | Intrinsic::Max
-                | Intrinsic::Floor
-                | Intrinsic::Ceil
-                | Intrinsic::Round
-        )
-    }
     pub fn name(self) -> &'static str {
         match self {
             Intrinsic::Abs => "abs",

@@ -188,12 +188,7 @@ impl<'a> Executor<'a> {
     pub fn run(mut self, func: FuncId) -> EResult<Summary> {
         let def = self.program.function(func);
         let f = def.body.as_ref().map_err(|e| unsupported(e.to_string()))?;
-        let empty_log = PrintLog {
-            len: Int::from_i64(0),
-            tags: Array::const_array(&Sort::int(), &Int::from_i64(0)),
-            ints: Array::const_array(&Sort::int(), &self.print_int_zero()),
-            reals: Array::const_array(&Sort::int(), &self.print_real_zero()),
-        };
+        let empty_log = self.empty_prints();
         let mut state = State {
             pc: Bool::from_bool(true),
             locals: Vec::new(),

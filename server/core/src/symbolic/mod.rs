@@ -16,7 +16,6 @@ use crate::ir::{Lang, Program, Semantics, Type};
 use exec::{ArrObj, PrintLog, Summary};
 use ops::{EResult, EncodeError, Ops, Sym};
 use std::collections::HashMap;
-use z3::Sort;
 use z3::ast::{Array, Bool, Dynamic, Int};
 
 /// One input of the pair (shared by both versions).
@@ -315,13 +314,4 @@ fn print_diff(a: &PrintLog, b: &PrintLog) -> Bool {
         a.reals.select(&k).eq(b.reals.select(&k)).not(),
     ]);
     Bool::or(&[a.len.eq(&b.len).not(), Bool::and(&[in_range, item_diff])])
-}
-
-/// Sort used for integer print payloads (for model reading).
-pub fn print_int_sort(ops: &Ops) -> Sort {
-    if ops.machine() {
-        Sort::bitvector(64)
-    } else {
-        Sort::int()
-    }
 }
