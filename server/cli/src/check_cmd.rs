@@ -143,7 +143,7 @@ pub fn run(args: &CheckArgs) -> Result<u8, CliError> {
         Some(name) => Selection::Method(name.clone()),
         None => Selection::All,
     };
-    let options = args.common.options(args.checker);
+    let options = args.options();
     crate::error::install_quiet_panic_hook();
     let check =
         || catch_panic(|| check_sources(old_lang, &old_src, &new_src, &selection, &options));

@@ -16,7 +16,7 @@ mod stats;
 mod trace;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use eqlens_core::check::{CheckerKind, Options};
+use eqlens_core::check::{CheckerKind, Options, Override, OverrideAction};
 use eqlens_core::ir::Semantics;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -115,6 +115,7 @@ impl CommonOptions {
             checker,
             loop_bound: self.loop_bound,
             timeout_ms: self.timeout_ms,
+            overrides: Vec::new(),
         }
     }
 }
@@ -139,6 +140,63 @@ pub struct CheckArgs {
     /// Output format: `text` for people, `json` for programs.
     #[arg(long, value_enum, default_value_t = Format::Text, value_name = "FORMAT")]
     pub format: Format,
+    /// Keep the common code on these lines of the new version abstracted
+    /// (never refined), e.g. `12-30` (repeatable).
+    #[arg(long = "abstract", value_parser = parse_abstract, value_name = "L1-L2")]
+    pub abstract_lines: Vec<Override>,
+    /// Keep the code on these lines of the new version concrete (never
+    /// abstracted), e.g. `12-30` (repeatable).
+    #[arg(long = "refine", value_parser = parse_refine, value_name = "L1-L2")]
+    pub refine_lines: Vec<Override>,
+}
+
+impl CheckArgs {
+    /// The options of this run: the shared ones plus the overrides.
+    pub fn options(&self) -> Options {
+        let mut o = self.common.options(self.checker);
+        o.overrides = self
+            .abstract_lines
+            .iter()
+            .chain(&self.refine_lines)
+            .cloned()
+            .collect();
+        o
+    }
+}
+
+fn parse_abstract(s: &str) -> Result<Override, String> {
+    parse_range(s, OverrideAction::Abstract)
+}
+
+fn parse_refine(s: &str) -> Result<Override, String> {
+    parse_range(s, OverrideAction::Refine)
+}
+
+/// `L` or `L1-L2`, one-based and inclusive.
+fn parse_range(s: &str, action: OverrideAction) -> Result<Override, String> {
+    let line = |t: &str| -> Result<u32, String> {
+        match t.trim().parse::<u32>() {
+            Ok(n) if n >= 1 => Ok(n),
+            _ => Err(format!(
+                "'{s}' is not a line range: expected L or L1-L2 with one-based line numbers"
+            )),
+        }
+    };
+    let (a, b) = match s.split_once('-') {
+        Some((a, b)) => (line(a)?, line(b)?),
+        None => {
+            let n = line(s)?;
+            (n, n)
+        }
+    };
+    if a > b {
+        return Err(format!("'{s}': the range ends before it starts"));
+    }
+    Ok(Override {
+        action,
+        first_line: a,
+        last_line: b,
+    })
 }
 
 #[derive(Args, Debug)]

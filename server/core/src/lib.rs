@@ -3,6 +3,7 @@
 //! counterexamples, spans). It knows nothing of LSP, async runtimes, files or
 //! terminals; see `docs/ARCHITECTURE.md`.
 
+pub mod abstraction;
 pub mod check;
 pub mod diff;
 pub mod interp;

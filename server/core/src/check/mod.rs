@@ -5,10 +5,14 @@
 //! [`check_sources`]: two source texts in, one [`FileReport`] out. Nothing in
 //! here does I/O or knows who asked.
 
+pub mod abstracted;
 pub mod pairing;
+pub mod portfolio;
+pub mod refine;
 pub mod symbolic;
 pub mod testing;
 
+pub use crate::abstraction::{Override, OverrideAction, OverrideReport};
 use crate::interp::Outcome;
 use crate::ir::{FuncId, Lang, LowerError, Program, Semantics, Span};
 use crate::value::Value;
@@ -19,15 +23,37 @@ use std::time::Duration;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CheckerKind {
-    /// Full symbolic execution of both versions with bounded loops.
+    /// Syntactic identity, then `ardiff`, then `symbolic` when it can still
+    /// decide something.
     #[default]
+    Portfolio,
+    /// ARDiff: abstraction of common code, refined by heuristics until
+    /// decided.
+    Ardiff,
+    /// Differential symbolic execution: every common block abstracted, one
+    /// query.
+    Dse,
+    /// Impacted summaries: code impacted by the change kept concrete, the
+    /// rest abstracted, one query.
+    Imps,
+    /// Full symbolic execution of both versions with bounded loops.
     Symbolic,
 }
 
 impl CheckerKind {
-    pub const ALL: &'static [CheckerKind] = &[CheckerKind::Symbolic];
+    pub const ALL: &'static [CheckerKind] = &[
+        CheckerKind::Portfolio,
+        CheckerKind::Ardiff,
+        CheckerKind::Dse,
+        CheckerKind::Imps,
+        CheckerKind::Symbolic,
+    ];
     pub fn name(self) -> &'static str {
         match self {
+            CheckerKind::Portfolio => "portfolio",
+            CheckerKind::Ardiff => "ardiff",
+            CheckerKind::Dse => "dse",
+            CheckerKind::Imps => "imps",
             CheckerKind::Symbolic => "symbolic",
         }
     }
@@ -46,15 +72,81 @@ pub struct Options {
     pub loop_bound: u32,
     /// Wall-clock budget for one method pair, in milliseconds.
     pub timeout_ms: u64,
+    /// Line ranges of the new version the user forced abstract or concrete
+    /// (checkers that abstract common code honour them).
+    pub overrides: Vec<Override>,
 }
 
 impl Default for Options {
     fn default() -> Self {
         Options {
             semantics: Semantics::Math,
-            checker: CheckerKind::Symbolic,
+            checker: CheckerKind::Portfolio,
             loop_bound: 8,
             timeout_ms: 10_000,
+            overrides: Vec::new(),
+        }
+    }
+}
+
+/// What decided a verdict: a checker, or one of the portfolio's shortcuts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Decider {
+    /// Equal modulo renaming and formatting, callees included.
+    Syntax,
+    /// Concrete testing found the difference before any solving.
+    Testing,
+    Ardiff,
+    Dse,
+    Imps,
+    Symbolic,
+}
+
+impl Decider {
+    pub fn name(self) -> &'static str {
+        match self {
+            Decider::Syntax => "syntax",
+            Decider::Testing => "testing",
+            Decider::Ardiff => "ardiff",
+            Decider::Dse => "dse",
+            Decider::Imps => "imps",
+            Decider::Symbolic => "symbolic",
+        }
+    }
+}
+
+/// How abstraction went, for checkers that abstract common code.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct AbstractionReport {
+    /// Queries run (1 for `dse` and `imps`).
+    pub iterations: u32,
+    /// Common blocks abstracted at the start.
+    pub blocks: usize,
+    /// Blocks still abstracted (as uninterpreted functions) at the end.
+    pub functions_left: usize,
+    /// Statements made concrete by refinement, in order (new version).
+    pub refined: Vec<Span>,
+    /// Which heuristic chose each refinement (`H1`, `H2`, `all`).
+    pub heuristics: Vec<String>,
+    pub overrides: Vec<OverrideReport>,
+}
+
+/// A checker's answer: the verdict, who decided it, how abstraction went.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decision {
+    pub verdict: Verdict,
+    pub decided_by: Option<Decider>,
+    pub abstraction: Option<AbstractionReport>,
+}
+
+impl Decision {
+    pub fn plain(verdict: Verdict, by: Decider) -> Decision {
+        let decided = !matches!(verdict, Verdict::Unknown(_));
+        Decision {
+            verdict,
+            decided_by: decided.then_some(by),
+            abstraction: None,
         }
     }
 }
@@ -76,7 +168,18 @@ pub struct MethodPair<'a> {
 /// An equivalence checking algorithm.
 pub trait Checker {
     fn kind(&self) -> CheckerKind;
-    fn check(&self, pair: &MethodPair<'_>, options: &Options) -> Verdict;
+    fn check(&self, pair: &MethodPair<'_>, options: &Options) -> Decision;
+}
+
+/// The checker an option names.
+pub fn checker(kind: CheckerKind) -> Box<dyn Checker> {
+    match kind {
+        CheckerKind::Portfolio => Box::new(portfolio::PortfolioChecker),
+        CheckerKind::Ardiff => Box::new(abstracted::AbstractingChecker::ardiff()),
+        CheckerKind::Dse => Box::new(abstracted::AbstractingChecker::dse()),
+        CheckerKind::Imps => Box::new(abstracted::AbstractingChecker::imps()),
+        CheckerKind::Symbolic => Box::new(symbolic::SymbolicChecker),
+    }
 }
 
 /// The answer for one method pair.
@@ -261,7 +364,11 @@ pub struct MethodReport {
     pub new_span: Span,
     #[serde(flatten)]
     pub verdict: Verdict,
+    /// The checker asked for.
     pub checker: CheckerKind,
+    /// What decided the verdict (none when unknown).
+    pub decided_by: Option<Decider>,
+    pub abstraction: Option<AbstractionReport>,
     pub semantics: Semantics,
     pub loop_bound: u32,
     #[serde(serialize_with = "ser_ms")]
@@ -374,10 +481,8 @@ pub fn check_programs(
 /// Checks one method pair with the checker the options name.
 pub fn check_pair(pair: &MethodPair<'_>, options: &Options) -> MethodReport {
     let start = std::time::Instant::now();
-    let checker: Box<dyn Checker> = match options.checker {
-        CheckerKind::Symbolic => Box::new(symbolic::SymbolicChecker),
-    };
-    let verdict = checker.check(pair, options);
+    let checker = checker(options.checker);
+    let decision = checker.check(pair, options);
     let old = pair.old_program.function(pair.old);
     let new = pair.new_program.function(pair.new);
     MethodReport {
@@ -385,8 +490,10 @@ pub fn check_pair(pair: &MethodPair<'_>, options: &Options) -> MethodReport {
         arity: old.arity,
         old_span: old.name_span,
         new_span: new.name_span,
-        verdict,
+        verdict: decision.verdict,
         checker: checker.kind(),
+        decided_by: decision.decided_by,
+        abstraction: decision.abstraction,
         semantics: options.semantics,
         loop_bound: options.loop_bound,
         time: start.elapsed(),

@@ -4,8 +4,8 @@
 //! reported.
 
 use super::{
-    Behaviour, Binding, Checker, CheckerKind, Counterexample, MethodPair, Options, Proof, Unknown,
-    UnknownReason, Verdict, testing,
+    Behaviour, Binding, Checker, CheckerKind, Counterexample, Decider, Decision, MethodPair,
+    Options, Proof, Unknown, UnknownReason, Verdict, testing,
 };
 use crate::interp::{self, Comparison, Execution, Limits};
 use crate::ir::{Function, LowerError, LowerErrorKind, Program};
@@ -20,7 +20,7 @@ use z3::{Params, SatResult, Solver};
 const CONTEXT_SIMPLIFY_BUDGET: Duration = Duration::from_millis(400);
 
 /// Candidate counterexamples tried before giving up on a satisfiable query.
-const MAX_CANDIDATES: usize = 4;
+pub(crate) const MAX_CANDIDATES: usize = 4;
 
 pub struct SymbolicChecker;
 
@@ -29,41 +29,60 @@ impl Checker for SymbolicChecker {
         CheckerKind::Symbolic
     }
 
-    fn check(&self, pair: &MethodPair<'_>, options: &Options) -> Verdict {
+    fn check(&self, pair: &MethodPair<'_>, options: &Options) -> Decision {
         let deadline = Instant::now() + Duration::from_millis(options.timeout_ms);
         let (old_fn, new_fn) = match bodies(pair) {
             Ok(b) => b,
-            Err(v) => return v,
+            Err(v) => return Decision::plain(v, Decider::Symbolic),
         };
         if let Some(cex) = test_concretely(pair, old_fn, new_fn, options) {
-            return Verdict::NotEquivalent(Box::new(cex));
+            return Decision::plain(Verdict::NotEquivalent(Box::new(cex)), Decider::Testing);
         }
-        let ops = Ops {
-            sem: options.semantics,
-            lang: pair.new_program.lang,
-        };
-        let enc = match symbolic::encode_pair(
-            ops,
-            (pair.old_program, pair.old),
-            (pair.new_program, pair.new),
-            options.loop_bound,
-            deadline,
-        ) {
+        let enc = match encode(pair, old_fn, new_fn, options, deadline, None) {
             Ok(enc) => enc,
-            Err(e) if e.error.is_timeout() => {
-                return unknown(UnknownReason::Timeout, "encoding ran out of time");
-            }
-            Err(e) => {
-                let f = if e.in_old { old_fn } else { new_fn };
-                let error = e.error.lowering.unwrap_or(LowerError {
-                    kind: LowerErrorKind::Unsupported,
-                    what: e.error.what,
-                    span: f.span,
-                });
-                return super::unsupported(&error, e.in_old);
-            }
+            Err(v) => return Decision::plain(v, Decider::Symbolic),
         };
-        decide(pair, &enc, old_fn, new_fn, options, deadline)
+        let verdict = decide(pair, &enc, old_fn, new_fn, options, deadline, MAX_CANDIDATES);
+        Decision::plain(verdict, Decider::Symbolic)
+    }
+}
+
+/// Encodes both versions (with `abstraction` applied, if any), or the
+/// verdict that explains why not.
+pub(crate) fn encode(
+    pair: &MethodPair<'_>,
+    old_fn: &Function,
+    new_fn: &Function,
+    options: &Options,
+    deadline: Instant,
+    abstraction: Option<&crate::abstraction::Abstraction>,
+) -> Result<PairEncoding, Verdict> {
+    let ops = Ops {
+        sem: options.semantics,
+        lang: pair.new_program.lang,
+    };
+    match symbolic::encode_pair(
+        ops,
+        (pair.old_program, pair.old),
+        (pair.new_program, pair.new),
+        options.loop_bound,
+        deadline,
+        abstraction,
+    ) {
+        Ok(enc) => Ok(enc),
+        Err(e) if e.error.is_timeout() => Err(unknown(
+            UnknownReason::Timeout,
+            "encoding ran out of time",
+        )),
+        Err(e) => {
+            let f = if e.in_old { old_fn } else { new_fn };
+            let error = e.error.lowering.unwrap_or(LowerError {
+                kind: LowerErrorKind::Unsupported,
+                what: e.error.what,
+                span: f.span,
+            });
+            Err(super::unsupported(&error, e.in_old))
+        }
     }
 }
 
@@ -78,7 +97,7 @@ pub(crate) fn bodies<'p>(pair: &MethodPair<'p>) -> Result<(&'p Function, &'p Fun
     }
 }
 
-fn unknown(reason: UnknownReason, detail: impl Into<String>) -> Verdict {
+pub(crate) fn unknown(reason: UnknownReason, detail: impl Into<String>) -> Verdict {
     Verdict::Unknown(Unknown {
         reason,
         detail: detail.into(),
@@ -147,13 +166,17 @@ fn refresh_timeout(solver: &Solver, deadline: Instant) -> Option<()> {
     Some(())
 }
 
-fn decide(
+/// Solves the equivalence query of `enc`: equivalent when unsatisfiable,
+/// not equivalent when one of at most `max_candidates` models replays as a
+/// real difference, unknown otherwise.
+pub(crate) fn decide(
     pair: &MethodPair<'_>,
     enc: &PairEncoding,
     old_fn: &Function,
     new_fn: &Function,
     options: &Options,
     deadline: Instant,
+    max_candidates: usize,
 ) -> Verdict {
     let diff = match enc.difference() {
         Ok(d) => d,
@@ -185,7 +208,7 @@ fn decide(
             );
         };
         solver.assert(&case);
-        for attempt in 0..MAX_CANDIDATES {
+        for attempt in 0..max_candidates {
             if refresh_timeout(&solver, deadline).is_none() {
                 return unknown(
                     UnknownReason::Timeout,
@@ -224,7 +247,7 @@ fn decide(
                         Err(reason) => spurious = Some(reason),
                     }
                     match model::block(&model, &enc.inputs) {
-                        Some(b) if attempt + 1 < MAX_CANDIDATES => solver.assert(&b),
+                        Some(b) if attempt + 1 < max_candidates => solver.assert(&b),
                         _ => break,
                     }
                 }
@@ -499,7 +522,7 @@ fn run_both(
 
 /// Edge cases and pseudo-random inputs through the interpreter, before any
 /// solving (see [`super::testing`]).
-fn test_concretely(
+pub(crate) fn test_concretely(
     pair: &MethodPair<'_>,
     old_fn: &Function,
     new_fn: &Function,
@@ -680,8 +703,9 @@ mod tests {
             checker: CheckerKind::Symbolic,
             loop_bound: 4,
             timeout_ms: 10_000,
+            overrides: Vec::new(),
         };
-        SymbolicChecker.check(&pair, &options)
+        SymbolicChecker.check(&pair, &options).verdict
     }
     fn ret(x: Expr) -> Stmt {
         st(StmtKind::Return(Some(x)))

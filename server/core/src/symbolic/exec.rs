@@ -10,6 +10,7 @@
 
 use super::ops::{EResult, EncodeError, FaultCode, MayFault, ObjId, Ops, Sym, Ufs, ite};
 use super::{InputSpace, Strings};
+use crate::abstraction::{Application, Applications, Site, Sites, Slot, Version};
 use crate::ir::{
     BinOp, Block, Expr, ExprKind, FuncId, GlobalId, LabelId, LocalId, LoopKind, Place, PrintKind,
     Program, Stmt, StmtKind, Type, UnOp,
@@ -113,6 +114,9 @@ pub struct Executor<'a> {
     pub strings: &'a mut Strings,
     pub loop_bound: u32,
     pub deadline: Instant,
+    /// Common code to apply as uninterpreted functions instead of running.
+    abstraction: Option<(&'a Sites, Version)>,
+    apps: &'a mut Applications,
     faults: Vec<(State, FaultCode)>,
     bound: Vec<Bool>,
     stack: Vec<FuncId>,
@@ -143,6 +147,8 @@ impl<'a> Executor<'a> {
         strings: &'a mut Strings,
         loop_bound: u32,
         deadline: Instant,
+        abstraction: Option<(&'a Sites, Version)>,
+        apps: &'a mut Applications,
     ) -> Self {
         Executor {
             ops,
@@ -152,6 +158,8 @@ impl<'a> Executor<'a> {
             strings,
             loop_bound,
             deadline,
+            abstraction,
+            apps,
             faults: Vec::new(),
             bound: Vec::new(),
             stack: Vec::new(),
@@ -443,11 +451,156 @@ impl<'a> Executor<'a> {
 
     fn block(&mut self, frame: &mut Frame, stmts: &Block, state: State) -> EResult<Option<State>> {
         let mut cur = Some(state);
-        for stmt in stmts {
-            let Some(s) = cur.take() else { break };
-            cur = self.stmt(frame, stmt, s)?;
+        let mut i = 0;
+        while i < stmts.len() {
+            let Some(mut s) = cur.take() else { break };
+            let site = self.abstraction.and_then(|(sites, _)| sites.at(&stmts[i]));
+            if let Some(site) = site
+                && site.len > 0
+                && i + site.len <= stmts.len()
+                && self.apply_block(site, &mut s)?
+            {
+                cur = Some(s);
+                i += site.len;
+                continue;
+            }
+            cur = self.stmt(frame, &stmts[i], s)?;
+            i += 1;
         }
         Ok(cur)
+    }
+
+    /// Replaces the statements of an abstracted block by fresh results:
+    /// each output becomes the value of the block's function on the inputs,
+    /// and when the block may fail, so does its outcome code. Returns false
+    /// (leaving `state` untouched) when the block cannot be applied here,
+    /// e.g. because two of its arrays are the same object; the statements
+    /// are then executed as usual.
+    fn apply_block(&mut self, site: &Site, state: &mut State) -> EResult<bool> {
+        let Some((_, version)) = self.abstraction else {
+            return Ok(false);
+        };
+        let mut args: Vec<Dynamic> = Vec::new();
+        let mut objects: Vec<ObjId> = Vec::new();
+        for slot in &site.inputs {
+            match self.slot_value(slot, state)? {
+                None => return Ok(false),
+                Some(Sym::Arr(obj)) => {
+                    if objects.contains(&obj) {
+                        return Ok(false);
+                    }
+                    objects.push(obj);
+                    let Some(o) = state.heap.get(obj) else {
+                        return Ok(false);
+                    };
+                    let Some(len) = o.len.to_dyn() else {
+                        return Ok(false);
+                    };
+                    args.push(len);
+                    args.push(Dynamic::from_ast(&o.data));
+                }
+                Some(v) => match v.to_dyn() {
+                    Some(d) => args.push(d),
+                    None => return Ok(false),
+                },
+            }
+        }
+        // Outputs: where they go, and the sort of their fresh value.
+        let mut targets: Vec<(&Slot, Option<ObjId>, Sort, Option<crate::ir::Type>)> = Vec::new();
+        for slot in &site.outputs {
+            match slot.ty() {
+                Type::Array(elem) => {
+                    let Some(Sym::Arr(obj)) = self.slot_value(slot, state)? else {
+                        return Ok(false);
+                    };
+                    if !objects.contains(&obj) {
+                        // Stored to but not among the inputs: cannot happen
+                        // for a well-formed site; do not abstract.
+                        return Ok(false);
+                    }
+                    let sort = Sort::array(&self.ops.index_sort(), &self.ops.sort(elem)?);
+                    targets.push((slot, Some(obj), sort, None));
+                }
+                t => targets.push((slot, None, self.ops.sort(t)?, Some(t.clone()))),
+            }
+        }
+        let name = format!("blk{}", site.block.0);
+        let results = match self.apps.reuse(site.block, &args) {
+            Some(r) => r,
+            None => {
+                let mut r: Vec<Dynamic> = targets
+                    .iter()
+                    .enumerate()
+                    .map(|(k, (_, _, sort, _))| Dynamic::fresh_const(&format!("{name}.{k}"), sort))
+                    .collect();
+                if site.may_fault {
+                    r.push(Dynamic::from_ast(&Int::fresh_const(&format!("{name}.fault"))));
+                }
+                r
+            }
+        };
+        self.apps.record(Application {
+            block: site.block,
+            version,
+            args,
+            results: results.clone(),
+        });
+        for ((slot, obj, _, ty), value) in targets.iter().zip(&results) {
+            match (obj, ty) {
+                (Some(obj), _) => {
+                    let Some(data) = value.as_array() else {
+                        return Err(unsupported("internal: block array output"));
+                    };
+                    state.heap[*obj].data = data;
+                }
+                (None, Some(ty)) => {
+                    let v = self.ops.from_dyn(ty, value)?;
+                    match slot {
+                        Slot::Local(l, _) => {
+                            let cell = state
+                                .locals
+                                .get_mut(l.0 as usize)
+                                .ok_or_else(|| unsupported("internal: local out of range"))?;
+                            *cell = v;
+                        }
+                        Slot::Global(g, _) => {
+                            state.globals.insert(*g, v);
+                        }
+                    }
+                }
+                (None, None) => return Err(unsupported("internal: block output")),
+            }
+        }
+        if site.may_fault {
+            let code = results
+                .get(targets.len())
+                .and_then(|d| d.as_int())
+                .ok_or_else(|| unsupported("internal: block fault code"))?;
+            let faults = [
+                FaultCode::DivisionByZero,
+                FaultCode::IndexOutOfBounds,
+                FaultCode::NegativeArraySize,
+                FaultCode::Undefined,
+            ]
+            .into_iter()
+            .map(|c| MayFault {
+                cond: code.eq(Int::from_i64(c as i64)),
+                code: c,
+            })
+            .collect();
+            self.fault(state, faults);
+        }
+        Ok(true)
+    }
+
+    /// The current value of a block input or output; `None` when it has no
+    /// value to abstract over (an array variable not yet assigned).
+    fn slot_value(&mut self, slot: &Slot, state: &mut State) -> EResult<Option<Sym>> {
+        let v = match slot {
+            Slot::Local(l, _) => state.locals.get(l.0 as usize).cloned(),
+            Slot::Global(g, _) => Some(self.global(*g, state)?),
+        };
+        Ok(v.filter(|v| !matches!(v, Sym::Void)))
     }
 
     fn stmt(&mut self, frame: &mut Frame, stmt: &Stmt, mut state: State) -> EResult<Option<State>> {

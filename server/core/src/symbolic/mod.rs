@@ -167,7 +167,11 @@ impl Strings {
 pub struct PairEncoding {
     pub ops: Ops,
     pub inputs: InputSpace,
+    /// Uninterpreted functions; `facts` includes the functional consistency
+    /// of abstracted blocks' applications.
     pub ufs: ops::Ufs,
+    /// Applications of abstracted blocks (empty without abstraction).
+    pub apps: crate::abstraction::Applications,
     pub old: Summary,
     pub new: Summary,
 }
@@ -184,10 +188,13 @@ pub fn encode_pair(
     new: (&Program, crate::ir::FuncId),
     loop_bound: u32,
     deadline: std::time::Instant,
+    abstraction: Option<&crate::abstraction::Abstraction>,
 ) -> Result<PairEncoding, PairError> {
+    use crate::abstraction::Version;
     let mut inputs = InputSpace::default();
     let mut ufs = ops::Ufs::default();
     let mut strings = Strings::default();
+    let mut apps = crate::abstraction::Applications::default();
     let old_sum = exec::Executor::new(
         ops,
         old.0,
@@ -196,6 +203,8 @@ pub fn encode_pair(
         &mut strings,
         loop_bound,
         deadline,
+        abstraction.map(|a| (&a.old, Version::Old)),
+        &mut apps,
     )
     .run(old.1)
     .map_err(|error| PairError {
@@ -210,16 +219,20 @@ pub fn encode_pair(
         &mut strings,
         loop_bound,
         deadline,
+        abstraction.map(|a| (&a.new, Version::New)),
+        &mut apps,
     )
     .run(new.1)
     .map_err(|error| PairError {
         error,
         in_old: false,
     })?;
+    ufs.facts.extend(apps.consistency());
     Ok(PairEncoding {
         ops,
         inputs,
         ufs,
+        apps,
         old: old_sum,
         new: new_sum,
     })

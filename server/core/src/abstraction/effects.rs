@@ -1,0 +1,752 @@
+//! What statements read and write, and what whole functions do besides
+//! returning a value: the facts block extraction needs to decide whether a
+//! run of common statements can be replaced by uninterpreted functions, and
+//! which values flow in and out of it.
+//!
+//! Everything here is syntactic and conservative: a "may" set may say more
+//! than happens, a "must" set less. Over-approximating inputs and outputs
+//! costs precision (spurious candidates, more refinement), never soundness.
+
+use crate::ir::{
+    BinOp, Block, Expr, ExprKind, FuncId, GlobalId, LabelId, Lang, LocalId, Place, Program, Stmt,
+    StmtKind, Type,
+};
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+/// An array an element store goes through.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ArrayRoot {
+    Local(LocalId),
+    Global(GlobalId),
+}
+
+/// The effects of a statement run (or of an expression).
+#[derive(Clone, Debug, Default)]
+pub struct Effects {
+    /// Locals whose value is read (array locals included: reading `a[i]`
+    /// reads the reference `a`).
+    pub reads: BTreeSet<LocalId>,
+    /// Locals assigned somewhere.
+    pub writes: BTreeSet<LocalId>,
+    pub reads_globals: BTreeSet<GlobalId>,
+    pub writes_globals: BTreeSet<GlobalId>,
+    /// Arrays whose elements may be stored to.
+    pub stores: BTreeSet<ArrayRoot>,
+    /// Arrays read or written through (their length and contents are
+    /// inputs of an abstracted block).
+    pub arrays: BTreeSet<ArrayRoot>,
+    /// Something we do not abstract: printing, allocating arrays, assigning
+    /// an array reference, storing through an array we cannot name, calling
+    /// a function with such effects. Says which, for the explanation.
+    pub blocker: Option<&'static str>,
+    /// `return`, or a `break`/`continue` whose target is outside the run.
+    pub escapes: bool,
+    pub may_fault: bool,
+    pub has_loop: bool,
+    /// Multiplications, divisions, remainders and non-linear intrinsics
+    /// (ARDiff's H3 counts them).
+    pub nonlinear: u32,
+}
+
+/// What a whole function does to the world (transitively through its
+/// callees), by the ids of its own program.
+#[derive(Clone, Debug, Default)]
+pub struct FunctionEffects {
+    pub reads_globals: BTreeSet<GlobalId>,
+    pub writes_globals: BTreeSet<GlobalId>,
+    /// Stores to arrays it does not allocate itself: may write through any
+    /// array argument or array global.
+    pub stores_shared: bool,
+    pub prints: bool,
+    pub may_fault: bool,
+    pub has_loop: bool,
+}
+
+/// [`FunctionEffects`] of every function of a program, as a fixpoint over
+/// the call graph (recursion included).
+pub fn function_effects(program: &Program) -> Vec<FunctionEffects> {
+    let n = program.functions.len();
+    let mut out = vec![FunctionEffects::default(); n];
+    // Direct effects and callees.
+    let mut callees: Vec<BTreeSet<FuncId>> = vec![BTreeSet::new(); n];
+    for (i, def) in program.functions.iter().enumerate() {
+        let Ok(f) = &def.body else {
+            // Never abstracted over anyway (the call is unsupported), but
+            // be pessimistic.
+            out[i].prints = true;
+            continue;
+        };
+        let mut w = Walker::new(program, None);
+        w.block(&f.body);
+        let own_arrays: HashSet<LocalId> = f
+            .locals
+            .iter()
+            .enumerate()
+            .filter(|(i, l)| {
+                matches!(l.ty, Type::Array(_)) && !f.params.contains(&LocalId(*i as u32))
+            })
+            .map(|(i, _)| LocalId(i as u32))
+            .collect();
+        let e = &w.effects;
+        out[i] = FunctionEffects {
+            reads_globals: e.reads_globals.clone(),
+            writes_globals: e.writes_globals.clone(),
+            // Stores into arrays the function allocated itself stay local
+            // only if the array is a local that is not a parameter; any
+            // other root (parameter, global) is shared.
+            stores_shared: e.stores.iter().any(|r| match r {
+                ArrayRoot::Local(l) => !own_arrays.contains(l),
+                ArrayRoot::Global(_) => true,
+            }) || w.unnamed_store,
+            prints: w.prints,
+            may_fault: e.may_fault,
+            has_loop: e.has_loop,
+        };
+        callees[i] = w.calls;
+    }
+    // Propagate through callees until nothing changes.
+    loop {
+        let mut changed = false;
+        for i in 0..n {
+            for c in callees[i].clone() {
+                let c = c.0 as usize;
+                if c == i || c >= n {
+                    continue;
+                }
+                let ce = out[c].clone();
+                let e = &mut out[i];
+                let before = (
+                    e.reads_globals.len(),
+                    e.writes_globals.len(),
+                    e.stores_shared,
+                    e.prints,
+                    e.may_fault,
+                    e.has_loop,
+                );
+                e.reads_globals.extend(ce.reads_globals);
+                e.writes_globals.extend(ce.writes_globals);
+                e.stores_shared |= ce.stores_shared;
+                e.prints |= ce.prints;
+                e.may_fault |= ce.may_fault;
+                e.has_loop |= ce.has_loop;
+                let after = (
+                    e.reads_globals.len(),
+                    e.writes_globals.len(),
+                    e.stores_shared,
+                    e.prints,
+                    e.may_fault,
+                    e.has_loop,
+                );
+                changed |= before != after;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    // Recursion is a loop for termination purposes.
+    for i in 0..n {
+        if reaches(&callees, i, i) {
+            out[i].has_loop = true;
+        }
+    }
+    out
+}
+
+fn reaches(callees: &[BTreeSet<FuncId>], from: usize, to: usize) -> bool {
+    let mut seen = HashSet::new();
+    let mut stack: Vec<usize> = callees[from].iter().map(|f| f.0 as usize).collect();
+    while let Some(f) = stack.pop() {
+        if f == to {
+            return true;
+        }
+        if f < callees.len() && seen.insert(f) {
+            stack.extend(callees[f].iter().map(|g| g.0 as usize));
+        }
+    }
+    false
+}
+
+/// The effects of a run of statements, with callees' effects folded in.
+pub fn run_effects(program: &Program, callee_effects: &[FunctionEffects], run: &[Stmt]) -> Effects {
+    let mut w = Walker::new(program, Some(callee_effects));
+    w.block(run);
+    let mut e = w.effects;
+    if w.prints {
+        e.blocker = e.blocker.or(Some("printing"));
+    }
+    if w.unnamed_store {
+        e.blocker = e.blocker.or(Some("a store through an unnamed array"));
+    }
+    e.escapes |= w.escaping_labels.iter().any(|l| !w.bound_labels.contains(l));
+    e
+}
+
+/// Locals that are definitely assigned by `run` before being read, looking
+/// only at top-level unconditional assignments and both branches of `if`s.
+pub fn definitely_written_first(run: &[Stmt]) -> (BTreeSet<LocalId>, BTreeSet<LocalId>) {
+    // Returns (read before any definite write, definitely written).
+    let mut defined = BTreeSet::new();
+    let mut early_reads = BTreeSet::new();
+    must_write_block(run, &mut defined, &mut early_reads);
+    (early_reads, defined)
+}
+
+fn must_write_block(b: &[Stmt], defined: &mut BTreeSet<LocalId>, early: &mut BTreeSet<LocalId>) {
+    for s in b {
+        must_write_stmt(s, defined, early);
+    }
+}
+
+fn must_write_stmt(s: &Stmt, defined: &mut BTreeSet<LocalId>, early: &mut BTreeSet<LocalId>) {
+    let mut reads = BTreeSet::new();
+    let note = |e: &Expr, reads: &mut BTreeSet<LocalId>| expr_locals(e, reads);
+    match &s.kind {
+        StmtKind::Assign { place, value } => {
+            place_reads(place, &mut reads);
+            note(value, &mut reads);
+            early.extend(reads.difference(defined).copied());
+            if let Place::Local(l) = place {
+                defined.insert(*l);
+            }
+        }
+        StmtKind::Call { dest, args, .. } => {
+            if let Some(p) = dest {
+                place_reads(p, &mut reads);
+            }
+            args.iter().for_each(|a| note(a, &mut reads));
+            early.extend(reads.difference(defined).copied());
+            if let Some(Place::Local(l)) = dest {
+                defined.insert(*l);
+            }
+        }
+        StmtKind::If {
+            cond,
+            then_branch,
+            else_branch,
+        } => {
+            note(cond, &mut reads);
+            early.extend(reads.difference(defined).copied());
+            let mut d1 = defined.clone();
+            let mut d2 = defined.clone();
+            must_write_block(then_branch, &mut d1, early);
+            must_write_block(else_branch, &mut d2, early);
+            defined.extend(d1.intersection(&d2).copied());
+        }
+        _ => {
+            // Loops (may run zero times), labeled blocks (may be left
+            // early), nested blocks: every local read counts as early, and
+            // nothing becomes definitely written.
+            let mut w = Walker::bare();
+            w.stmt(s);
+            early.extend(w.effects.reads.difference(defined).copied());
+        }
+    }
+}
+
+fn place_reads(p: &Place, out: &mut BTreeSet<LocalId>) {
+    if let Place::Index { array, index } = p {
+        expr_locals(array, out);
+        expr_locals(index, out);
+    }
+}
+
+/// The locals an expression reads.
+pub fn expr_locals(e: &Expr, out: &mut BTreeSet<LocalId>) {
+    let mut stack = vec![e];
+    while let Some(e) = stack.pop() {
+        match &e.kind {
+            ExprKind::Local(l) => {
+                out.insert(*l);
+            }
+            ExprKind::Unary(_, a)
+            | ExprKind::Cast(a)
+            | ExprKind::Length(a)
+            | ExprKind::NewArray(a) => stack.push(a),
+            ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => {
+                stack.push(a);
+                stack.push(b);
+            }
+            ExprKind::Cond(c, a, b) => {
+                stack.push(c);
+                stack.push(a);
+                stack.push(b);
+            }
+            ExprKind::ArrayLit(xs) | ExprKind::Intrinsic(_, xs) => stack.extend(xs),
+            _ => {}
+        }
+    }
+}
+
+/// Number of times each local is read in `body`.
+pub fn read_counts(body: &Block) -> HashMap<LocalId, usize> {
+    let mut counts = HashMap::new();
+    let mut w = CountingWalker {
+        read_counts: HashMap::new(),
+    };
+    w.block(body);
+    for (l, n) in w.read_counts {
+        counts.insert(l, n);
+    }
+    counts
+}
+
+/// Syntax walker collecting [`Effects`].
+struct Walker<'a> {
+    program: Option<&'a Program>,
+    callee_effects: Option<&'a [FunctionEffects]>,
+    effects: Effects,
+    prints: bool,
+    unnamed_store: bool,
+    calls: BTreeSet<FuncId>,
+    bound_labels: HashSet<LabelId>,
+    escaping_labels: HashSet<LabelId>,
+    lang: Lang,
+}
+
+/// A walker that only counts local reads (see [`read_counts`]).
+struct CountingWalker {
+    read_counts: HashMap<LocalId, usize>,
+}
+
+impl CountingWalker {
+    fn block(&mut self, b: &[Stmt]) {
+        let mut stack: Vec<&Stmt> = b.iter().rev().collect();
+        while let Some(s) = stack.pop() {
+            let mut reads = Vec::new();
+            for_each_expr(s, &mut |e| collect_reads(e, &mut reads));
+            for l in reads {
+                *self.read_counts.entry(l).or_default() += 1;
+            }
+            for child in child_blocks(s).into_iter().rev() {
+                stack.extend(child.iter().rev());
+            }
+        }
+    }
+}
+
+/// Every occurrence of a local in `e` (not each distinct local).
+fn collect_reads(e: &Expr, out: &mut Vec<LocalId>) {
+    let mut stack = vec![e];
+    while let Some(e) = stack.pop() {
+        match &e.kind {
+            ExprKind::Local(l) => out.push(*l),
+            ExprKind::Unary(_, a)
+            | ExprKind::Cast(a)
+            | ExprKind::Length(a)
+            | ExprKind::NewArray(a) => stack.push(a),
+            ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => {
+                stack.push(a);
+                stack.push(b);
+            }
+            ExprKind::Cond(c, a, b) => {
+                stack.push(c);
+                stack.push(a);
+                stack.push(b);
+            }
+            ExprKind::ArrayLit(xs) | ExprKind::Intrinsic(_, xs) => stack.extend(xs),
+            _ => {}
+        }
+    }
+}
+
+/// Calls `f` on every expression a statement evaluates itself (not those of
+/// nested statements), places' subexpressions included.
+pub fn for_each_expr<'s>(s: &'s Stmt, f: &mut dyn FnMut(&'s Expr)) {
+    let place = |p: &'s Place, f: &mut dyn FnMut(&'s Expr)| {
+        if let Place::Index { array, index } = p {
+            f(array);
+            f(index);
+        }
+    };
+    match &s.kind {
+        StmtKind::Assign { place: p, value } => {
+            place(p, f);
+            f(value);
+        }
+        StmtKind::Call { dest, args, .. } => {
+            if let Some(p) = dest {
+                place(p, f);
+            }
+            args.iter().for_each(|a| f(a));
+        }
+        StmtKind::Print { args, .. } => args.iter().for_each(|a| f(a)),
+        StmtKind::If { cond, .. } | StmtKind::Loop { cond, .. } => f(cond),
+        StmtKind::Return(Some(e)) => f(e),
+        _ => {}
+    }
+}
+
+/// The statement lists nested directly in `s`, in preorder order.
+pub fn child_blocks(s: &Stmt) -> Vec<&Block> {
+    match &s.kind {
+        StmtKind::If {
+            then_branch,
+            else_branch,
+            ..
+        } => vec![then_branch, else_branch],
+        StmtKind::Loop { body, step, .. } => vec![body, step],
+        StmtKind::Labeled { body, .. } => vec![body],
+        StmtKind::Block(b) => vec![b],
+        _ => Vec::new(),
+    }
+}
+
+impl<'a> Walker<'a> {
+    /// A walker without program context: callees and global types unknown.
+    fn bare() -> Self {
+        Walker {
+            program: None,
+            callee_effects: None,
+            effects: Effects::default(),
+            prints: false,
+            unnamed_store: false,
+            calls: BTreeSet::new(),
+            bound_labels: HashSet::new(),
+            escaping_labels: HashSet::new(),
+            lang: Lang::Java,
+        }
+    }
+
+    fn new(program: &'a Program, callee_effects: Option<&'a [FunctionEffects]>) -> Self {
+        Walker {
+            program: Some(program),
+            callee_effects,
+            effects: Effects::default(),
+            prints: false,
+            unnamed_store: false,
+            calls: BTreeSet::new(),
+            bound_labels: HashSet::new(),
+            escaping_labels: HashSet::new(),
+            lang: program.lang,
+        }
+    }
+
+    fn block(&mut self, b: &[Stmt]) {
+        for s in b {
+            self.stmt(s);
+        }
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        match &s.kind {
+            StmtKind::Assign { place, value } => {
+                self.place(place, &value.ty);
+                self.expr(value);
+            }
+            StmtKind::Call { dest, func, args } => {
+                if let Some(p) = dest {
+                    let ty = self
+                        .program
+                        .and_then(|p| p.function(*func).body.as_ref().ok())
+                        .map(|f| f.ret.clone())
+                        .unwrap_or(Type::Void);
+                    self.place(p, &ty);
+                }
+                args.iter().for_each(|a| self.expr(a));
+                self.call(*func, args);
+            }
+            StmtKind::Print { args, .. } => {
+                self.prints = true;
+                args.iter().for_each(|a| self.expr(a));
+            }
+            StmtKind::If {
+                cond,
+                then_branch,
+                else_branch,
+            } => {
+                self.expr(cond);
+                self.block(then_branch);
+                self.block(else_branch);
+            }
+            StmtKind::Loop {
+                label,
+                cond,
+                body,
+                step,
+                ..
+            } => {
+                self.effects.has_loop = true;
+                self.bound_labels.insert(*label);
+                self.expr(cond);
+                self.block(body);
+                self.block(step);
+            }
+            StmtKind::Labeled { label, body } => {
+                self.bound_labels.insert(*label);
+                self.block(body);
+            }
+            StmtKind::Break(l) | StmtKind::Continue(l) => {
+                self.escaping_labels.insert(*l);
+            }
+            StmtKind::Return(e) => {
+                self.effects.escapes = true;
+                if let Some(e) = e {
+                    self.expr(e);
+                }
+            }
+            StmtKind::Block(b) => self.block(b),
+        }
+    }
+
+    fn call(&mut self, func: FuncId, args: &[Expr]) {
+        self.calls.insert(func);
+        let Some(all) = self.callee_effects else {
+            return;
+        };
+        let Some(ce) = all.get(func.0 as usize) else {
+            self.effects.blocker = Some("a call to an unknown function");
+            return;
+        };
+        self.effects
+            .reads_globals
+            .extend(ce.reads_globals.iter().copied());
+        self.effects
+            .writes_globals
+            .extend(ce.writes_globals.iter().copied());
+        self.effects.may_fault |= ce.may_fault;
+        self.effects.has_loop |= ce.has_loop;
+        self.prints |= ce.prints;
+        // Arrays passed in are read; stored to if the callee stores to
+        // arrays it did not allocate.
+        for a in args {
+            if matches!(a.ty, Type::Array(_)) {
+                match self.root(a) {
+                    Some(r) => {
+                        self.effects.arrays.insert(r);
+                        if ce.stores_shared {
+                            self.effects.stores.insert(r);
+                        }
+                    }
+                    None => self.unnamed_store = true,
+                }
+            }
+        }
+        if ce.stores_shared {
+            // Array globals it touches are written too.
+            if let Some(p) = self.program {
+                for g in ce.reads_globals.iter().chain(&ce.writes_globals) {
+                    if matches!(p.global(*g).ty, Type::Array(_)) {
+                        self.effects.arrays.insert(ArrayRoot::Global(*g));
+                        self.effects.stores.insert(ArrayRoot::Global(*g));
+                    }
+                }
+            }
+        }
+        // Array globals the callee reads are inputs.
+        if let Some(p) = self.program {
+            for g in &ce.reads_globals {
+                if matches!(p.global(*g).ty, Type::Array(_)) {
+                    self.effects.arrays.insert(ArrayRoot::Global(*g));
+                }
+            }
+        }
+    }
+
+    fn root(&self, e: &Expr) -> Option<ArrayRoot> {
+        match &e.kind {
+            ExprKind::Local(l) => Some(ArrayRoot::Local(*l)),
+            ExprKind::Global(g) => Some(ArrayRoot::Global(*g)),
+            _ => None,
+        }
+    }
+
+    fn place(&mut self, p: &Place, ty: &Type) {
+        match p {
+            Place::Local(l) => {
+                self.effects.writes.insert(*l);
+                if matches!(ty, Type::Array(_)) {
+                    self.effects.blocker = self
+                        .effects
+                        .blocker
+                        .or(Some("an assignment of an array reference"));
+                }
+            }
+            Place::Global(g) => {
+                self.effects.writes_globals.insert(*g);
+                if matches!(ty, Type::Array(_)) {
+                    self.effects.blocker = self
+                        .effects
+                        .blocker
+                        .or(Some("an assignment of an array reference"));
+                }
+            }
+            Place::Index { array, index } => {
+                self.effects.may_fault = true;
+                match self.root(array) {
+                    Some(r) => {
+                        self.effects.stores.insert(r);
+                        self.effects.arrays.insert(r);
+                    }
+                    None => self.unnamed_store = true,
+                }
+                self.expr(array);
+                self.expr(index);
+            }
+        }
+    }
+
+    fn expr(&mut self, e: &Expr) {
+        let mut stack = vec![e];
+        while let Some(e) = stack.pop() {
+            match &e.kind {
+                ExprKind::Local(l) => {
+                    self.effects.reads.insert(*l);
+                    if matches!(e.ty, Type::Array(_)) {
+                        self.effects.arrays.insert(ArrayRoot::Local(*l));
+                    }
+                }
+                ExprKind::Global(g) => {
+                    self.effects.reads_globals.insert(*g);
+                    if matches!(e.ty, Type::Array(_)) {
+                        self.effects.arrays.insert(ArrayRoot::Global(*g));
+                    }
+                }
+                ExprKind::Unary(_, a) | ExprKind::Length(a) => stack.push(a),
+                ExprKind::Cast(a) => {
+                    // C: out-of-range float→int conversions are undefined.
+                    if self.lang == Lang::C {
+                        self.effects.may_fault = true;
+                    }
+                    stack.push(a);
+                }
+                ExprKind::Binary(op, a, b) => {
+                    match op {
+                        BinOp::Mul => self.effects.nonlinear += 1,
+                        BinOp::Div | BinOp::Rem => {
+                            self.effects.nonlinear += 1;
+                            self.effects.may_fault = true;
+                        }
+                        BinOp::Shl | BinOp::Shr | BinOp::UShr if self.lang == Lang::C => {
+                            self.effects.may_fault = true;
+                        }
+                        _ => {}
+                    }
+                    // C: signed overflow is undefined under machine
+                    // semantics.
+                    if self.lang == Lang::C && matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul)
+                    {
+                        self.effects.may_fault = true;
+                    }
+                    stack.push(a);
+                    stack.push(b);
+                }
+                ExprKind::Index(a, i) => {
+                    self.effects.may_fault = true;
+                    stack.push(a);
+                    stack.push(i);
+                }
+                ExprKind::Cond(c, a, b) => {
+                    stack.push(c);
+                    stack.push(a);
+                    stack.push(b);
+                }
+                ExprKind::NewArray(a) => {
+                    self.effects.blocker = self.effects.blocker.or(Some("an array allocation"));
+                    self.effects.may_fault = true;
+                    stack.push(a);
+                }
+                ExprKind::ArrayLit(xs) => {
+                    self.effects.blocker = self.effects.blocker.or(Some("an array allocation"));
+                    stack.extend(xs);
+                }
+                ExprKind::Intrinsic(f, xs) => {
+                    use crate::ir::Intrinsic::*;
+                    if !matches!(f, Abs | Min | Max | Floor | Ceil | Round) {
+                        self.effects.nonlinear += 1;
+                    }
+                    // Intrinsics may be undefined on some arguments (C).
+                    if self.lang == Lang::C {
+                        self.effects.may_fault = true;
+                    }
+                    stack.extend(xs);
+                }
+                ExprKind::IntLit(_)
+                | ExprKind::FloatLit(_)
+                | ExprKind::BoolLit(_)
+                | ExprKind::StrLit(_) => {}
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::Lang;
+    use crate::lang::lower;
+
+    fn body(src: &str) -> (Program, crate::ir::Function) {
+        let p = lower(Lang::Java, src);
+        let f = p.find("f").next().and_then(|(_, d)| d.body.clone().ok());
+        let f = f.expect("f lowers");
+        (p, f)
+    }
+
+    #[test]
+    fn effects_of_a_run_name_its_reads_writes_and_blockers() {
+        let (p, f) = body(
+            "class T { static int g; static int f(int a, int[] xs) {
+                int b = a * 2;
+                xs[0] = b;
+                g = g + 1;
+                System.out.println(b);
+                return b;
+            } }",
+        );
+        let fe = function_effects(&p);
+        let e = run_effects(&p, &fe, &f.body[..3]);
+        assert!(e.blocker.is_none(), "{:?}", e.blocker);
+        assert!(!e.escapes);
+        assert!(e.may_fault, "array store may fault");
+        assert_eq!(e.nonlinear, 1);
+        assert_eq!(e.stores.len(), 1);
+        assert_eq!(e.writes_globals.len(), 1);
+        let e = run_effects(&p, &fe, &f.body[..4]);
+        assert_eq!(e.blocker, Some("printing"));
+        let e = run_effects(&p, &fe, &f.body[4..]);
+        assert!(e.escapes);
+    }
+
+    #[test]
+    fn callee_effects_are_transitive() {
+        let (p, _) = body(
+            "class T { static int g; static int[] h;
+              static void w(int[] a) { a[0] = 1; }
+              static void v(int[] a) { w(a); g = 2; }
+              static void pr() { System.out.println(1); }
+              static void q() { pr(); }
+              static int f(int a) { return a; } }",
+        );
+        let fe = function_effects(&p);
+        let v = p.find("v").next().map(|(id, _)| id.0 as usize);
+        let q = p.find("q").next().map(|(id, _)| id.0 as usize);
+        let (v, q) = (v.expect("v"), q.expect("q"));
+        assert!(fe[v].stores_shared);
+        assert_eq!(fe[v].writes_globals.len(), 1);
+        assert!(!fe[v].prints);
+        assert!(fe[q].prints);
+    }
+
+    #[test]
+    fn definite_writes_need_both_branches() {
+        let (_, f) = body(
+            "class T { static int f(int a, int c) {
+                int x; int y;
+                if (c > 0) { x = 1; y = 1; } else { x = 2; }
+                a = x + y;
+                return a;
+            } }",
+        );
+        // The run: the `if` and the assignment to `a`.
+        let (early, defined) = definitely_written_first(&f.body[..2]);
+        let name = |l: &LocalId| f.local(*l).name.clone();
+        let early: Vec<String> = early.iter().map(name).collect();
+        let defined: Vec<String> = defined.iter().map(name).collect();
+        assert!(early.contains(&"c".to_string()));
+        assert!(early.contains(&"y".to_string()), "{early:?}");
+        assert!(!early.contains(&"x".to_string()), "{early:?}");
+        assert!(defined.contains(&"x".to_string()));
+        assert!(defined.contains(&"a".to_string()));
+    }
+}

@@ -1,0 +1,310 @@
+//! The checkers that abstract common code: `dse`, `imps` and `ardiff`. They
+//! share everything but the starting plan and whether they refine:
+//!
+//! - `dse` (differential symbolic execution, as ARDiff re-implemented it):
+//!   every common block abstracted, one query.
+//! - `imps` (impacted summaries): common code impacted by the change — by
+//!   data or control dependence, forwards or backwards — kept concrete, the
+//!   rest abstracted, one query.
+//! - `ardiff`: start like `dse`; on an unsatisfiable query the versions are
+//!   equivalent (uninterpreted functions only weaken the formula); on a
+//!   model, replay it — a real difference is `not equivalent` at once;
+//!   otherwise (spurious model, solver unknown, time slice used up) refine
+//!   one statement chosen by ARDiff's heuristics ([`super::refine`]) and go
+//!   again, until decided, nothing is left to refine, or time is up.
+
+use super::refine;
+use super::symbolic::{MAX_CANDIDATES, bodies, decide, encode, test_concretely, unknown};
+use super::{
+    AbstractionReport, Checker, CheckerKind, Decider, Decision, MethodPair, Options, UnknownReason,
+    Verdict,
+};
+use crate::abstraction::{Abstraction, Context, Plan, StmtKey};
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    Dse,
+    Imps,
+    Ardiff,
+}
+
+pub struct AbstractingChecker {
+    mode: Mode,
+}
+
+impl AbstractingChecker {
+    pub fn dse() -> Self {
+        AbstractingChecker { mode: Mode::Dse }
+    }
+    pub fn imps() -> Self {
+        AbstractingChecker { mode: Mode::Imps }
+    }
+    pub fn ardiff() -> Self {
+        AbstractingChecker { mode: Mode::Ardiff }
+    }
+
+    fn decider(&self) -> Decider {
+        match self.mode {
+            Mode::Dse => Decider::Dse,
+            Mode::Imps => Decider::Imps,
+            Mode::Ardiff => Decider::Ardiff,
+        }
+    }
+}
+
+impl Checker for AbstractingChecker {
+    fn kind(&self) -> CheckerKind {
+        match self.mode {
+            Mode::Dse => CheckerKind::Dse,
+            Mode::Imps => CheckerKind::Imps,
+            Mode::Ardiff => CheckerKind::Ardiff,
+        }
+    }
+
+    fn check(&self, pair: &MethodPair<'_>, options: &Options) -> Decision {
+        let deadline = Instant::now() + Duration::from_millis(options.timeout_ms);
+        let ctx = Context::new(pair.old_program, pair.new_program);
+        self.run(pair, options, &ctx, deadline, true).decision
+    }
+}
+
+/// The result of a run, with what the portfolio needs to know to go on.
+pub(crate) struct Run {
+    pub decision: Decision,
+    /// The last query had nothing abstracted: the full symbolic checker
+    /// would ask the same question.
+    pub ended_concrete: bool,
+}
+
+impl AbstractingChecker {
+    pub(crate) fn run(
+        &self,
+        pair: &MethodPair<'_>,
+        options: &Options,
+        ctx: &Context<'_>,
+        deadline: Instant,
+        with_testing: bool,
+    ) -> Run {
+        let by = self.decider();
+        let done = |verdict: Verdict, report: Option<AbstractionReport>, concrete: bool| {
+            let decided = !matches!(verdict, Verdict::Unknown(_));
+            Run {
+                decision: Decision {
+                    verdict,
+                    decided_by: decided.then_some(by),
+                    abstraction: report,
+                },
+                ended_concrete: concrete,
+            }
+        };
+        let (old_fn, new_fn) = match bodies(pair) {
+            Ok(b) => b,
+            Err(v) => return done(v, None, false),
+        };
+        if with_testing && let Some(cex) = test_concretely(pair, old_fn, new_fn, options) {
+            return Run {
+                decision: Decision::plain(Verdict::NotEquivalent(Box::new(cex)), Decider::Testing),
+                ended_concrete: false,
+            };
+        }
+        let mut plan = Plan {
+            refined: HashSet::new(),
+            overrides: options.overrides.clone(),
+        };
+        if self.mode == Mode::Imps {
+            let dse = ctx.abstraction(&plan);
+            plan.refined = impacted(&dse);
+        }
+        let mut report = AbstractionReport::default();
+        loop {
+            let abs = ctx.abstraction(&plan);
+            if report.iterations == 0 {
+                report.blocks = abs.blocks.len();
+                report.overrides = abs.overrides.clone();
+            }
+            report.iterations += 1;
+            let Some(left) = deadline.checked_duration_since(Instant::now()) else {
+                let v = unknown(
+                    UnknownReason::Timeout,
+                    format!("out of time after {} ms", options.timeout_ms),
+                );
+                return done(v, Some(report), false);
+            };
+            // ARDiff gets more than one query: give each a slice, so a
+            // query the abstraction makes hard does not eat the budget of
+            // the refinements that would make it easy.
+            let iteration_deadline = if self.mode == Mode::Ardiff && !abs.blocks.is_empty() {
+                Instant::now() + (left / 2).max(left.min(Duration::from_secs(1)))
+            } else {
+                deadline
+            };
+            let enc = match encode(pair, old_fn, new_fn, options, iteration_deadline, Some(&abs)) {
+                Ok(enc) => enc,
+                Err(v) => {
+                    if self.refinable(&v, &abs, deadline) {
+                        // Encoding itself timed out: nothing to learn from
+                        // a model; refine by the statement heuristic alone.
+                        match refine::choose(None, &abs, &plan, deadline) {
+                            Some(choice) => {
+                                note_refinement(&mut report, &abs, &choice);
+                                plan.refined.insert(choice.statement);
+                                continue;
+                            }
+                            None => return done(v, Some(report), abs.blocks.is_empty()),
+                        }
+                    }
+                    return done(v, Some(report), abs.blocks.is_empty());
+                }
+            };
+            let applied = enc.apps.blocks();
+            report.functions_left = applied.len();
+            let candidates = if applied.is_empty() {
+                MAX_CANDIDATES
+            } else {
+                1
+            };
+            let verdict = decide(
+                pair,
+                &enc,
+                old_fn,
+                new_fn,
+                options,
+                iteration_deadline,
+                candidates,
+            );
+            match verdict {
+                Verdict::Equivalent(mut proof) => {
+                    proof.assumptions.extend(termination_assumptions(&abs, &applied));
+                    return done(Verdict::Equivalent(proof), Some(report), applied.is_empty());
+                }
+                Verdict::NotEquivalent(_) => {
+                    return done(verdict, Some(report), applied.is_empty());
+                }
+                Verdict::Unknown(_) if applied.is_empty() => {
+                    return done(verdict, Some(report), true);
+                }
+                Verdict::Unknown(_) if !self.refinable(&verdict, &abs, deadline) => {
+                    let verdict = explain_abstraction(verdict, &applied);
+                    return done(verdict, Some(report), false);
+                }
+                Verdict::Unknown(_) => {
+                    match refine::choose(Some(&enc), &abs, &plan, deadline) {
+                        Some(choice) => {
+                            note_refinement(&mut report, &abs, &choice);
+                            plan.refined.insert(choice.statement);
+                        }
+                        None => {
+                            let verdict = explain_abstraction(verdict, &applied);
+                            return done(verdict, Some(report), false);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether an unknown verdict is worth another, more concrete, try.
+    fn refinable(&self, v: &Verdict, abs: &Abstraction, deadline: Instant) -> bool {
+        self.mode == Mode::Ardiff
+            && !abs.blocks.is_empty()
+            && Instant::now() < deadline
+            && matches!(v, Verdict::Unknown(u) if !u.reason.is_unsupported())
+    }
+}
+
+fn note_refinement(report: &mut AbstractionReport, abs: &Abstraction, choice: &refine::Choice) {
+    let span = abs
+        .blocks
+        .iter()
+        .flat_map(|b| &b.statements)
+        .find(|s| s.key == choice.statement)
+        .map(|s| s.span)
+        .unwrap_or_default();
+    report.refined.push(span);
+    report.heuristics.push(choice.heuristic.to_string());
+}
+
+/// One-shot checkers end with functions still abstracted: say so.
+fn explain_abstraction(v: Verdict, applied: &[crate::abstraction::BlockId]) -> Verdict {
+    match v {
+        Verdict::Unknown(mut u) if !applied.is_empty() => {
+            u.detail = format!(
+                "{} ({} common block{} abstracted)",
+                u.detail,
+                applied.len(),
+                if applied.len() == 1 { "" } else { "s" }
+            );
+            Verdict::Unknown(u)
+        }
+        v => v,
+    }
+}
+
+/// Abstracted loops are assumed to terminate: the proof compares the
+/// executions in which they do.
+fn termination_assumptions(
+    abs: &Abstraction,
+    applied: &[crate::abstraction::BlockId],
+) -> Vec<String> {
+    let lines: Vec<String> = abs
+        .blocks
+        .iter()
+        .filter(|b| b.contains_loop && applied.contains(&b.id))
+        .map(|b| {
+            let (a, z) = (b.new_span.line(), b.new_span.end.line + 1);
+            if a == z {
+                format!("{a}")
+            } else {
+                format!("{a}-{z}")
+            }
+        })
+        .collect();
+    if lines.is_empty() {
+        return Vec::new();
+    }
+    vec![format!(
+        "common code with loops abstracted (lines {} of the new version): executions in which it does not terminate are not compared",
+        lines.join(", ")
+    )]
+}
+
+/// IMP-S: the common statements impacted by the change. Forward: reading a
+/// variable the changed code (or an impacted statement) writes. Backward:
+/// writing a variable the changed code (or an impacted statement) reads.
+/// Control: nested in a changed `if` or loop. Variable-level and
+/// flow-insensitive, like the impacted-summaries analysis of Backes et al.
+fn impacted(dse: &Abstraction) -> HashSet<StmtKey> {
+    let mut fwd = dse.changed_writes.clone();
+    let mut bwd = dse.changed_reads.clone();
+    let mut out = HashSet::new();
+    for b in dse.blocks.iter().filter(|b| b.under_change) {
+        for s in &b.statements {
+            if !s.pinned {
+                out.insert(s.key);
+                fwd.extend(s.writes.iter().cloned());
+                bwd.extend(s.reads.iter().cloned());
+            }
+        }
+    }
+    loop {
+        let mut grew = false;
+        for s in dse.blocks.iter().flat_map(|b| &b.statements) {
+            if s.pinned || out.contains(&s.key) {
+                continue;
+            }
+            let forward = s.reads.iter().any(|v| fwd.contains(v));
+            let backward = s.writes.iter().any(|v| bwd.contains(v));
+            if forward || backward {
+                out.insert(s.key);
+                fwd.extend(s.writes.iter().cloned());
+                bwd.extend(s.reads.iter().cloned());
+                grew = true;
+            }
+        }
+        if !grew {
+            return out;
+        }
+    }
+}

@@ -1,0 +1,60 @@
+//! The default checker: cheapest answers first.
+//!
+//! 1. Normalized-syntax identity: both versions equal modulo renaming and
+//!    formatting, callees included → equivalent, in microseconds.
+//! 2. `ardiff` (which tests concretely before any solving).
+//! 3. The full `symbolic` checker with the time left, when `ardiff` ended
+//!    undecided with common code still abstracted (its last question was
+//!    not the one `symbolic` would ask).
+//!
+//! The verdict names what decided it.
+
+use super::abstracted::AbstractingChecker;
+use super::symbolic::{MAX_CANDIDATES, bodies, decide, encode};
+use super::{Checker, CheckerKind, Decider, Decision, MethodPair, Options, Proof, Verdict};
+use crate::abstraction::Context;
+use std::time::{Duration, Instant};
+
+pub struct PortfolioChecker;
+
+impl Checker for PortfolioChecker {
+    fn kind(&self) -> CheckerKind {
+        CheckerKind::Portfolio
+    }
+
+    fn check(&self, pair: &MethodPair<'_>, options: &Options) -> Decision {
+        let deadline = Instant::now() + Duration::from_millis(options.timeout_ms);
+        let (old_fn, new_fn) = match bodies(pair) {
+            Ok(b) => b,
+            Err(v) => return Decision::plain(v, Decider::Syntax),
+        };
+        let ctx = Context::new(pair.old_program, pair.new_program);
+        if ctx.identical(pair.old, pair.new) {
+            return Decision::plain(
+                Verdict::Equivalent(Proof {
+                    bounded: None,
+                    assumptions: Vec::new(),
+                }),
+                Decider::Syntax,
+            );
+        }
+        let run = AbstractingChecker::ardiff().run(pair, options, &ctx, deadline, true);
+        let undecided = matches!(&run.decision.verdict, Verdict::Unknown(u) if !u.reason.is_unsupported());
+        if !undecided || run.ended_concrete || Instant::now() >= deadline {
+            return run.decision;
+        }
+        let enc = match encode(pair, old_fn, new_fn, options, deadline, None) {
+            Ok(enc) => enc,
+            Err(_) => return run.decision,
+        };
+        let verdict = decide(pair, &enc, old_fn, new_fn, options, deadline, MAX_CANDIDATES);
+        if matches!(verdict, Verdict::Unknown(_)) {
+            return run.decision;
+        }
+        Decision {
+            verdict,
+            decided_by: Some(Decider::Symbolic),
+            abstraction: run.decision.abstraction,
+        }
+    }
+}

@@ -1,0 +1,148 @@
+//! ARDiff's refinement heuristics: which abstracted statement to make
+//! concrete next.
+//!
+//! - **H1**: blocks (uninterpreted functions) for which some value makes the
+//!   two versions agree whatever the other functions return — for every
+//!   input. Asked of Z3 as "is there an input such that for every value of
+//!   this block's applications, some values of the others make the versions
+//!   differ?"; unsatisfiable means the block qualifies. Quantified, so each
+//!   question gets a short time box; no answer means "does not qualify".
+//! - **H2**: blocks applied a different number of times in the two versions.
+//! - Neither narrows the set: all blocks of the formula.
+//! - **H3**: among the candidate blocks' statements, the lowest score of
+//!   loop-nesting depth + non-linear operators; ties go to the earliest.
+
+use crate::abstraction::{Abstraction, BlockId, Plan, StmtKey, Version};
+use crate::symbolic::PairEncoding;
+use std::time::{Duration, Instant};
+use z3::ast::{Ast, Bool, Dynamic, exists_const, forall_const};
+use z3::{Params, SatResult, Solver};
+
+/// Time box of one H1 question, and of all of them together.
+const H1_CHECK: Duration = Duration::from_millis(150);
+const H1_TOTAL: Duration = Duration::from_millis(600);
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Choice {
+    pub statement: StmtKey,
+    /// `H1`, `H2` or `all`: what narrowed the candidate blocks.
+    pub heuristic: &'static str,
+}
+
+/// The statement to refine, or `None` when nothing is left to refine.
+/// Without an encoding (it timed out) only H3 applies, over every block.
+pub fn choose(
+    enc: Option<&PairEncoding>,
+    abs: &Abstraction,
+    plan: &Plan,
+    deadline: Instant,
+) -> Option<Choice> {
+    let refinable = |b: BlockId| {
+        abs.block(b)
+            .is_some_and(|info| info.statements.iter().any(|s| !s.pinned))
+    };
+    let applied: Vec<BlockId> = match enc {
+        Some(enc) => enc.apps.blocks(),
+        None => abs.blocks.iter().map(|b| b.id).collect(),
+    };
+    let applied: Vec<BlockId> = applied.into_iter().filter(|&b| refinable(b)).collect();
+    if applied.is_empty() {
+        return None;
+    }
+    let (candidates, heuristic) = match enc {
+        Some(enc) => {
+            let h1 = h1(enc, &applied, deadline);
+            if !h1.is_empty() {
+                (h1, "H1")
+            } else {
+                let h2 = h2(enc, &applied);
+                if !h2.is_empty() {
+                    (h2, "H2")
+                } else {
+                    (applied.clone(), "all")
+                }
+            }
+        }
+        None => (applied.clone(), "all"),
+    };
+    h3(abs, plan, &candidates).map(|statement| Choice {
+        statement,
+        heuristic,
+    })
+}
+
+/// H2: blocks applied a different number of times in the two versions.
+pub fn h2(enc: &PairEncoding, blocks: &[BlockId]) -> Vec<BlockId> {
+    blocks
+        .iter()
+        .copied()
+        .filter(|&b| enc.apps.count(b, Version::Old) != enc.apps.count(b, Version::New))
+        .collect()
+}
+
+/// H3: the statement with the lowest score among the candidate blocks.
+pub fn h3(abs: &Abstraction, plan: &Plan, blocks: &[BlockId]) -> Option<StmtKey> {
+    abs.blocks
+        .iter()
+        .filter(|b| blocks.contains(&b.id))
+        .flat_map(|b| &b.statements)
+        .filter(|s| !s.pinned && !plan.refined.contains(&s.key))
+        .min_by_key(|s| (s.score, s.span.start))
+        .map(|s| s.key)
+}
+
+/// H1 (see the module doc).
+pub fn h1(enc: &PairEncoding, blocks: &[BlockId], deadline: Instant) -> Vec<BlockId> {
+    let Ok(diff) = enc.difference() else {
+        return Vec::new();
+    };
+    let mut body: Vec<Bool> = enc.ufs.facts.clone();
+    body.extend(enc.inputs.preconditions());
+    body.push(Bool::and(&[
+        enc.old.bound_exceeded.not(),
+        enc.new.bound_exceeded.not(),
+    ]));
+    body.push(diff);
+    let body = Bool::and(&body);
+    let results_of = |pred: &dyn Fn(BlockId) -> bool| -> Vec<Dynamic> {
+        let mut out: Vec<Dynamic> = Vec::new();
+        for a in enc.apps.apps.iter().filter(|a| pred(a.block)) {
+            for r in &a.results {
+                if !out.iter().any(|x| x.get_z3_ast() == r.get_z3_ast()) {
+                    out.push(r.clone());
+                }
+            }
+        }
+        out
+    };
+    let start = Instant::now();
+    let mut out = Vec::new();
+    for &b in blocks {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if start.elapsed() > H1_TOTAL || left.is_zero() {
+            break;
+        }
+        let mine = results_of(&|x| x == b);
+        let others = results_of(&|x| x != b);
+        let inner = if others.is_empty() {
+            body.clone()
+        } else {
+            let bounds: Vec<&dyn Ast> = others.iter().map(|d| d as &dyn Ast).collect();
+            exists_const(&bounds, &[], &body)
+        };
+        let bounds: Vec<&dyn Ast> = mine.iter().map(|d| d as &dyn Ast).collect();
+        let query = forall_const(&bounds, &[], &inner);
+        let solver = Solver::new();
+        let mut params = Params::new();
+        params.set_u32(
+            "timeout",
+            H1_CHECK.min(left).as_millis().clamp(1, u32::MAX as u128) as u32,
+        );
+        solver.set_params(&params);
+        solver.assert(&query);
+        if solver.check() == SatResult::Unsat {
+            out.push(b);
+        }
+    }
+    out
+}
