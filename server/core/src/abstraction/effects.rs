@@ -35,7 +35,10 @@ pub struct Effects {
     /// Arrays read or written through (their length and contents are
     /// inputs of an abstracted block).
     pub arrays: BTreeSet<ArrayRoot>,
-    /// Something we do not abstract: printing, allocating arrays, assigning
+    /// Prints (directly or in a callee): the printed items are then also a
+    /// function of the inputs.
+    pub prints: bool,
+    /// Something we do not abstract: allocating arrays, assigning
     /// an array reference, storing through an array we cannot name, calling
     /// a function with such effects. Says which, for the explanation.
     pub blocker: Option<&'static str>,
@@ -172,9 +175,7 @@ pub fn run_effects(program: &Program, callee_effects: &[FunctionEffects], run: &
     let mut w = Walker::new(program, Some(callee_effects));
     w.block(run);
     let mut e = w.effects;
-    if w.prints {
-        e.blocker = e.blocker.or(Some("printing"));
-    }
+    e.prints = w.prints;
     if w.unnamed_store {
         e.blocker = e.blocker.or(Some("a store through an unnamed array"));
     }
@@ -703,7 +704,7 @@ mod tests {
         assert_eq!(e.stores.len(), 1);
         assert_eq!(e.writes_globals.len(), 1);
         let e = run_effects(&p, &fe, &f.body[..4]);
-        assert_eq!(e.blocker, Some("printing"));
+        assert!(e.blocker.is_none() && e.prints);
         let e = run_effects(&p, &fe, &f.body[4..]);
         assert!(e.escapes);
     }

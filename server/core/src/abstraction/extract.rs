@@ -303,7 +303,10 @@ impl<'a> Extractor<'_, 'a> {
         while j + len < list.len() && old_pos + len < old_list.len() {
             let s = &list[j + len];
             let o = &old_list[old_pos + len];
-            if !self.eligible(s) || self.partners.get(&StmtKey::of(s)) != Some(&StmtKey::of(o)) {
+            if !self.eligible(s)
+                || self.partners.get(&StmtKey::of(s)) != Some(&StmtKey::of(o))
+                || (self.plan.keep_constants && self.is_constant(s))
+            {
                 break;
             }
             let mut next = canon.clone();
@@ -324,6 +327,12 @@ impl<'a> Extractor<'_, 'a> {
         let new_run = &list[j..j + len];
         let old_run = &old_list[old_pos..old_pos + len];
         let site_new = self.site(new_run, &canon)?;
+        if self.plan.keep_constants
+            && site_new.inputs.is_empty()
+            && !run_effects(self.ctx.new, &self.ctx.new_effects, new_run).has_loop
+        {
+            return None;
+        }
         let site_old = self.translate(&site_new, &canon)?;
         let id = BlockId(*self.next_id);
         *self.next_id += 1;
@@ -370,6 +379,19 @@ impl<'a> Extractor<'_, 'a> {
         );
         self.out.blocks.push(info);
         Some(len_new)
+    }
+
+    /// A loop-free statement that reads no variable: it computes constants.
+    fn is_constant(&self, s: &Stmt) -> bool {
+        let e = run_effects(self.ctx.new, &self.ctx.new_effects, std::slice::from_ref(s));
+        let globals = &self.ctx.new.globals;
+        !e.has_loop
+            && e.reads.is_empty()
+            && e.arrays.is_empty()
+            && e
+                .reads_globals
+                .iter()
+                .all(|g| globals.get(g.0 as usize).is_some_and(|g| g.constant.is_some()))
     }
 
     fn nonlinear(&self, s: &Stmt) -> u32 {
@@ -446,6 +468,7 @@ impl<'a> Extractor<'_, 'a> {
             inputs,
             outputs,
             may_fault: e.may_fault,
+            prints: e.prints,
         })
     }
 
@@ -466,6 +489,7 @@ impl<'a> Extractor<'_, 'a> {
             inputs: site.inputs.iter().map(map).collect::<Option<_>>()?,
             outputs: site.outputs.iter().map(map).collect::<Option<_>>()?,
             may_fault: site.may_fault,
+            prints: site.prints,
         })
     }
 }

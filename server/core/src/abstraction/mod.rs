@@ -85,6 +85,9 @@ pub struct Site {
     /// The block may fail (division by zero, index out of bounds, undefined
     /// behaviour): its outcome code is then also a function of its inputs.
     pub may_fault: bool,
+    /// The block may print: the items it prints are a function of its
+    /// inputs too, appended to the output so far.
+    pub prints: bool,
 }
 
 /// A variable, for the dependence analysis of IMP-S: a local of a function
@@ -188,6 +191,11 @@ pub struct OverrideReport {
 pub struct Plan {
     pub refined: HashSet<StmtKey>,
     pub overrides: Vec<Override>,
+    /// Keep loop-free blocks without inputs concrete: they compute
+    /// constants, hiding them gains nothing and costs refinements (a
+    /// constant loop bound behind a function makes the loop symbolic).
+    /// ARDiff as published abstracts them too; `dse` and `imps` do.
+    pub keep_constants: bool,
 }
 
 /// Sites of one version.
@@ -297,7 +305,9 @@ pub struct Application {
     pub block: BlockId,
     pub version: Version,
     pub args: Vec<Dynamic>,
-    /// One per output, then the outcome code when the block may fault.
+    /// One per output, then the outcome code when the block may fault, then
+    /// the printed items (count, tags, integer and real payloads) when it
+    /// may print.
     pub results: Vec<Dynamic>,
 }
 

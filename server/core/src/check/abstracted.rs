@@ -112,6 +112,7 @@ impl AbstractingChecker {
         let mut plan = Plan {
             refined: HashSet::new(),
             overrides: options.overrides.clone(),
+            keep_constants: self.mode == Mode::Ardiff,
         };
         if self.mode == Mode::Imps {
             let dse = ctx.abstraction(&plan);

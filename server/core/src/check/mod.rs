@@ -11,6 +11,7 @@ pub mod portfolio;
 pub mod refine;
 pub mod symbolic;
 pub mod testing;
+pub mod watchdog;
 
 pub use crate::abstraction::{Override, OverrideAction, OverrideReport};
 use crate::interp::Outcome;

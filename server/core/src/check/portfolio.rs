@@ -15,6 +15,9 @@ use super::{Checker, CheckerKind, Decider, Decision, MethodPair, Options, Proof,
 use crate::abstraction::Context;
 use std::time::{Duration, Instant};
 
+/// Share of the budget `ardiff` gets before the full checker takes over.
+const ARDIFF_SHARE: f64 = 0.5;
+
 pub struct PortfolioChecker;
 
 impl Checker for PortfolioChecker {
@@ -38,7 +41,12 @@ impl Checker for PortfolioChecker {
                 Decider::Syntax,
             );
         }
-        let run = AbstractingChecker::ardiff().run(pair, options, &ctx, deadline, true);
+        // ARDiff decides most pairs it can decide quickly; keep part of the
+        // budget for the full checker, which some loop-heavy pairs need
+        // whole (abstraction can turn a constant loop bound symbolic).
+        let budget = Duration::from_millis(options.timeout_ms);
+        let ardiff_deadline = Instant::now() + budget.mul_f64(ARDIFF_SHARE);
+        let run = AbstractingChecker::ardiff().run(pair, options, &ctx, ardiff_deadline, true);
         let undecided = matches!(&run.decision.verdict, Verdict::Unknown(u) if !u.reason.is_unsupported());
         if !undecided || run.ended_concrete || Instant::now() >= deadline {
             return run.decision;

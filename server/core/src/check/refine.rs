@@ -140,7 +140,8 @@ pub fn h1(enc: &PairEncoding, blocks: &[BlockId], deadline: Instant) -> Vec<Bloc
         );
         solver.set_params(&params);
         solver.assert(&query);
-        if solver.check() == SatResult::Unsat {
+        let box_end = Instant::now() + H1_CHECK.min(left);
+        if super::watchdog::until(box_end, || solver.check()) == SatResult::Unsat {
             out.push(b);
         }
     }

@@ -215,7 +215,7 @@ pub(crate) fn decide(
                     format!("out of time after {} ms", options.timeout_ms),
                 );
             }
-            match solver.check() {
+            match super::watchdog::until(deadline, || solver.check()) {
                 SatResult::Unsat => break,
                 SatResult::Unknown => {
                     let why = solver.get_reason_unknown().unwrap_or_default();
@@ -389,7 +389,7 @@ fn proved(
                         s.assert(f);
                     }
                     s.assert(&exceeded);
-                    s.check() != SatResult::Unsat
+                    super::watchdog::until(deadline, || s.check()) != SatResult::Unsat
                 }
                 None => true,
             }
@@ -447,7 +447,8 @@ fn nicer_model(solver: &Solver, enc: &PairEncoding, deadline: Instant) -> Option
     solver.set_params(&params);
     solver.push();
     solver.assert(Bool::and(&small));
-    let model = if solver.check() == SatResult::Sat {
+    let look_until = Instant::now() + left.min(Duration::from_millis(500));
+    let model = if super::watchdog::until(look_until, || solver.check()) == SatResult::Sat {
         solver.get_model()
     } else {
         None

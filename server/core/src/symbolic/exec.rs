@@ -536,6 +536,22 @@ impl<'a> Executor<'a> {
                 if site.may_fault {
                     r.push(Dynamic::from_ast(&Int::fresh_const(&format!("{name}.fault"))));
                 }
+                if site.prints {
+                    let count = Int::fresh_const(&format!("{name}.printed"));
+                    // A count is never negative: saying so spares the
+                    // refinement loop meaningless candidates.
+                    self.ufs.facts.push(count.ge(Int::from_i64(0)));
+                    r.push(Dynamic::from_ast(&count));
+                    let int = Sort::int();
+                    for (part, range) in [
+                        ("tags", Sort::int()),
+                        ("ints", self.print_int_zero().get_sort()),
+                        ("reals", self.print_real_zero().get_sort()),
+                    ] {
+                        let a = Array::fresh_const(&format!("{name}.{part}"), &int, &range);
+                        r.push(Dynamic::from_ast(&a));
+                    }
+                }
                 r
             }
         };
@@ -571,6 +587,10 @@ impl<'a> Executor<'a> {
                 (None, None) => return Err(unsupported("internal: block output")),
             }
         }
+        if site.prints {
+            let at = targets.len() + usize::from(site.may_fault);
+            self.append_block_output(&results[at.min(results.len())..], state)?;
+        }
         if site.may_fault {
             let code = results
                 .get(targets.len())
@@ -591,6 +611,35 @@ impl<'a> Executor<'a> {
             self.fault(state, faults);
         }
         Ok(true)
+    }
+
+    /// Appends a block's printed items (`[count, tags, ints, reals]`) to
+    /// the output so far: position `i` of the new log is the old log's below
+    /// its length, the block's item `i - len` above.
+    fn append_block_output(&mut self, items: &[Dynamic], state: &mut State) -> EResult<()> {
+        let bad = || unsupported("internal: block output items");
+        let [count, tags, ints, reals] = items else {
+            return Err(bad());
+        };
+        let count = count.as_int().ok_or_else(bad)?;
+        let len = state.prints.len.clone();
+        let i = Int::fresh_const("i");
+        let below = i.lt(&len);
+        let shifted = Int::sub(&[&i, &len]);
+        let concat = |log: &Array, block: &Dynamic| -> EResult<Array> {
+            let block = block.as_array().ok_or_else(bad)?;
+            let body = below.ite(&log.select(&i), &block.select(&shifted));
+            Ok(z3::ast::lambda_const(&[&i], &body))
+        };
+        let p = &state.prints;
+        let new_log = PrintLog {
+            len: Int::add(&[&len, &count]),
+            tags: concat(&p.tags, tags)?,
+            ints: concat(&p.ints, ints)?,
+            reals: concat(&p.reals, reals)?,
+        };
+        state.prints = new_log;
+        Ok(())
     }
 
     /// The current value of a block input or output; `None` when it has no
