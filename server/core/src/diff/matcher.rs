@@ -4,8 +4,11 @@
 //! Three phases, each building on the mapping of the previous one:
 //! 1. **top-down**: isomorphic subtrees (equal hash, confirmed structurally)
 //!    are matched greedily from the tallest down; when a subtree has several
-//!    isomorphic partners, the pair whose parents are most alike (then the
-//!    closest in position) wins, so duplicated statements pair up in order.
+//!    isomorphic partners, the pair that is also equal with local *names*
+//!    wins (hashes ignore local identity, so `x = x + 1` and `y = y + 1` are
+//!    isomorphic; an unrenamed partner is the better guess), then the pair
+//!    whose parents are most alike, then the closest in position, so
+//!    duplicated statements pair up in order.
 //! 2. **bottom-up**: an unmatched container is matched with a container of the
 //!    same label that holds most of the images of its matched descendants
 //!    (dice ≥ [`MIN_DICE`]). The roots are always matched.
@@ -201,13 +204,13 @@ fn top_down(t1: &Tree, t2: &Tree, m: &mut Mapping) {
     resolve_ambiguous(t1, t2, m, ambiguous);
 }
 
-/// Orders the ambiguous isomorphic pairs by parent similarity, then by
-/// closeness of position, and links them greedily.
+/// Orders the ambiguous isomorphic pairs by equality of local names, parent
+/// similarity, then closeness of position, and links them greedily.
 fn resolve_ambiguous(t1: &Tree, t2: &Tree, m: &mut Mapping, pairs: Vec<(NodeId, NodeId)>) {
     let mut parent_dice: HashMap<(NodeId, NodeId), f64> = HashMap::new();
     let n1 = t1.len().max(1) as f64;
     let n2 = t2.len().max(1) as f64;
-    let mut scored: Vec<(f64, usize, f64, NodeId, NodeId)> = pairs
+    let mut scored: Vec<(bool, f64, usize, f64, NodeId, NodeId)> = pairs
         .into_iter()
         .map(|(a, b)| {
             let d = match (t1.nodes[a].parent, t2.nodes[b].parent) {
@@ -218,17 +221,18 @@ fn resolve_ambiguous(t1: &Tree, t2: &Tree, m: &mut Mapping, pairs: Vec<(NodeId, 
             };
             let sib = t1.sibling_index(a).abs_diff(t2.sibling_index(b));
             let rel = (a as f64 / n1 - b as f64 / n2).abs();
-            (d, sib, rel, a, b)
+            let named = t1.nodes[a].name_hash == t2.nodes[b].name_hash;
+            (named, d, sib, rel, a, b)
         })
         .collect();
     scored.sort_by(|x, y| {
-        y.0.partial_cmp(&x.0)
-            .unwrap_or(Ordering::Equal)
-            .then(x.1.cmp(&y.1))
-            .then(x.2.partial_cmp(&y.2).unwrap_or(Ordering::Equal))
-            .then((x.3, x.4).cmp(&(y.3, y.4)))
+        y.0.cmp(&x.0)
+            .then(y.1.partial_cmp(&x.1).unwrap_or(Ordering::Equal))
+            .then(x.2.cmp(&y.2))
+            .then(x.3.partial_cmp(&y.3).unwrap_or(Ordering::Equal))
+            .then((x.4, x.5).cmp(&(y.4, y.5)))
     });
-    for (_, _, _, a, b) in scored {
+    for (_, _, _, _, a, b) in scored {
         if m.is_free(a, b) {
             m.link_subtree(t1, a, t2, b);
         }
