@@ -32,7 +32,7 @@ pub mod matcher;
 pub mod tree;
 
 use crate::ir::{FuncId, Function, LocalId, LocalKind, Program, Span, Stmt, StmtKind};
-use matcher::{Mapping, match_trees};
+use matcher::{Mapping, longest_increasing, match_trees};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 use tree::{Names, NodeId, Tree};
@@ -617,31 +617,6 @@ fn moved_nodes(t1: &Tree, t2: &Tree, m: &Mapping) -> HashSet<NodeId> {
         }
     }
     moved
-}
-
-/// Indices of one longest strictly increasing subsequence of `xs`
-/// (patience sorting, O(n log n)).
-fn longest_increasing(xs: &[usize]) -> HashSet<usize> {
-    let mut tails: Vec<usize> = Vec::new(); // indices into xs
-    let mut prev: Vec<Option<usize>> = vec![None; xs.len()];
-    for (i, &x) in xs.iter().enumerate() {
-        let pos = tails.partition_point(|&t| xs[t] < x);
-        if pos > 0 {
-            prev[i] = Some(tails[pos - 1]);
-        }
-        if pos == tails.len() {
-            tails.push(i);
-        } else {
-            tails[pos] = i;
-        }
-    }
-    let mut out = HashSet::new();
-    let mut cur = tails.last().copied();
-    while let Some(i) = cur {
-        out.insert(i);
-        cur = prev[i];
-    }
-    out
 }
 
 #[cfg(test)]

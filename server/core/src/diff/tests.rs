@@ -801,3 +801,65 @@ fn diff_malformed_ids_do_not_panic() {
     assert_eq!(d.old[0].status, StmtStatus::Changed);
     assert!(d.old[1..].iter().all(|e| e.status == StmtStatus::Common));
 }
+
+/// An edited statement pairs with its counterpart in place, not with a
+/// same-kind insertion earlier in the block (recovery works within the gaps
+/// between matched siblings first).
+#[test]
+fn diff_edit_pairs_in_place_not_with_an_insertion() {
+    let old = "class T { static int f(int a) {
+    int x = a + 1;
+    int y = a * 2;
+    int z = a - 3;
+    x = x + y;
+    return x + y + z;
+} }";
+    let new = "class T { static int f(int a) {
+    int w = a * 7;
+    int x = a + 1;
+    int y = a * 2;
+    int z = a - 3;
+    x = x - y;
+    return x + y + z;
+} }";
+    let d = diff(old, new);
+    assert_eq!(d.edits.inserted.len(), 1, "{:#?}", d.edits);
+    assert_eq!(d.edits.inserted[0].line(), 2);
+    assert_eq!(d.edits.updated.len(), 1, "{:#?}", d.edits);
+    assert_eq!(
+        (d.edits.updated[0].old.line(), d.edits.updated[0].new.line()),
+        (5, 6)
+    );
+    assert!(
+        d.edits.moved.is_empty() && d.edits.deleted.is_empty(),
+        "{:#?}",
+        d.edits
+    );
+}
+
+/// Many identical statements (a class too large to score top-down) are
+/// still aligned by position: one edit among 120 copies stays one update.
+#[test]
+fn diff_large_class_of_identical_statements_aligns() {
+    let body = |edit: Option<usize>| {
+        let mut s = String::from("class T { static int f(int a) {\n    int acc = 0;\n");
+        for i in 0..120 {
+            let op = if Some(i) == edit { "-" } else { "+" };
+            s.push_str(&format!("    if (a > {i}) {{ acc = acc {op} 1; }}\n"));
+            s.push_str("    acc = acc * 2;\n");
+        }
+        s.push_str("    return acc;\n} }");
+        s
+    };
+    let d = diff(&body(None), &body(Some(60)));
+    assert_eq!(d.edits.updated.len(), 1, "{:#?}", d.edits);
+    // Line 1 header, 2 `int acc`, pair i on lines 3 + 2i and 4 + 2i.
+    assert_eq!(d.edits.updated[0].old.line(), 123);
+    assert_eq!(d.edits.updated[0].new.line(), 123);
+    assert!(d.edits.inserted.is_empty() && d.edits.deleted.is_empty() && d.edits.moved.is_empty());
+    assert_eq!(
+        changed_lines(&d.old),
+        vec![123, 123],
+        "the if and its inner assignment"
+    );
+}
