@@ -4,20 +4,25 @@
 //! Three phases, each building on the mapping of the previous one:
 //! 1. **top-down**: isomorphic subtrees (equal hash, confirmed structurally)
 //!    are matched greedily from the tallest down; when a subtree has several
-//!    isomorphic partners, the pair whose parents are most alike (then the
-//!    closest in position) wins, so duplicated statements pair up in order.
+//!    isomorphic partners, the pair that is also equal with local *names*
+//!    wins (hashes ignore local identity, so `x = x + 1` and `y = y + 1` are
+//!    isomorphic; an unrenamed partner is the better guess), then the pair
+//!    whose parents are most alike, then the closest in position, so
+//!    duplicated statements pair up in order. Classes too large to score
+//!    ([`MAX_SCORED_PAIRS`]) are left whole to recovery.
 //! 2. **bottom-up**: an unmatched container is matched with a container of the
 //!    same label that holds most of the images of its matched descendants
 //!    (dice ≥ [`MIN_DICE`]). The roots are always matched.
 //! 3. **recovery**: below each matched pair from phase 2, unmatched children
 //!    are paired by longest common subsequence, first of isomorphic subtrees,
-//!    then of equal labels (the latter being updates), recursively.
+//!    then of equal labels (the latter being updates), recursively; first
+//!    within the gaps between already matched siblings, then across.
 //!
 //! Nothing here recurses on the tree: work lists and preorder ranges only.
 
 use super::tree::{NodeId, Tree};
 use std::cmp::{Ordering, Reverse};
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashMap, HashSet};
 
 /// Smallest height of a subtree matched top-down: leaves alone (a lone `x`)
 /// are too common to be evidence of anything.
@@ -25,6 +30,12 @@ pub const MIN_HEIGHT: u32 = 2;
 
 /// Smallest dice coefficient for the bottom-up phase to match two containers.
 pub const MIN_DICE: f64 = 0.5;
+
+/// Above this many candidate pairs in one class of isomorphic subtrees, the
+/// top-down phase does not score every pair (sorting, parent dice: quadratic
+/// or worse) but leaves the class to recovery. Identity-free local hashing
+/// makes such classes common: `acc = acc + 1` in every one of 80 loops.
+const MAX_SCORED_PAIRS: usize = 1024;
 
 /// Above this many LCS table cells, recovery pairs children greedily in order
 /// instead, keeping the memory bounded on very wide blocks.
@@ -170,6 +181,23 @@ fn top_down(t1: &Tree, t2: &Tree, m: &mut Mapping) {
             let Some((as_, bs)) = by_hash.get(&key) else {
                 continue;
             };
+            if as_.len().saturating_mul(bs.len()) > MAX_SCORED_PAIRS {
+                // Deferred: not linked here and not opened (every member is
+                // isomorphic to another, barring collisions). Recovery pairs
+                // them by LCS over whole sibling sequences inside matched
+                // parents, which has the context this class lacks.
+                for a in as_ {
+                    if let Some(&i) = pos1.get(a) {
+                        matched1[i] = true;
+                    }
+                }
+                for b in bs {
+                    if let Some(&j) = pos2.get(b) {
+                        matched2[j] = true;
+                    }
+                }
+                continue;
+            }
             let pairs: Vec<(NodeId, NodeId)> = as_
                 .iter()
                 .flat_map(|&a| bs.iter().map(move |&b| (a, b)))
@@ -201,13 +229,13 @@ fn top_down(t1: &Tree, t2: &Tree, m: &mut Mapping) {
     resolve_ambiguous(t1, t2, m, ambiguous);
 }
 
-/// Orders the ambiguous isomorphic pairs by parent similarity, then by
-/// closeness of position, and links them greedily.
+/// Orders the ambiguous isomorphic pairs by equality of local names, parent
+/// similarity, then closeness of position, and links them greedily.
 fn resolve_ambiguous(t1: &Tree, t2: &Tree, m: &mut Mapping, pairs: Vec<(NodeId, NodeId)>) {
     let mut parent_dice: HashMap<(NodeId, NodeId), f64> = HashMap::new();
     let n1 = t1.len().max(1) as f64;
     let n2 = t2.len().max(1) as f64;
-    let mut scored: Vec<(f64, usize, f64, NodeId, NodeId)> = pairs
+    let mut scored: Vec<(bool, f64, usize, f64, NodeId, NodeId)> = pairs
         .into_iter()
         .map(|(a, b)| {
             let d = match (t1.nodes[a].parent, t2.nodes[b].parent) {
@@ -218,17 +246,18 @@ fn resolve_ambiguous(t1: &Tree, t2: &Tree, m: &mut Mapping, pairs: Vec<(NodeId, 
             };
             let sib = t1.sibling_index(a).abs_diff(t2.sibling_index(b));
             let rel = (a as f64 / n1 - b as f64 / n2).abs();
-            (d, sib, rel, a, b)
+            let named = t1.nodes[a].name_hash == t2.nodes[b].name_hash;
+            (named, d, sib, rel, a, b)
         })
         .collect();
     scored.sort_by(|x, y| {
-        y.0.partial_cmp(&x.0)
-            .unwrap_or(Ordering::Equal)
-            .then(x.1.cmp(&y.1))
-            .then(x.2.partial_cmp(&y.2).unwrap_or(Ordering::Equal))
-            .then((x.3, x.4).cmp(&(y.3, y.4)))
+        y.0.cmp(&x.0)
+            .then(y.1.partial_cmp(&x.1).unwrap_or(Ordering::Equal))
+            .then(x.2.cmp(&y.2))
+            .then(x.3.partial_cmp(&y.3).unwrap_or(Ordering::Equal))
+            .then((x.4, x.5).cmp(&(y.4, y.5)))
     });
-    for (_, _, _, a, b) in scored {
+    for (_, _, _, _, a, b) in scored {
         if m.is_free(a, b) {
             m.link_subtree(t1, a, t2, b);
         }
@@ -327,36 +356,113 @@ fn lcs<X, Y>(xs: &[X], ys: &[Y], eq: impl Fn(&X, &Y) -> bool) -> Vec<(usize, usi
     out
 }
 
-/// Pairs the unmatched children of matched containers: first isomorphic
-/// subtrees, then same-label nodes (recursing into those with a work list).
+/// Pairs the unmatched children of matched containers: first within each
+/// gap between order-consistent matched siblings (so an edited statement
+/// pairs with its counterpart in place rather than with an insertion
+/// elsewhere), then across the whole child lists (moves); in each, first
+/// isomorphic subtrees, then same-label nodes (recursing into those with a
+/// work list).
 fn recover(t1: &Tree, t2: &Tree, m: &mut Mapping, a: NodeId, b: NodeId) {
     let mut work = vec![(a, b)];
     while let Some((a, b)) = work.pop() {
-        let free1 = |m: &Mapping| -> Vec<NodeId> {
-            t1.nodes[a]
-                .children
-                .iter()
-                .copied()
-                .filter(|&c| m.new_of(c).is_none())
-                .collect()
-        };
-        let free2 = |m: &Mapping| -> Vec<NodeId> {
-            t2.nodes[b]
-                .children
-                .iter()
-                .copied()
-                .filter(|&c| m.old_of(c).is_none())
-                .collect()
-        };
-        let (c1, c2) = (free1(m), free2(m));
-        for (i, j) in lcs(&c1, &c2, |&x, &y| t1.isomorphic(x, t2, y)) {
-            m.link_subtree(t1, c1[i], t2, c2[j]);
+        let (k1, k2) = (&t1.nodes[a].children, &t2.nodes[b].children);
+        for (g1, g2) in gaps(k1, k2, m) {
+            pair_free(t1, t2, m, &k1[g1], &k2[g2], &mut work);
         }
-        let (c1, c2) = (free1(m), free2(m));
-        for (i, j) in lcs(&c1, &c2, |&x, &y| t1.nodes[x].label == t2.nodes[y].label) {
-            if m.link(c1[i], c2[j]) {
-                work.push((c1[i], c2[j]));
-            }
+        pair_free(t1, t2, m, k1, k2, &mut work);
+    }
+}
+
+/// The index ranges of `k1`/`k2` between consecutive anchors: matched
+/// sibling pairs that keep their order (one longest increasing run).
+fn gaps(
+    k1: &[NodeId],
+    k2: &[NodeId],
+    m: &Mapping,
+) -> Vec<(std::ops::Range<usize>, std::ops::Range<usize>)> {
+    let pos2: HashMap<NodeId, usize> = k2.iter().enumerate().map(|(j, &c)| (c, j)).collect();
+    let cand: Vec<(usize, usize)> = k1
+        .iter()
+        .enumerate()
+        .filter_map(|(i, &c)| Some((i, *pos2.get(&m.new_of(c)?)?)))
+        .collect();
+    let keep = longest_increasing(&cand.iter().map(|&(_, j)| j).collect::<Vec<_>>());
+    let mut anchors: Vec<(usize, usize)> = cand
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| keep.contains(k))
+        .map(|(_, &p)| p)
+        .collect();
+    anchors.push((k1.len(), k2.len()));
+    let mut out = Vec::new();
+    let (mut i0, mut j0) = (0, 0);
+    for (i, j) in anchors {
+        if i > i0 && j > j0 {
+            out.push((i0..i, j0..j));
+        }
+        (i0, j0) = (i + 1, j + 1);
+    }
+    out
+}
+
+/// LCS-pairs the free nodes among `c1` and `c2`: isomorphic subtrees first
+/// (linked whole), then equal labels (queued for recovery of their children).
+fn pair_free(
+    t1: &Tree,
+    t2: &Tree,
+    m: &mut Mapping,
+    c1: &[NodeId],
+    c2: &[NodeId],
+    work: &mut Vec<(NodeId, NodeId)>,
+) {
+    let free1 = |m: &Mapping| -> Vec<NodeId> {
+        c1.iter()
+            .copied()
+            .filter(|&c| m.new_of(c).is_none())
+            .collect()
+    };
+    let free2 = |m: &Mapping| -> Vec<NodeId> {
+        c2.iter()
+            .copied()
+            .filter(|&c| m.old_of(c).is_none())
+            .collect()
+    };
+    let (f1, f2) = (free1(m), free2(m));
+    if f1.is_empty() || f2.is_empty() {
+        return;
+    }
+    for (i, j) in lcs(&f1, &f2, |&x, &y| t1.isomorphic(x, t2, y)) {
+        m.link_subtree(t1, f1[i], t2, f2[j]);
+    }
+    let (f1, f2) = (free1(m), free2(m));
+    for (i, j) in lcs(&f1, &f2, |&x, &y| t1.nodes[x].label == t2.nodes[y].label) {
+        if m.link(f1[i], f2[j]) {
+            work.push((f1[i], f2[j]));
         }
     }
+}
+
+/// Indices of one longest strictly increasing subsequence of `xs`
+/// (patience sorting, O(n log n)).
+pub(crate) fn longest_increasing(xs: &[usize]) -> HashSet<usize> {
+    let mut tails: Vec<usize> = Vec::new(); // indices into xs
+    let mut prev: Vec<Option<usize>> = vec![None; xs.len()];
+    for (i, &x) in xs.iter().enumerate() {
+        let pos = tails.partition_point(|&t| xs[t] < x);
+        if pos > 0 {
+            prev[i] = Some(tails[pos - 1]);
+        }
+        if pos == tails.len() {
+            tails.push(i);
+        } else {
+            tails[pos] = i;
+        }
+    }
+    let mut out = HashSet::new();
+    let mut cur = tails.last().copied();
+    while let Some(i) = cur {
+        out.insert(i);
+        cur = prev[i];
+    }
+    out
 }
