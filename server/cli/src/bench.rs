@@ -83,8 +83,33 @@ pub struct PairResult {
     pub methods: usize,
     /// Wall-clock time for the pair (parsing included), milliseconds.
     pub time_ms: f64,
+    /// What decided (`syntax`, `testing`, `ardiff`, ...), when decided.
+    pub decided_by: Option<String>,
+    /// Queries of the abstracting checkers, summed over the methods.
+    pub iterations: Option<u32>,
     /// Why, in one line: the first difference, the unknown reason, the error.
     pub detail: String,
+}
+
+/// What decided and how many abstraction queries it took, from a child's
+/// `check --format json` report (absent fields: `None`).
+fn report_extras(run: &ChildRun) -> (Option<String>, Option<u32>) {
+    let Ok(doc) = serde_json::from_str::<serde_json::Value>(&run.stdout) else {
+        return (None, None);
+    };
+    let empty = Vec::new();
+    let methods = doc["methods"].as_array().unwrap_or(&empty);
+    let decided = methods
+        .iter()
+        .find_map(|m| m["decided_by"].as_str())
+        .map(str::to_string);
+    let iterations: Vec<u64> = methods
+        .iter()
+        .filter_map(|m| m["abstraction"]["iterations"].as_u64())
+        .collect();
+    let iterations =
+        (!iterations.is_empty()).then(|| u32::try_from(iterations.iter().sum::<u64>()).unwrap_or(u32::MAX));
+    (decided, iterations)
 }
 
 /// What one `eqlens check` child process produced.
@@ -328,6 +353,10 @@ fn run_task(task: &Task<'_>, base: &Options, exe: &Path) -> PairResult {
             break;
         }
     }
+    let (decided_by, iterations) = match &run {
+        Some(Ok(run)) if !run.timed_out => report_extras(run),
+        _ => (None, None),
+    };
     let (outcome, bounded, methods, detail) = match run {
         Some(Ok(run)) => classify(&run, limit),
         Some(Err(e)) => (
@@ -350,6 +379,8 @@ fn run_task(task: &Task<'_>, base: &Options, exe: &Path) -> PairResult {
         disputed: task.pair.disputed.clone(),
         methods,
         time_ms: start.elapsed().as_secs_f64() * 1000.0,
+        decided_by,
+        iterations,
         detail,
     }
 }
@@ -376,6 +407,10 @@ pub struct GroupSummary {
     pub errors: usize,
     /// Per-pair wall-clock time, milliseconds.
     pub time_ms: TimeStats,
+    /// Mean abstraction queries per pair (abstracting checkers only).
+    pub iterations_mean: Option<f64>,
+    /// Decided pairs by what decided them.
+    pub decided_by: std::collections::BTreeMap<String, usize>,
 }
 
 pub fn summarise(lang: Lang, checker: CheckerKind, results: &[&PairResult]) -> GroupSummary {
@@ -405,7 +440,92 @@ pub fn summarise(lang: Lang, checker: CheckerKind, results: &[&PairResult]) -> G
     }
     let times: Vec<f64> = results.iter().map(|r| r.time_ms).collect();
     g.time_ms = time_stats(&times);
+    let iterations: Vec<f64> = results
+        .iter()
+        .filter_map(|r| r.iterations.map(f64::from))
+        .collect();
+    g.iterations_mean =
+        (!iterations.is_empty()).then(|| iterations.iter().sum::<f64>() / iterations.len() as f64);
+    for r in results {
+        if let Some(d) = &r.decided_by {
+            *g.decided_by.entry(d.clone()).or_default() += 1;
+        }
+    }
     g
+}
+
+/// The checkers of one language side by side, in the shape of ARDiff's
+/// table: solved Eq (without and with a loop bound) and Neq, wrong
+/// verdicts, time, abstraction queries.
+pub fn render_comparison(groups: &[&GroupSummary]) -> String {
+    let header = [
+        "checker",
+        "eq proved",
+        "+bounded",
+        "neq refuted",
+        "wrong",
+        "mean ms",
+        "median ms",
+        "mean queries",
+        "decided by",
+    ];
+    let rows: Vec<[String; 9]> = groups
+        .iter()
+        .map(|g| {
+            let pct = |a: usize, b: usize| {
+                if b == 0 {
+                    "-".to_string()
+                } else {
+                    format!("{a}/{b} ({:.0} %)", 100.0 * a as f64 / b as f64)
+                }
+            };
+            [
+                g.checker.clone(),
+                pct(g.eq_proved, g.eq_total),
+                g.eq_bounded.to_string(),
+                pct(g.neq_refuted, g.neq_total),
+                g.wrong.to_string(),
+                format!("{:.1}", g.time_ms.mean),
+                format!("{:.1}", g.time_ms.median),
+                g.iterations_mean
+                    .map(|i| format!("{i:.2}"))
+                    .unwrap_or_else(|| "-".into()),
+                g.decided_by
+                    .iter()
+                    .map(|(k, v)| format!("{k} {v}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            ]
+        })
+        .collect();
+    let widths: Vec<usize> = (0..header.len())
+        .map(|i| {
+            rows.iter()
+                .map(|r| r[i].chars().count())
+                .chain([header[i].len()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let line = |cells: Vec<&str>| {
+        let mut out = String::new();
+        for (i, c) in cells.iter().enumerate() {
+            if i == 0 {
+                out.push_str(&format!("  {c:<w$}", w = widths[i]));
+            } else if i + 1 == cells.len() {
+                out.push_str(&format!("  {c}"));
+            } else {
+                out.push_str(&format!("  {c:>w$}", w = widths[i]));
+            }
+        }
+        out.push('\n');
+        out
+    };
+    let mut out = line(header.to_vec());
+    for r in &rows {
+        out.push_str(&line(r.iter().map(String::as_str).collect()));
+    }
+    out
 }
 
 const TABLE_HEADER: [&str; 12] = [
@@ -462,7 +582,7 @@ pub fn csv_field(s: &str) -> String {
 
 pub fn results_csv(results: &[PairResult]) -> String {
     let mut out = String::from(
-        "id,lang,checker,expected,entry,outcome,bounded,wrong,methods,time_ms,detail\n",
+        "id,lang,checker,expected,entry,outcome,bounded,wrong,methods,time_ms,decided_by,iterations,detail\n",
     );
     for r in results {
         let fields = [
@@ -476,6 +596,8 @@ pub fn results_csv(results: &[PairResult]) -> String {
             r.wrong.to_string(),
             r.methods.to_string(),
             format!("{:.3}", r.time_ms),
+            r.decided_by.clone().unwrap_or_default(),
+            r.iterations.map(|i| i.to_string()).unwrap_or_default(),
             r.detail.clone(),
         ];
         let line: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
@@ -659,6 +781,19 @@ pub fn run(args: &BenchArgs) -> Result<u8, CliError> {
             groups.push(g);
         }
     }
+    if checkers.len() > 1 {
+        for &lang in &langs {
+            let side: Vec<&GroupSummary> = groups
+                .iter()
+                .filter(|g| g.lang == lang.to_string())
+                .collect();
+            if side.len() > 1 {
+                text.push_str(&format!("{bold}{lang} · checkers side by side{bold:#}\n"));
+                text.push_str(&render_comparison(&side));
+                text.push('\n');
+            }
+        }
+    }
     let disputed: Vec<&PairResult> = results.iter().filter(|r| r.disputed.is_some()).collect();
     if !disputed.is_empty() {
         text.push_str(
@@ -831,8 +966,29 @@ mod tests {
             disputed: None,
             methods: 1,
             time_ms: ms,
+            decided_by: None,
+            iterations: None,
             detail: String::new(),
         }
+    }
+
+    #[test]
+    fn comparison_table_lists_checkers_side_by_side() {
+        let mut a = result(Label::Eq, PairOutcome::Equivalent, 10.0);
+        a.checker = CheckerKind::Ardiff;
+        a.decided_by = Some("ardiff".into());
+        a.iterations = Some(3);
+        let b = result(Label::Neq, PairOutcome::Unknown, 30.0);
+        let ga = summarise(Lang::Java, CheckerKind::Ardiff, &[&a]);
+        let gb = summarise(Lang::Java, CheckerKind::Symbolic, &[&b]);
+        assert_eq!(ga.iterations_mean, Some(3.0));
+        assert_eq!(ga.decided_by.get("ardiff"), Some(&1));
+        let t = render_comparison(&[&ga, &gb]);
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines.len(), 3, "{t}");
+        assert!(lines[1].contains("ardiff") && lines[1].contains("1/1 (100 %)"), "{t}");
+        assert!(lines[1].contains("3.00") && lines[1].contains("ardiff 1"), "{t}");
+        assert!(lines[2].contains("symbolic") && lines[2].contains("0/1 (0 %)"), "{t}");
     }
 
     #[test]
@@ -887,11 +1043,11 @@ mod tests {
         r.detail = "f: timeout: after 10,000 ms".into();
         let csv = results_csv(&[r]);
         let mut lines = csv.lines();
-        assert_eq!(lines.next().map(|h| h.split(',').count()), Some(11));
+        assert_eq!(lines.next().map(|h| h.split(',').count()), Some(13));
         assert_eq!(
             lines.next(),
             Some(
-                "b/p/Eq,java,symbolic,Eq,f,unknown,,false,1,1.500,\"f: timeout: after 10,000 ms\""
+                "b/p/Eq,java,symbolic,Eq,f,unknown,,false,1,1.500,,,\"f: timeout: after 10,000 ms\""
             )
         );
     }

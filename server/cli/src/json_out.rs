@@ -82,6 +82,8 @@ mod tests {
             new_span: Default::default(),
             verdict,
             checker: CheckerKind::Symbolic,
+            decided_by: None,
+            abstraction: None,
             semantics: Semantics::Machine,
             loop_bound: 4,
             time: Duration::from_micros(1500),

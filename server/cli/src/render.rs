@@ -71,13 +71,53 @@ fn unknown_reason_words(reason: &UnknownReason) -> &'static str {
     }
 }
 
+/// `portfolio → ardiff · math · 12 ms`: the checker asked for, what
+/// decided (when different), semantics, time.
 fn provenance(m: &MethodReport) -> String {
-    format!(
-        "{} · {} · {}",
-        m.checker.name(),
-        m.semantics,
-        fmt_duration(m.time)
-    )
+    let who = match m.decided_by {
+        Some(d) if d.name() != m.checker.name() => format!("{} → {}", m.checker.name(), d.name()),
+        _ => m.checker.name().to_string(),
+    };
+    format!("{who} · {} · {}", m.semantics, fmt_duration(m.time))
+}
+
+/// `abstraction:` and `override:` lines for checkers that abstract common
+/// code (nothing when no common block was found and no override given).
+fn abstraction_lines(m: &MethodReport) -> Vec<String> {
+    let Some(a) = &m.abstraction else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    if a.blocks > 0 {
+        let mut text = format!(
+            "{} common, {} still abstracted after {}",
+            a.blocks,
+            a.functions_left,
+            if a.iterations == 1 {
+                "1 query".to_string()
+            } else {
+                format!("{} queries", a.iterations)
+            }
+        );
+        if !a.refined.is_empty() {
+            let lines: Vec<String> = a
+                .refined
+                .iter()
+                .zip(&a.heuristics)
+                .map(|(s, h)| format!("{} ({h})", s.line()))
+                .collect();
+            text.push_str(&format!("; refined line {}", lines.join(", ")));
+        }
+        out.push(labelled("blocks", &text));
+    }
+    for o in &a.overrides {
+        let mut text = format!("{} ({})", o.over, plural(o.statements, "statement"));
+        if let Some(note) = &o.note {
+            text.push_str(&format!(": {note}"));
+        }
+        out.push(labelled("override", &text));
+    }
+    out
 }
 
 fn bindings(list: &[eqlens_core::check::Binding]) -> String {
@@ -166,6 +206,7 @@ fn method_row(m: &MethodReport) -> Row {
                     .assumptions
                     .iter()
                     .map(|a| labelled("assumes", a))
+                    .chain(abstraction_lines(m))
                     .collect(),
             }
         }
@@ -176,7 +217,10 @@ fn method_row(m: &MethodReport) -> Row {
             verdict: "not equivalent".to_string(),
             wide: false,
             details: inline_inputs(cex).0,
-            extra: counterexample_lines(cex),
+            extra: counterexample_lines(cex)
+                .into_iter()
+                .chain(abstraction_lines(m))
+                .collect(),
         },
         Verdict::Unknown(Unknown {
             reason: UnknownReason::Unsupported { error, in_old },
@@ -207,7 +251,7 @@ fn method_row(m: &MethodReport) -> Row {
                 verdict: "unknown".to_string(),
                 wide: false,
                 details,
-                extra: vec![],
+                extra: abstraction_lines(m),
             }
         }
     }
@@ -373,6 +417,8 @@ mod tests {
             new_span: span(1),
             verdict,
             checker: CheckerKind::Symbolic,
+            decided_by: None,
+            abstraction: None,
             semantics: Semantics::Math,
             loop_bound: 8,
             time: Duration::from_millis(ms),

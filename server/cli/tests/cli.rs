@@ -287,7 +287,10 @@ fn bench_writes_results_for_a_tiny_corpus() {
     );
     let text = stdout(&o);
     assert!(
-        text.contains("java · symbolic") && text.contains("eq proved") && text.contains("p95 ms"),
+        text.contains("java · portfolio")
+            && text.contains("java · dse")
+            && text.contains("eq proved")
+            && text.contains("p95 ms"),
         "{text}"
     );
 
@@ -295,16 +298,22 @@ fn bench_writes_results_for_a_tiny_corpus() {
     let mut lines = csv.lines();
     assert_eq!(
         lines.next(),
-        Some("id,lang,checker,expected,entry,outcome,bounded,wrong,methods,time_ms,detail")
+        Some(
+            "id,lang,checker,expected,entry,outcome,bounded,wrong,methods,time_ms,decided_by,iterations,detail"
+        )
     );
     let rows: Vec<&str> = lines.collect();
-    assert_eq!(rows.len(), 2, "{csv}");
+    // Every checker by default: portfolio, ardiff, dse, imps, symbolic.
+    assert_eq!(rows.len(), 2 * 5, "{csv}");
+    for checker in ["portfolio", "ardiff", "dse", "imps", "symbolic"] {
+        assert!(
+            rows.iter()
+                .any(|r| r.starts_with(&format!("add/prog/Eq,java,{checker},Eq,f,"))),
+            "{checker}: {csv}"
+        );
+    }
     assert!(
-        rows[0].starts_with("add/prog/Eq,java,symbolic,Eq,f,"),
-        "{csv}"
-    );
-    assert!(
-        rows[1].starts_with("add/prog/Neq,java,symbolic,Neq,f,"),
+        rows[1].starts_with("add/prog/Neq,java,portfolio,Neq,f,"),
         "{csv}"
     );
 
@@ -313,10 +322,21 @@ fn bench_writes_results_for_a_tiny_corpus() {
     )
     .expect("results.json parses");
     let results = results.as_array().expect("array");
-    assert_eq!(results.len(), 2);
+    assert_eq!(results.len(), 2 * 5);
     for key in [
-        "id", "lang", "checker", "expected", "entry", "outcome", "bounded", "wrong", "methods",
-        "time_ms", "detail",
+        "id",
+        "lang",
+        "checker",
+        "expected",
+        "entry",
+        "outcome",
+        "bounded",
+        "wrong",
+        "methods",
+        "time_ms",
+        "decided_by",
+        "iterations",
+        "detail",
     ] {
         assert!(results[0].get(key).is_some(), "results.json lacks {key}");
     }
@@ -346,7 +366,9 @@ fn verdict_equivalent_exits_0() {
     assert_status(&o, 0);
     let text = stdout(&o);
     assert!(
-        text.contains("≡ f(2)") && text.contains("equivalent") && text.contains("symbolic · math"),
+        text.contains("≡ f(2)")
+            && text.contains("equivalent")
+            && text.contains("portfolio → ardiff · math"),
         "{text}"
     );
     assert!(text.contains("file: equivalent"), "{text}");
@@ -440,7 +462,8 @@ fn verdict_json_document_has_documented_fields() {
     assert_eq!(m["arity"], 2);
     assert_eq!(m["verdict"], "not_equivalent");
     assert_eq!(m["bounded"], false);
-    assert_eq!(m["checker"], "symbolic");
+    assert_eq!(m["checker"], "portfolio");
+    assert_eq!(m["decided_by"], "testing");
     assert_eq!(m["semantics"], "math");
     assert_eq!(m["loop_bound"], 3);
     assert!(m["time"].is_number());

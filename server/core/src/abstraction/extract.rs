@@ -16,7 +16,7 @@ use super::{
     Abstraction, BlockId, BlockInfo, Context, OverrideAction, OverrideReport, Plan, Refinable,
     Site, Slot, StmtKey, Var,
 };
-use crate::diff::{StatementDiff, diff_functions};
+use crate::diff::StatementDiff;
 use crate::ir::{Block, FuncId, Function, LocalId, Span, Stmt, StmtKind, Type};
 use std::collections::{BTreeSet, HashMap};
 
@@ -32,7 +32,7 @@ pub fn blocks_of(ctx: &Context<'_>, plan: &Plan) -> Abstraction {
         else {
             continue;
         };
-        let partners = partners(old_fn, new_fn, &diff_functions(old_fn, new_fn));
+        let partners = ctx.partners.get(&n).cloned().unwrap_or_default();
         let mut ex = Extractor {
             ctx,
             plan,
@@ -119,7 +119,7 @@ fn preorder(body: &Block) -> Vec<&Stmt> {
 }
 
 /// New statement → its GumTree partner in the old version.
-fn partners(
+pub(super) fn partners(
     old_fn: &Function,
     new_fn: &Function,
     diff: &StatementDiff,
@@ -131,22 +131,9 @@ fn partners(
         // The diff does not describe these bodies; abstract nothing.
         return out;
     }
-    let mut by_span: HashMap<Span, Vec<usize>> = HashMap::new();
-    for (i, e) in diff.old.iter().enumerate() {
-        by_span.entry(e.span).or_default().push(i);
-    }
-    let mut used = vec![false; old_pre.len()];
     for (j, e) in diff.new.iter().enumerate() {
-        let Some(span) = e.partner else { continue };
-        let Some(cands) = by_span.get(&span) else {
-            continue;
-        };
-        if let Some(&i) = cands
-            .iter()
-            .find(|&&i| !used[i] && diff.old[i].kind == e.kind)
-        {
-            used[i] = true;
-            out.insert(StmtKey::of(new_pre[j]), StmtKey::of(old_pre[i]));
+        if let Some(&old) = e.partner_index.and_then(|i| old_pre.get(i)) {
+            out.insert(StmtKey::of(new_pre[j]), StmtKey::of(old));
         }
     }
     out

@@ -169,7 +169,11 @@ impl std::fmt::Display for Override {
             OverrideAction::Abstract => "abstract",
             OverrideAction::Refine => "refine",
         };
-        write!(f, "{what} {}-{}", self.first_line, self.last_line)
+        if self.first_line == self.last_line {
+            write!(f, "{what} {}", self.first_line)
+        } else {
+            write!(f, "{what} {}-{}", self.first_line, self.last_line)
+        }
     }
 }
 
@@ -251,6 +255,8 @@ pub struct Context<'a> {
     pub new_effects: Vec<FunctionEffects>,
     /// Function pairs (old, new) paired by name and arity, both lowered.
     pub pairs: Vec<(FuncId, FuncId)>,
+    /// Per new function of a pair: each new statement's GumTree partner.
+    pub partners: HashMap<FuncId, HashMap<StmtKey, StmtKey>>,
 }
 
 impl<'a> Context<'a> {
@@ -267,9 +273,18 @@ impl<'a> Context<'a> {
                 pairs.push((o, FuncId(i as u32)));
             }
         }
+        let diff_cx = crate::diff::DiffContext::for_programs(old, new);
+        let mut partners = HashMap::new();
+        for &(o, n) in &pairs {
+            if let (Ok(fo), Ok(fnew)) = (&old.function(o).body, &new.function(n).body) {
+                let d = crate::diff::diff_functions_in(&diff_cx, fo, fnew);
+                partners.insert(n, extract::partners(fo, fnew, &d));
+            }
+        }
         Context {
             old,
             new,
+            partners,
             unchanged: Unchanged::compute(old, new),
             old_effects: effects::function_effects(old),
             new_effects: effects::function_effects(new),
