@@ -107,8 +107,8 @@ fn report_extras(run: &ChildRun) -> (Option<String>, Option<u32>) {
         .iter()
         .filter_map(|m| m["abstraction"]["iterations"].as_u64())
         .collect();
-    let iterations =
-        (!iterations.is_empty()).then(|| u32::try_from(iterations.iter().sum::<u64>()).unwrap_or(u32::MAX));
+    let iterations = (!iterations.is_empty())
+        .then(|| u32::try_from(iterations.iter().sum::<u64>()).unwrap_or(u32::MAX));
     (decided, iterations)
 }
 
@@ -986,9 +986,18 @@ mod tests {
         let t = render_comparison(&[&ga, &gb]);
         let lines: Vec<&str> = t.lines().collect();
         assert_eq!(lines.len(), 3, "{t}");
-        assert!(lines[1].contains("ardiff") && lines[1].contains("1/1 (100 %)"), "{t}");
-        assert!(lines[1].contains("3.00") && lines[1].contains("ardiff 1"), "{t}");
-        assert!(lines[2].contains("symbolic") && lines[2].contains("0/1 (0 %)"), "{t}");
+        assert!(
+            lines[1].contains("ardiff") && lines[1].contains("1/1 (100 %)"),
+            "{t}"
+        );
+        assert!(
+            lines[1].contains("3.00") && lines[1].contains("ardiff 1"),
+            "{t}"
+        );
+        assert!(
+            lines[2].contains("symbolic") && lines[2].contains("0/1 (0 %)"),
+            "{t}"
+        );
     }
 
     #[test]

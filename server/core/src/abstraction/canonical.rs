@@ -201,9 +201,16 @@ impl<'a> Canon<'a> {
                     && self.stmts(b1, b2)
                     && self.stmts(s1, s2)
             }
-            (K::Labeled { label: l1, body: b1 }, K::Labeled { label: l2, body: b2 }) => {
-                self.label(*l1, *l2) && self.stmts(b1, b2)
-            }
+            (
+                K::Labeled {
+                    label: l1,
+                    body: b1,
+                },
+                K::Labeled {
+                    label: l2,
+                    body: b2,
+                },
+            ) => self.label(*l1, *l2) && self.stmts(b1, b2),
             (K::Break(l1), K::Break(l2)) | (K::Continue(l1), K::Continue(l2)) => {
                 self.label(*l1, *l2)
             }
@@ -355,12 +362,8 @@ fn const_expr_equal(
         (E::BoolLit(x), E::BoolLit(y)) => x == y,
         (E::Global(x), E::Global(y)) => same_global(old, *x, new, *y, visiting),
         (E::Unary(o1, x), E::Unary(o2, y)) => o1 == o2 && both(x, y),
-        (E::Binary(o1, x1, y1), E::Binary(o2, x2, y2)) => {
-            o1 == o2 && both(x1, x2) && both(y1, y2)
-        }
-        (E::Cond(c1, x1, y1), E::Cond(c2, x2, y2)) => {
-            both(c1, c2) && both(x1, x2) && both(y1, y2)
-        }
+        (E::Binary(o1, x1, y1), E::Binary(o2, x2, y2)) => o1 == o2 && both(x1, x2) && both(y1, y2),
+        (E::Cond(c1, x1, y1), E::Cond(c2, x2, y2)) => both(c1, c2) && both(x1, x2) && both(y1, y2),
         (E::Cast(x), E::Cast(y)) | (E::NewArray(x), E::NewArray(y)) => both(x, y),
         (E::ArrayLit(x), E::ArrayLit(y)) => {
             x.len() == y.len() && x.iter().zip(y).all(|(p, q)| both(p, q))

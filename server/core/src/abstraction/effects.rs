@@ -148,9 +148,9 @@ pub fn function_effects(program: &Program) -> Vec<FunctionEffects> {
         }
     }
     // Recursion is a loop for termination purposes.
-    for i in 0..n {
+    for (i, e) in out.iter_mut().enumerate() {
         if reaches(&callees, i, i) {
-            out[i].has_loop = true;
+            e.has_loop = true;
         }
     }
     out
@@ -179,7 +179,10 @@ pub fn run_effects(program: &Program, callee_effects: &[FunctionEffects], run: &
     if w.unnamed_store {
         e.blocker = e.blocker.or(Some("a store through an unnamed array"));
     }
-    e.escapes |= w.escaping_labels.iter().any(|l| !w.bound_labels.contains(l));
+    e.escapes |= w
+        .escaping_labels
+        .iter()
+        .any(|l| !w.bound_labels.contains(l));
     e
 }
 
@@ -369,9 +372,9 @@ pub fn for_each_expr<'s>(s: &'s Stmt, f: &mut dyn FnMut(&'s Expr)) {
             if let Some(p) = dest {
                 place(p, f);
             }
-            args.iter().for_each(|a| f(a));
+            args.iter().for_each(&mut *f);
         }
-        StmtKind::Print { args, .. } => args.iter().for_each(|a| f(a)),
+        StmtKind::Print { args, .. } => args.iter().for_each(&mut *f),
         StmtKind::If { cond, .. } | StmtKind::Loop { cond, .. } => f(cond),
         StmtKind::Return(Some(e)) => f(e),
         _ => {}
@@ -625,8 +628,7 @@ impl<'a> Walker<'a> {
                     }
                     // C: signed overflow is undefined under machine
                     // semantics.
-                    if self.lang == Lang::C && matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul)
-                    {
+                    if self.lang == Lang::C && matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul) {
                         self.effects.may_fault = true;
                     }
                     stack.push(a);

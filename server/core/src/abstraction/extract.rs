@@ -47,6 +47,7 @@ pub fn blocks_of(ctx: &Context<'_>, plan: &Plan) -> Abstraction {
             out: &mut out,
         };
         ex.scan(&new_fn.body, 0, false);
+        ex.note_old_changes();
         // Override bookkeeping: what each range touched.
         for (i, ov) in plan.overrides.iter().enumerate() {
             for s in preorder(&new_fn.body) {
@@ -82,9 +83,7 @@ pub fn blocks_of(ctx: &Context<'_>, plan: &Plan) -> Abstraction {
                     if pinned_count[i] == 0 {
                         Some("no abstractable common code in this range".to_string())
                     } else if changed_in_abstract[i] {
-                        Some(
-                            "part of the range is changed code, which stays concrete".to_string(),
-                        )
+                        Some("part of the range is changed code, which stays concrete".to_string())
                     } else {
                         None
                     },
@@ -228,6 +227,69 @@ impl<'a> Extractor<'_, 'a> {
         self.out.changed_writes.extend(writes);
     }
 
+    /// The old version's changed statements (no equal partner in the new
+    /// version) are seeds of impact too: `return y - 1` → `return a` makes
+    /// what computes `y` impacted. Their locals are translated through the
+    /// matcher's bijection; a local with no new counterpart is read by no
+    /// new statement and is dropped.
+    fn note_old_changes(&mut self) {
+        let bijection = self
+            .ctx
+            .locals
+            .get(&self.new_id)
+            .cloned()
+            .unwrap_or_default();
+        let new_pre = preorder(&self.new_fn.body);
+        let equal_partners: std::collections::HashSet<StmtKey> = new_pre
+            .iter()
+            .filter(|s| self.equal_to_partner(s))
+            .filter_map(|s| self.partners.get(&StmtKey::of(s)).copied())
+            .collect();
+        let (old_prog, old_effects) = (self.ctx.old, &self.ctx.old_effects);
+        for s in preorder(&self.old_fn.body) {
+            if equal_partners.contains(&StmtKey::of(s)) {
+                continue;
+            }
+            let (reads, writes) = if child_blocks(s).is_empty() {
+                let e = run_effects(old_prog, old_effects, std::slice::from_ref(s));
+                let globals = |gs: &BTreeSet<crate::ir::GlobalId>| -> Vec<Var> {
+                    gs.iter()
+                        .map(|g| Var::Global(old_prog.global(*g).name.clone()))
+                        .collect()
+                };
+                let mut r: Vec<Var> = e
+                    .reads
+                    .iter()
+                    .filter_map(|l| bijection.get(l))
+                    .map(|l| Var::Local(self.new_id, *l))
+                    .collect();
+                r.extend(globals(&e.reads_globals));
+                let mut w: Vec<Var> = e
+                    .writes
+                    .iter()
+                    .filter_map(|l| bijection.get(l))
+                    .map(|l| Var::Local(self.new_id, *l))
+                    .collect();
+                w.extend(globals(&e.writes_globals));
+                (r, w)
+            } else {
+                let mut reads = Vec::new();
+                effects::for_each_expr(s, &mut |e| {
+                    let mut set = BTreeSet::new();
+                    effects::expr_locals(e, &mut set);
+                    reads.extend(
+                        set.iter()
+                            .filter_map(|l| bijection.get(l))
+                            .map(|l| Var::Local(self.new_id, *l)),
+                    );
+                });
+                (reads, Vec::new())
+            };
+            self.out.changed_reads.extend(reads);
+            self.out.changed_writes.extend(writes);
+        }
+    }
+
     /// Variables a run reads and may write, globals by name.
     fn vars_of(&self, run: &[Stmt]) -> (Vec<Var>, Vec<Var>) {
         let e = run_effects(self.ctx.new, &self.ctx.new_effects, run);
@@ -236,10 +298,18 @@ impl<'a> Extractor<'_, 'a> {
             ArrayRoot::Local(l) => Var::Local(self.new_id, *l),
             ArrayRoot::Global(g) => global(g),
         };
-        let mut reads: Vec<Var> = e.reads.iter().map(|l| Var::Local(self.new_id, *l)).collect();
+        let mut reads: Vec<Var> = e
+            .reads
+            .iter()
+            .map(|l| Var::Local(self.new_id, *l))
+            .collect();
         reads.extend(e.reads_globals.iter().map(global));
         reads.extend(e.arrays.iter().map(root));
-        let mut writes: Vec<Var> = e.writes.iter().map(|l| Var::Local(self.new_id, *l)).collect();
+        let mut writes: Vec<Var> = e
+            .writes
+            .iter()
+            .map(|l| Var::Local(self.new_id, *l))
+            .collect();
         writes.extend(e.writes_globals.iter().map(global));
         writes.extend(e.stores.iter().map(root));
         (reads, writes)
@@ -301,7 +371,11 @@ impl<'a> Extractor<'_, 'a> {
                 break;
             }
             let e = run_effects(self.ctx.new, &self.ctx.new_effects, &list[j..=j + len]);
-            let eo = run_effects(self.ctx.old, &self.ctx.old_effects, &old_list[old_pos..=old_pos + len]);
+            let eo = run_effects(
+                self.ctx.old,
+                &self.ctx.old_effects,
+                &old_list[old_pos..=old_pos + len],
+            );
             if e.blocker.is_some() || e.escapes || eo.blocker.is_some() || eo.escapes {
                 break;
             }
@@ -375,10 +449,11 @@ impl<'a> Extractor<'_, 'a> {
         !e.has_loop
             && e.reads.is_empty()
             && e.arrays.is_empty()
-            && e
-                .reads_globals
-                .iter()
-                .all(|g| globals.get(g.0 as usize).is_some_and(|g| g.constant.is_some()))
+            && e.reads_globals.iter().all(|g| {
+                globals
+                    .get(g.0 as usize)
+                    .is_some_and(|g| g.constant.is_some())
+            })
     }
 
     fn nonlinear(&self, s: &Stmt) -> u32 {

@@ -257,6 +257,8 @@ pub struct Context<'a> {
     pub pairs: Vec<(FuncId, FuncId)>,
     /// Per new function of a pair: each new statement's GumTree partner.
     pub partners: HashMap<FuncId, HashMap<StmtKey, StmtKey>>,
+    /// Per new function of a pair: the matcher's old → new local bijection.
+    pub locals: HashMap<FuncId, HashMap<LocalId, LocalId>>,
 }
 
 impl<'a> Context<'a> {
@@ -275,16 +277,19 @@ impl<'a> Context<'a> {
         }
         let diff_cx = crate::diff::DiffContext::for_programs(old, new);
         let mut partners = HashMap::new();
+        let mut locals = HashMap::new();
         for &(o, n) in &pairs {
             if let (Ok(fo), Ok(fnew)) = (&old.function(o).body, &new.function(n).body) {
                 let d = crate::diff::diff_functions_in(&diff_cx, fo, fnew);
                 partners.insert(n, extract::partners(fo, fnew, &d));
+                locals.insert(n, d.locals.iter().copied().collect());
             }
         }
         Context {
             old,
             new,
             partners,
+            locals,
             unchanged: Unchanged::compute(old, new),
             old_effects: effects::function_effects(old),
             new_effects: effects::function_effects(new),

@@ -88,7 +88,14 @@ impl AbstractingChecker {
         with_testing: bool,
     ) -> Run {
         let by = self.decider();
+        // A proof that holds only up to the loop bound, kept while ARDiff
+        // refines towards an unbounded one; it stands if that fails.
+        let bounded_proof: std::cell::RefCell<Option<Verdict>> = std::cell::RefCell::new(None);
         let done = |verdict: Verdict, report: Option<AbstractionReport>, concrete: bool| {
+            let verdict = match (verdict, bounded_proof.borrow().as_ref()) {
+                (Verdict::Unknown(_), Some(proof)) => proof.clone(),
+                (v, _) => v,
+            };
             let decided = !matches!(verdict, Verdict::Unknown(_));
             Run {
                 decision: Decision {
@@ -141,7 +148,14 @@ impl AbstractingChecker {
             } else {
                 deadline
             };
-            let enc = match encode(pair, old_fn, new_fn, options, iteration_deadline, Some(&abs)) {
+            let enc = match encode(
+                pair,
+                old_fn,
+                new_fn,
+                options,
+                iteration_deadline,
+                Some(&abs),
+            ) {
                 Ok(enc) => enc,
                 Err(v) => {
                     if self.refinable(&v, &abs, deadline) {
@@ -177,8 +191,24 @@ impl AbstractingChecker {
             );
             match verdict {
                 Verdict::Equivalent(mut proof) => {
-                    proof.assumptions.extend(termination_assumptions(&abs, &applied));
-                    return done(Verdict::Equivalent(proof), Some(report), applied.is_empty());
+                    proof
+                        .assumptions
+                        .extend(termination_assumptions(&abs, &applied));
+                    let bounded = proof.bounded.is_some();
+                    let proof = Verdict::Equivalent(proof);
+                    // Bounded only because an abstracted value controls a
+                    // loop? Making it concrete may give a full proof.
+                    if bounded
+                        && self.refinable(&proof, &abs, deadline)
+                        && !applied.is_empty()
+                        && let Some(choice) = refine::choose(Some(&enc), &abs, &plan, deadline)
+                    {
+                        note_refinement(&mut report, &abs, &choice);
+                        plan.refined.insert(choice.statement);
+                        *bounded_proof.borrow_mut() = Some(proof);
+                        continue;
+                    }
+                    return done(proof, Some(report), applied.is_empty());
                 }
                 Verdict::NotEquivalent(_) => {
                     return done(verdict, Some(report), applied.is_empty());
@@ -190,28 +220,33 @@ impl AbstractingChecker {
                     let verdict = explain_abstraction(verdict, &applied);
                     return done(verdict, Some(report), false);
                 }
-                Verdict::Unknown(_) => {
-                    match refine::choose(Some(&enc), &abs, &plan, deadline) {
-                        Some(choice) => {
-                            note_refinement(&mut report, &abs, &choice);
-                            plan.refined.insert(choice.statement);
-                        }
-                        None => {
-                            let verdict = explain_abstraction(verdict, &applied);
-                            return done(verdict, Some(report), false);
-                        }
+                Verdict::Unknown(_) => match refine::choose(Some(&enc), &abs, &plan, deadline) {
+                    Some(choice) => {
+                        note_refinement(&mut report, &abs, &choice);
+                        plan.refined.insert(choice.statement);
                     }
-                }
+                    None => {
+                        let verdict = explain_abstraction(verdict, &applied);
+                        return done(verdict, Some(report), false);
+                    }
+                },
             }
         }
     }
 
     /// Whether an unknown verdict is worth another, more concrete, try.
+    /// Whether a verdict is worth another, more concrete, try: unknown, or
+    /// a proof that holds only up to the loop bound.
     fn refinable(&self, v: &Verdict, abs: &Abstraction, deadline: Instant) -> bool {
+        let improvable = match v {
+            Verdict::Unknown(u) => !u.reason.is_unsupported(),
+            Verdict::Equivalent(p) => p.bounded.is_some(),
+            Verdict::NotEquivalent(_) => false,
+        };
         self.mode == Mode::Ardiff
             && !abs.blocks.is_empty()
             && Instant::now() < deadline
-            && matches!(v, Verdict::Unknown(u) if !u.reason.is_unsupported())
+            && improvable
     }
 }
 
@@ -307,5 +342,84 @@ fn impacted(dse: &Abstraction) -> HashSet<StmtKey> {
         if !grew {
             return out;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The refinement loop on small pairs whose iterations are known.
+    use crate::check::{CheckerKind, Options, Selection, Verdict, check_sources};
+    use crate::ir::Lang;
+
+    fn run(lang: Lang, old: &str, new: &str, checker: CheckerKind) -> crate::check::MethodReport {
+        let options = Options {
+            checker,
+            ..Options::default()
+        };
+        let mut r = check_sources(lang, old, new, &Selection::All, &options);
+        r.methods.remove(0)
+    }
+
+    const OLD: &str = "class T { static int f(int a) {
+    int y = a + 1;
+    return y - 1;
+} }";
+    const NEW: &str = "class T { static int f(int a) {
+    int y = a + 1;
+    return a;
+} }";
+
+    #[test]
+    fn ardiff_refines_the_block_h1_points_at() {
+        let m = run(Lang::Java, OLD, NEW, CheckerKind::Ardiff);
+        assert!(m.verdict.is_proved(), "{:?}", m.verdict);
+        let a = m.abstraction.expect("abstraction report");
+        assert_eq!(a.iterations, 2);
+        assert_eq!(a.blocks, 1);
+        assert_eq!(a.functions_left, 0);
+        assert_eq!(a.heuristics, vec!["H1"]);
+        assert_eq!(
+            a.refined.iter().map(|s| s.line()).collect::<Vec<_>>(),
+            vec![2]
+        );
+    }
+
+    #[test]
+    fn dse_stops_at_the_spurious_candidate_and_imps_keeps_the_impacted_code() {
+        let m = run(Lang::Java, OLD, NEW, CheckerKind::Dse);
+        assert!(matches!(m.verdict, Verdict::Unknown(_)), "{:?}", m.verdict);
+        assert_eq!(m.abstraction.map(|a| a.iterations), Some(1));
+        // `y` is read by the changed return: impacted, kept concrete.
+        let m = run(Lang::Java, OLD, NEW, CheckerKind::Imps);
+        assert!(m.verdict.is_proved(), "{:?}", m.verdict);
+        let a = m.abstraction.expect("abstraction report");
+        assert_eq!((a.iterations, a.functions_left), (1, 0));
+    }
+
+    #[test]
+    fn ardiff_refines_a_bounded_proof_into_a_full_one() {
+        let old = "int f(int x) { int s = 0; for (int i = 0; i < 6; i++) { s += x; } return s; }";
+        let new = "int f(int x) { int s = 0; int i = 0; do { s = s + x; i++; } while (i < 6); return s; }";
+        let m = run(Lang::C, old, new, CheckerKind::Ardiff);
+        assert!(m.verdict.is_proved(), "{:?}", m.verdict);
+        let a = m.abstraction.expect("abstraction report");
+        // The first proof is bounded (the loop counter is abstracted);
+        // refining the counter and the sum makes the loop concrete.
+        assert_eq!(a.iterations, 3);
+        assert_eq!(a.refined.len(), 2);
+    }
+
+    #[test]
+    fn portfolio_names_syntax_for_renamings() {
+        let old = "class T { static int f(int a) { int s = a * 2; return s; } }";
+        let new = "class T {
+            static int f(int b) {
+                int t = b * 2;   // renamed
+                return t;
+            }
+        }";
+        let m = run(Lang::Java, old, new, CheckerKind::Portfolio);
+        assert!(m.verdict.is_proved());
+        assert_eq!(m.decided_by, Some(crate::check::Decider::Syntax));
     }
 }

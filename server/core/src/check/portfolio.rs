@@ -47,7 +47,8 @@ impl Checker for PortfolioChecker {
         let budget = Duration::from_millis(options.timeout_ms);
         let ardiff_deadline = Instant::now() + budget.mul_f64(ARDIFF_SHARE);
         let run = AbstractingChecker::ardiff().run(pair, options, &ctx, ardiff_deadline, true);
-        let undecided = matches!(&run.decision.verdict, Verdict::Unknown(u) if !u.reason.is_unsupported());
+        let undecided =
+            matches!(&run.decision.verdict, Verdict::Unknown(u) if !u.reason.is_unsupported());
         if !undecided || run.ended_concrete || Instant::now() >= deadline {
             return run.decision;
         }
@@ -55,7 +56,15 @@ impl Checker for PortfolioChecker {
             Ok(enc) => enc,
             Err(_) => return run.decision,
         };
-        let verdict = decide(pair, &enc, old_fn, new_fn, options, deadline, MAX_CANDIDATES);
+        let verdict = decide(
+            pair,
+            &enc,
+            old_fn,
+            new_fn,
+            options,
+            deadline,
+            MAX_CANDIDATES,
+        );
         if matches!(verdict, Verdict::Unknown(_)) {
             return run.decision;
         }

@@ -12,7 +12,7 @@
 //! - **H3**: among the candidate blocks' statements, the lowest score of
 //!   loop-nesting depth + non-linear operators; ties go to the earliest.
 
-use crate::abstraction::{Abstraction, BlockId, Plan, StmtKey, Version};
+use crate::abstraction::{Abstraction, Applications, BlockId, Plan, StmtKey, Version};
 use crate::symbolic::PairEncoding;
 use std::time::{Duration, Instant};
 use z3::ast::{Ast, Bool, Dynamic, exists_const, forall_const};
@@ -55,7 +55,7 @@ pub fn choose(
             if !h1.is_empty() {
                 (h1, "H1")
             } else {
-                let h2 = h2(enc, &applied);
+                let h2 = h2(&enc.apps, &applied);
                 if !h2.is_empty() {
                     (h2, "H2")
                 } else {
@@ -72,11 +72,11 @@ pub fn choose(
 }
 
 /// H2: blocks applied a different number of times in the two versions.
-pub fn h2(enc: &PairEncoding, blocks: &[BlockId]) -> Vec<BlockId> {
+pub fn h2(apps: &Applications, blocks: &[BlockId]) -> Vec<BlockId> {
     blocks
         .iter()
         .copied()
-        .filter(|&b| enc.apps.count(b, Version::Old) != enc.apps.count(b, Version::New))
+        .filter(|&b| apps.count(b, Version::Old) != apps.count(b, Version::New))
         .collect()
 }
 
@@ -146,4 +146,84 @@ pub fn h1(enc: &PairEncoding, blocks: &[BlockId], deadline: Instant) -> Vec<Bloc
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::abstraction::{Application, BlockInfo, Refinable};
+    use crate::ir::{Pos, Span, Stmt, StmtKind};
+    use z3::ast::Int;
+
+    fn span(line: u32) -> Span {
+        let p = Pos {
+            line,
+            col: 0,
+            byte: line * 10,
+        };
+        Span { start: p, end: p }
+    }
+
+    #[test]
+    fn h3_takes_the_lowest_score_then_the_earliest_and_skips_pinned_and_refined() {
+        let stmts: Vec<Stmt> = (0..4)
+            .map(|i| Stmt {
+                kind: StmtKind::Break(crate::ir::LabelId(i)),
+                span: span(i),
+            })
+            .collect();
+        let r = |i: usize, score: u32, pinned: bool| Refinable {
+            key: StmtKey::of(&stmts[i]),
+            reads: vec![],
+            writes: vec![],
+            span: span(i as u32),
+            score,
+            pinned,
+        };
+        let block = |id: u32, statements: Vec<Refinable>| BlockInfo {
+            id: BlockId(id),
+            function: "f".into(),
+            old_span: span(0),
+            new_span: span(0),
+            statements,
+            inputs: 1,
+            outputs: 1,
+            contains_loop: false,
+            under_change: false,
+        };
+        let abs = Abstraction {
+            blocks: vec![
+                block(0, vec![r(0, 3, false), r(1, 1, true)]),
+                block(1, vec![r(2, 2, false), r(3, 2, false)]),
+            ],
+            ..Abstraction::default()
+        };
+        let mut plan = Plan::default();
+        let both = [BlockId(0), BlockId(1)];
+        // Score 1 is pinned; score 2 twice: the earlier wins.
+        assert_eq!(h3(&abs, &plan, &both), Some(StmtKey::of(&stmts[2])));
+        plan.refined.insert(StmtKey::of(&stmts[2]));
+        assert_eq!(h3(&abs, &plan, &both), Some(StmtKey::of(&stmts[3])));
+        // Only block 0: its unpinned statement.
+        assert_eq!(h3(&abs, &plan, &[BlockId(0)]), Some(StmtKey::of(&stmts[0])));
+        plan.refined.insert(StmtKey::of(&stmts[0]));
+        assert_eq!(h3(&abs, &plan, &[BlockId(0)]), None);
+    }
+
+    #[test]
+    fn h2_finds_blocks_applied_unequally() {
+        let mut apps = Applications::default();
+        let app = |block: u32, version| Application {
+            block: BlockId(block),
+            version,
+            args: vec![],
+            results: vec![Dynamic::from_ast(&Int::from_i64(0))],
+        };
+        apps.record(app(0, Version::Old));
+        apps.record(app(0, Version::New));
+        apps.record(app(1, Version::Old));
+        apps.record(app(1, Version::Old));
+        apps.record(app(1, Version::New));
+        assert_eq!(h2(&apps, &[BlockId(0), BlockId(1)]), vec![BlockId(1)]);
+    }
 }

@@ -42,7 +42,15 @@ impl Checker for SymbolicChecker {
             Ok(enc) => enc,
             Err(v) => return Decision::plain(v, Decider::Symbolic),
         };
-        let verdict = decide(pair, &enc, old_fn, new_fn, options, deadline, MAX_CANDIDATES);
+        let verdict = decide(
+            pair,
+            &enc,
+            old_fn,
+            new_fn,
+            options,
+            deadline,
+            MAX_CANDIDATES,
+        );
         Decision::plain(verdict, Decider::Symbolic)
     }
 }
@@ -70,10 +78,9 @@ pub(crate) fn encode(
         abstraction,
     ) {
         Ok(enc) => Ok(enc),
-        Err(e) if e.error.is_timeout() => Err(unknown(
-            UnknownReason::Timeout,
-            "encoding ran out of time",
-        )),
+        Err(e) if e.error.is_timeout() => {
+            Err(unknown(UnknownReason::Timeout, "encoding ran out of time"))
+        }
         Err(e) => {
             let f = if e.in_old { old_fn } else { new_fn };
             let error = e.error.lowering.unwrap_or(LowerError {

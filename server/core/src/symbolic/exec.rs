@@ -139,6 +139,9 @@ fn unsupported(what: impl Into<String>) -> EncodeError {
 }
 
 impl<'a> Executor<'a> {
+    // Every argument is shared state of the pair encoding or a setting; a
+    // struct would only rename them.
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         ops: Ops,
         program: &'a Program,
@@ -534,7 +537,9 @@ impl<'a> Executor<'a> {
                     .map(|(k, (_, _, sort, _))| Dynamic::fresh_const(&format!("{name}.{k}"), sort))
                     .collect();
                 if site.may_fault {
-                    r.push(Dynamic::from_ast(&Int::fresh_const(&format!("{name}.fault"))));
+                    r.push(Dynamic::from_ast(&Int::fresh_const(&format!(
+                        "{name}.fault"
+                    ))));
                 }
                 if site.prints {
                     let count = Int::fresh_const(&format!("{name}.printed"));
