@@ -794,7 +794,16 @@ pub fn run(args: &BenchArgs) -> Result<u8, CliError> {
             }
         }
     }
-    let disputed: Vec<&PairResult> = results.iter().filter(|r| r.disputed.is_some()).collect();
+    // One line per pair and language, whatever the number of checkers.
+    let mut disputed: Vec<&PairResult> = results.iter().filter(|r| r.disputed.is_some()).collect();
+    disputed.sort_by(|a, b| {
+        (&a.id, a.lang.to_string(), a.outcome.name()).cmp(&(
+            &b.id,
+            b.lang.to_string(),
+            b.outcome.name(),
+        ))
+    });
+    disputed.dedup_by(|a, b| a.id == b.id && a.lang == b.lang && a.outcome == b.outcome);
     if !disputed.is_empty() {
         text.push_str(
             "corpus labels corrected (--disputed-labels), scored against the correction:\n",

@@ -11,7 +11,7 @@
 //! Set `EQLENS_FIXTURE=<substring>` to run only the cases whose
 //! `<lang>/<case>` name contains it.
 
-use eqlens_core::check::{Options, Selection, Verdict, check_sources};
+use eqlens_core::check::{CheckerKind, Options, Selection, Verdict, check_sources};
 use eqlens_core::ir::{Lang, Semantics};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -217,9 +217,15 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 }
 
 /// Checks one case under one semantics; `None` when it matches.
-fn run_one(case: &Case, semantics: Semantics, expected: &str) -> (Option<Mismatch>, Duration) {
+fn run_one(
+    case: &Case,
+    semantics: Semantics,
+    checker: CheckerKind,
+    expected: &str,
+) -> (Option<Mismatch>, Duration) {
     let mut options = Options {
         semantics,
+        checker,
         ..Default::default()
     };
     if let Some(k) = case.loop_bound {
@@ -360,7 +366,7 @@ fn fixtures_match_expected_verdicts() {
             (Semantics::Machine, &case.machine),
         ] {
             checked += 1;
-            let (mismatch, elapsed) = run_one(case, semantics, expected);
+            let (mismatch, elapsed) = run_one(case, semantics, CheckerKind::default(), expected);
             if elapsed > Duration::from_secs(5) {
                 slow.push(format!(
                     "{} [{semantics}]: {:.1}s",
@@ -397,6 +403,45 @@ fn fixtures_match_expected_verdicts() {
         mismatches.len(),
         mismatches.len() - wrong - panics - bad,
         render_table(&mismatches)
+    );
+}
+
+/// The expected verdicts are the default checker's; every other checker
+/// may be weaker (unknown, bounded) but never wrong and never panics.
+#[test]
+fn every_checker_is_sound_on_every_fixture() {
+    let filter = std::env::var("EQLENS_FIXTURE").ok();
+    let mut bad = Vec::new();
+    let mut checked = 0usize;
+    for case in collect_cases().iter().flatten() {
+        if filter.as_deref().is_some_and(|f| !case.id.contains(f)) {
+            continue;
+        }
+        for checker in CheckerKind::ALL
+            .iter()
+            .copied()
+            .filter(|&c| c != CheckerKind::default())
+        {
+            for (semantics, expected) in [
+                (Semantics::Math, &case.math),
+                (Semantics::Machine, &case.machine),
+            ] {
+                checked += 1;
+                let (mismatch, _) = run_one(case, semantics, checker, expected);
+                if let Some(mut m) = mismatch
+                    && matches!(m.severity, Severity::Wrong | Severity::Panic)
+                {
+                    m.id = format!("{} ({})", m.id, checker.name());
+                    bad.push(m);
+                }
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "{} of {checked} checks are wrong or panicked:\n{}",
+        bad.len(),
+        render_table(&bad)
     );
 }
 
