@@ -3,9 +3,15 @@
 //! Z3's `timeout` parameter is not honoured everywhere: quantifier
 //! instantiation (ARDiff's H1 questions) and some preprocessing run past
 //! it. A watchdog thread interrupts the thread-local context at the
-//! deadline; Z3 then returns `unknown` ("canceled") and the context stays
-//! usable (checked on libz3 4.8.12).
+//! deadline; Z3 then returns `unknown` ("canceled").
+//!
+//! An interrupt that arrives when no Z3 call is running leaves the context
+//! canceled, and the next call (even `simplify`, which the z3 crate unwraps)
+//! fails. So the watchdog interrupts only while `f` runs (a mutex orders
+//! the two), and if it fired at all, a trivial check afterwards clears the
+//! cancellation (checked on libz3 4.8.12: a solver check resets it).
 
+use std::sync::Mutex;
 use std::sync::mpsc::{RecvTimeoutError, channel};
 use std::time::Instant;
 
@@ -14,26 +20,41 @@ use std::time::Instant;
 pub fn until<T>(deadline: Instant, f: impl FnOnce() -> T) -> T {
     let ctx = z3::Context::thread_local();
     let handle = ctx.handle();
+    // (f still running, watchdog fired)
+    let state = Mutex::new((true, false));
     let (done, finished) = channel::<()>();
-    std::thread::scope(|s| {
+    let out = std::thread::scope(|s| {
+        let state = &state;
         s.spawn(move || {
             let wait = deadline.saturating_duration_since(Instant::now());
-            if let Err(RecvTimeoutError::Timeout) = finished.recv_timeout(wait) {
+            if let Err(RecvTimeoutError::Timeout) = finished.recv_timeout(wait)
+                && let Ok(mut st) = state.lock()
+                && st.0
+            {
                 handle.interrupt();
+                st.1 = true;
             }
         });
         let out = f();
+        if let Ok(mut st) = state.lock() {
+            st.0 = false;
+        }
         // The receiver may be gone already (it timed out): nothing to do.
         let _ = done.send(());
         out
-    })
+    });
+    let fired = state.lock().map(|st| st.1).unwrap_or(true);
+    if fired {
+        let _ = z3::Solver::new().check();
+    }
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::time::Duration;
-    use z3::ast::Int;
+    use z3::ast::{Ast, Int};
     use z3::{SatResult, Solver};
 
     #[test]
@@ -52,8 +73,22 @@ mod tests {
         }
         let r = until(Instant::now() + Duration::from_millis(200), || s.check());
         assert_eq!(r, SatResult::Unknown);
+        // Simplification (unwrapped by the z3 crate) and checks work again.
+        let e = Int::add(&[&x, &Int::from_i64(0)]).simplify();
+        assert_eq!(e.to_string(), "x");
         let s = Solver::new();
         s.assert(x.gt(Int::from_i64(1)));
         assert_eq!(s.check(), SatResult::Sat);
+    }
+
+    #[test]
+    fn a_deadline_already_past_does_not_poison_later_calls() {
+        let x = Int::new_const("x");
+        for _ in 0..20 {
+            let r = until(Instant::now(), || 1 + 1);
+            assert_eq!(r, 2);
+            let e = Int::add(&[&x, &Int::from_i64(0)]).simplify();
+            assert_eq!(e.to_string(), "x");
+        }
     }
 }
