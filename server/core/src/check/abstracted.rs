@@ -66,16 +66,8 @@ impl Checker for AbstractingChecker {
     fn check(&self, pair: &MethodPair<'_>, options: &Options) -> Decision {
         let deadline = Instant::now() + Duration::from_millis(options.timeout_ms);
         let ctx = Context::new(pair.old_program, pair.new_program);
-        self.run(pair, options, &ctx, deadline, true).decision
+        self.run(pair, options, &ctx, deadline, true)
     }
-}
-
-/// The result of a run, with what the portfolio needs to know to go on.
-pub(crate) struct Run {
-    pub decision: Decision,
-    /// The last query had nothing abstracted: the full symbolic checker
-    /// would ask the same question.
-    pub ended_concrete: bool,
 }
 
 impl AbstractingChecker {
@@ -86,35 +78,29 @@ impl AbstractingChecker {
         ctx: &Context<'_>,
         deadline: Instant,
         with_testing: bool,
-    ) -> Run {
+    ) -> Decision {
         let by = self.decider();
         // A proof that holds only up to the loop bound, kept while ARDiff
         // refines towards an unbounded one; it stands if that fails.
         let bounded_proof: std::cell::RefCell<Option<Verdict>> = std::cell::RefCell::new(None);
-        let done = |verdict: Verdict, report: Option<AbstractionReport>, concrete: bool| {
+        let done = |verdict: Verdict, report: Option<AbstractionReport>| {
             let verdict = match (verdict, bounded_proof.borrow().as_ref()) {
                 (Verdict::Unknown(_), Some(proof)) => proof.clone(),
                 (v, _) => v,
             };
             let decided = !matches!(verdict, Verdict::Unknown(_));
-            Run {
-                decision: Decision {
-                    verdict,
-                    decided_by: decided.then_some(by),
-                    abstraction: report,
-                },
-                ended_concrete: concrete,
+            Decision {
+                verdict,
+                decided_by: decided.then_some(by),
+                abstraction: report,
             }
         };
         let (old_fn, new_fn) = match bodies(pair) {
             Ok(b) => b,
-            Err(v) => return done(v, None, false),
+            Err(v) => return done(v, None),
         };
         if with_testing && let Some(cex) = test_concretely(pair, old_fn, new_fn, options) {
-            return Run {
-                decision: Decision::plain(Verdict::NotEquivalent(Box::new(cex)), Decider::Testing),
-                ended_concrete: false,
-            };
+            return Decision::plain(Verdict::NotEquivalent(Box::new(cex)), Decider::Testing);
         }
         let mut plan = Plan {
             refined: HashSet::new(),
@@ -138,7 +124,7 @@ impl AbstractingChecker {
                     UnknownReason::Timeout,
                     format!("out of time after {} ms", options.timeout_ms),
                 );
-                return done(v, Some(report), false);
+                return done(v, Some(report));
             };
             // ARDiff gets more than one query: give each a slice, so a
             // query the abstraction makes hard does not eat the budget of
@@ -167,10 +153,10 @@ impl AbstractingChecker {
                                 plan.refined.insert(choice.statement);
                                 continue;
                             }
-                            None => return done(v, Some(report), abs.blocks.is_empty()),
+                            None => return done(v, Some(report)),
                         }
                     }
-                    return done(v, Some(report), abs.blocks.is_empty());
+                    return done(v, Some(report));
                 }
             };
             let applied = enc.apps.blocks();
@@ -208,17 +194,17 @@ impl AbstractingChecker {
                         *bounded_proof.borrow_mut() = Some(proof);
                         continue;
                     }
-                    return done(proof, Some(report), applied.is_empty());
+                    return done(proof, Some(report));
                 }
                 Verdict::NotEquivalent(_) => {
-                    return done(verdict, Some(report), applied.is_empty());
+                    return done(verdict, Some(report));
                 }
                 Verdict::Unknown(_) if applied.is_empty() => {
-                    return done(verdict, Some(report), true);
+                    return done(verdict, Some(report));
                 }
                 Verdict::Unknown(_) if !self.refinable(&verdict, &abs, deadline) => {
                     let verdict = explain_abstraction(verdict, &applied);
-                    return done(verdict, Some(report), false);
+                    return done(verdict, Some(report));
                 }
                 Verdict::Unknown(_) => match refine::choose(Some(&enc), &abs, &plan, deadline) {
                     Some(choice) => {
@@ -227,7 +213,7 @@ impl AbstractingChecker {
                     }
                     None => {
                         let verdict = explain_abstraction(verdict, &applied);
-                        return done(verdict, Some(report), false);
+                        return done(verdict, Some(report));
                     }
                 },
             }

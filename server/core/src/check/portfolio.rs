@@ -4,14 +4,16 @@
 //!    formatting, callees included → equivalent, in microseconds.
 //! 2. `ardiff` (which tests concretely before any solving).
 //! 3. The full `symbolic` checker with the time left, when `ardiff` ended
-//!    undecided with common code still abstracted (its last question was
-//!    not the one `symbolic` would ask).
+//!    undecided or with a proof that holds only up to the loop bound; its
+//!    answer replaces ARDiff's when it is stronger.
 //!
 //! The verdict names what decided it.
 
 use super::abstracted::AbstractingChecker;
 use super::symbolic::{MAX_CANDIDATES, bodies, decide, encode};
-use super::{Checker, CheckerKind, Decider, Decision, MethodPair, Options, Proof, Verdict};
+use super::{
+    Checker, CheckerKind, Decider, Decision, MethodPair, Options, Proof, UnknownReason, Verdict,
+};
 use crate::abstraction::Context;
 use std::time::{Duration, Instant};
 
@@ -47,14 +49,28 @@ impl Checker for PortfolioChecker {
         let budget = Duration::from_millis(options.timeout_ms);
         let ardiff_deadline = Instant::now() + budget.mul_f64(ARDIFF_SHARE);
         let run = AbstractingChecker::ardiff().run(pair, options, &ctx, ardiff_deadline, true);
-        let undecided =
-            matches!(&run.decision.verdict, Verdict::Unknown(u) if !u.reason.is_unsupported());
-        if !undecided || run.ended_concrete || Instant::now() >= deadline {
-            return run.decision;
+        // Undecided, or proved only up to the bound: the full checker, with
+        // all the time left, may still do better (a constant loop unrolled
+        // completely is a full proof; a query ARDiff's slices cut short may
+        // finish).
+        // ARDiff's last query had nothing abstracted and was not cut short:
+        // the full checker would ask the same question again.
+        let same_question = run
+            .abstraction
+            .as_ref()
+            .is_some_and(|a| a.functions_left == 0);
+        let improvable = match &run.verdict {
+            Verdict::Unknown(u) if same_question => u.reason == UnknownReason::Timeout,
+            Verdict::Unknown(u) => !u.reason.is_unsupported(),
+            Verdict::Equivalent(p) => p.bounded.is_some(),
+            Verdict::NotEquivalent(_) => false,
+        };
+        if !improvable || Instant::now() >= deadline {
+            return run;
         }
         let enc = match encode(pair, old_fn, new_fn, options, deadline, None) {
             Ok(enc) => enc,
-            Err(_) => return run.decision,
+            Err(_) => return run,
         };
         let verdict = decide(
             pair,
@@ -65,13 +81,18 @@ impl Checker for PortfolioChecker {
             deadline,
             MAX_CANDIDATES,
         );
-        if matches!(verdict, Verdict::Unknown(_)) {
-            return run.decision;
+        let stronger = match (&verdict, &run.verdict) {
+            (Verdict::Unknown(_), _) => false,
+            (Verdict::Equivalent(p), Verdict::Equivalent(_)) => p.bounded.is_none(),
+            _ => true,
+        };
+        if !stronger {
+            return run;
         }
         Decision {
             verdict,
             decided_by: Some(Decider::Symbolic),
-            abstraction: run.decision.abstraction,
+            abstraction: run.abstraction,
         }
     }
 }
