@@ -564,7 +564,7 @@ fn baseline_uri(doc: &Uri, file: Option<&std::path::Path>, label: &str) -> Optio
 /// The changed statements the counterexample's new path goes through,
 /// innermost first (a changed `if` is marked by the changed statement
 /// inside it that ran).
-fn changed_on_trace<'a>(r: &'a CheckResult) -> Vec<&'a analysis::ChangedStmt> {
+fn changed_on_trace(r: &CheckResult) -> Vec<&analysis::ChangedStmt> {
     let Verdict::NotEquivalent(cex) = &r.report.verdict else {
         return Vec::new();
     };
