@@ -45,6 +45,8 @@ enum Command {
     Check(CheckArgs),
     /// Run every pair of an EqBench-layout corpus and tabulate the verdicts.
     Bench(BenchArgs),
+    /// Speak the Language Server Protocol on stdin/stdout (`docs/server.md`).
+    Serve,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -260,6 +262,16 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Check(args) => check_cmd::run(&args),
         Command::Bench(args) => bench::run(&args),
+        Command::Serve => {
+            // stdout carries the protocol: errors go to stderr only.
+            return match eqlens_server::run_stdio() {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("eqlens serve: {e}");
+                    ExitCode::FAILURE
+                }
+            };
+        }
     };
     match result {
         Ok(code) => ExitCode::from(code),

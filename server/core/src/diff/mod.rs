@@ -549,8 +549,9 @@ fn same_signature(f1: &Function, f2: &Function) -> bool {
             .all(|(p, q)| ty(f1, p).is_some() && ty(f1, p) == ty(f2, q))
 }
 
-/// Every function `f` calls (iterative walk).
-fn callees(f: &Function) -> Vec<FuncId> {
+/// Every function `f` calls (iterative walk), with repetitions. Public so
+/// that front layers can key cached verdicts on a method and what it calls.
+pub fn callees(f: &Function) -> Vec<FuncId> {
     let mut out = Vec::new();
     let mut stack: Vec<&Stmt> = f.body.iter().collect();
     while let Some(s) = stack.pop() {

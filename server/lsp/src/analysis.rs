@@ -1,0 +1,286 @@
+//! The blocking side: lowering a document pair, planning one job per
+//! changed method pair, and running a job. Everything here runs on a
+//! blocking thread (Z3 contexts are thread-local: one job, one thread) and
+//! knows nothing of LSP.
+
+use crate::config::Settings;
+use eqlens_core::check::{
+    MethodPair, MethodReport, Options, Override, OverrideAction, Selection, Unknown, UnknownReason,
+    Verdict, check_pair, pairing,
+};
+use eqlens_core::ir::{FuncId, Lang, Program, Span};
+use std::collections::{BTreeSet, HashMap};
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A method is identified across edits by name and arity (as the core
+/// pairs methods).
+pub type MethodId = (String, usize);
+
+/// A user override, stored relative to the method's first line so that it
+/// follows the method when lines are inserted above it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct RelOverride {
+    pub action: OverrideAction,
+    pub first: u32,
+    pub last: u32,
+}
+
+/// One method pair of a document, ready to check.
+#[derive(Clone, Debug)]
+pub struct Planned {
+    pub name: String,
+    pub arity: usize,
+    pub old: FuncId,
+    pub new: FuncId,
+    pub old_span: Span,
+    pub old_name_span: Span,
+    pub new_span: Span,
+    pub new_name_span: Span,
+    /// Equal modulo renaming and formatting, callees included: no job.
+    pub unchanged: bool,
+    /// The cache key: both versions' method text and context, options.
+    pub key: u64,
+    pub options: Options,
+}
+
+pub struct Plan {
+    pub old: Arc<Program>,
+    pub new: Arc<Program>,
+    pub methods: Vec<Planned>,
+}
+
+/// Lowers both versions and plans a job per method pair.
+pub fn plan(
+    lang: Lang,
+    old_text: &str,
+    new_text: &str,
+    settings: &Settings,
+    loop_bound: Option<u32>,
+    overrides: &HashMap<MethodId, Vec<RelOverride>>,
+) -> Plan {
+    let old = Arc::new(eqlens_core::lang::lower(lang, old_text));
+    let new = Arc::new(eqlens_core::lang::lower(lang, new_text));
+    let unchanged = eqlens_core::abstraction::canonical::Unchanged::compute(&old, &new);
+    let pairing = pairing::pair_functions(&old, &new, &Selection::All);
+    let mut base = settings.options();
+    if let Some(k) = loop_bound {
+        base.loop_bound = k;
+    }
+    let methods = pairing
+        .pairs
+        .iter()
+        .map(|&(o, n)| {
+            let (of, nf) = (old.function(o), new.function(n));
+            let mut options = base.clone();
+            let first = nf.span.line();
+            if let Some(list) = overrides.get(&(nf.name.clone(), nf.arity)) {
+                options.overrides = list
+                    .iter()
+                    .map(|r| Override {
+                        action: r.action,
+                        first_line: first + r.first,
+                        last_line: first + r.last,
+                    })
+                    .collect();
+            }
+            let mut h = DefaultHasher::new();
+            lang.hash(&mut h);
+            context_hash(&old, old_text, o, &mut h);
+            context_hash(&new, new_text, n, &mut h);
+            options.hash(&mut h);
+            Planned {
+                name: nf.name.clone(),
+                arity: nf.arity,
+                old: o,
+                new: n,
+                old_span: of.span,
+                old_name_span: of.name_span,
+                new_span: nf.span,
+                new_name_span: nf.name_span,
+                unchanged: unchanged.partner(o) == Some(n),
+                key: h.finish(),
+                options,
+            }
+        })
+        .collect();
+    Plan { old, new, methods }
+}
+
+/// Hashes what a method's verdict (and the positions in it) depends on:
+/// its text and position, those of every function it reaches, and the
+/// globals. Editing another method leaves the hash alone; undo restores
+/// it.
+fn context_hash(p: &Program, text: &str, f: FuncId, h: &mut DefaultHasher) {
+    let mut seen = BTreeSet::new();
+    let mut stack = vec![f];
+    while let Some(g) = stack.pop() {
+        if (g.0 as usize) >= p.functions.len() || !seen.insert(g) {
+            continue;
+        }
+        if let Ok(body) = &p.function(g).body {
+            stack.extend(eqlens_core::diff::callees(body));
+        }
+    }
+    let slice = |s: Span| text.get(s.start.byte as usize..s.end.byte as usize);
+    for g in seen {
+        let d = p.function(g);
+        (
+            g == f,
+            &d.name,
+            d.arity,
+            d.span.start.line,
+            d.span.start.col,
+        )
+            .hash(h);
+        slice(d.span).hash(h);
+    }
+    for g in &p.globals {
+        (g.span.start.line, slice(g.span)).hash(h);
+    }
+}
+
+/// A changed statement of the new version and its partner in the old one.
+#[derive(Clone, Debug)]
+pub struct ChangedStmt {
+    pub new: Span,
+    pub old: Option<Span>,
+}
+
+/// A finished job.
+#[derive(Clone, Debug)]
+pub struct CheckResult {
+    pub report: MethodReport,
+    /// Changed statements of the new version (only computed for a
+    /// counterexample: diagnostics mark those its path goes through).
+    pub changed: Vec<ChangedStmt>,
+}
+
+/// Runs one job. A panic anywhere in the core becomes this method's
+/// `unknown` (the server and the other methods are unaffected).
+pub fn run(old: &Program, new: &Program, m: &Planned) -> CheckResult {
+    let start = std::time::Instant::now();
+    let pair = MethodPair {
+        name: &m.name,
+        old_program: old,
+        old: m.old,
+        new_program: new,
+        new: m.new,
+    };
+    let report =
+        catch_unwind(AssertUnwindSafe(|| check_pair(&pair, &m.options))).unwrap_or_else(|panic| {
+            internal(
+                m,
+                start.elapsed(),
+                &format!("the checker panicked: {}", panic_text(&panic)),
+            )
+        });
+    let changed = if matches!(report.verdict, Verdict::NotEquivalent(_)) {
+        catch_unwind(AssertUnwindSafe(|| changed_stmts(old, new, m))).unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    CheckResult { report, changed }
+}
+
+fn changed_stmts(old: &Program, new: &Program, m: &Planned) -> Vec<ChangedStmt> {
+    let (Ok(fo), Ok(fnew)) = (&old.function(m.old).body, &new.function(m.new).body) else {
+        return Vec::new();
+    };
+    let cx = eqlens_core::diff::DiffContext::for_programs(old, new);
+    let d = eqlens_core::diff::diff_functions_in(&cx, fo, fnew);
+    d.new
+        .iter()
+        .filter(|e| e.status == eqlens_core::diff::StmtStatus::Changed)
+        .map(|e| ChangedStmt {
+            new: e.span,
+            old: e.partner,
+        })
+        .collect()
+}
+
+/// A report for a job that failed outside the checker's own error handling.
+pub fn internal(m: &Planned, time: Duration, detail: &str) -> MethodReport {
+    MethodReport {
+        name: m.name.clone(),
+        arity: m.arity,
+        old_span: m.old_name_span,
+        new_span: m.new_name_span,
+        verdict: Verdict::Unknown(Unknown {
+            reason: UnknownReason::Internal,
+            detail: detail.to_string(),
+        }),
+        checker: m.options.checker,
+        decided_by: None,
+        abstraction: None,
+        semantics: m.options.semantics,
+        loop_bound: m.options.loop_bound,
+        time,
+    }
+}
+
+fn panic_text(p: &Box<dyn std::any::Any + Send>) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "unknown panic".into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OLD: &str = "class A {\n  static int f(int a) { return a + 1; }\n  static int g(int a) { return a * 2; }\n}\n";
+
+    fn keys(new: &str) -> Vec<(String, bool, u64)> {
+        plan(
+            Lang::Java,
+            OLD,
+            new,
+            &Settings::default(),
+            None,
+            &HashMap::new(),
+        )
+        .methods
+        .into_iter()
+        .map(|m| (m.name, m.unchanged, m.key))
+        .collect()
+    }
+
+    #[test]
+    fn editing_one_method_keeps_the_other_key() {
+        let a = keys(OLD);
+        assert!(a.iter().all(|m| m.1), "{a:?}");
+        let b = keys(&OLD.replace("a * 2", "a + a"));
+        assert_eq!(a[0], b[0]);
+        assert_ne!(a[1].2, b[1].2);
+        assert!(!b[1].1);
+        // Undo: the same key again.
+        assert_eq!(keys(OLD), a);
+    }
+
+    #[test]
+    fn a_panic_is_this_methods_unknown() {
+        let p = plan(
+            Lang::Java,
+            OLD,
+            OLD,
+            &Settings::default(),
+            None,
+            &HashMap::new(),
+        );
+        let mut m = p.methods[0].clone();
+        m.new = FuncId(999); // out of range: the core indexes and panics
+        let r = run(&p.old, &p.new, &m);
+        assert!(
+            matches!(&r.report.verdict, Verdict::Unknown(u) if u.reason == UnknownReason::Internal),
+            "{:?}",
+            r.report.verdict
+        );
+    }
+}

@@ -1,0 +1,154 @@
+//! Baselines: the version a document is compared against.
+//!
+//! Resolution only reads (git, sibling files); it never fails loudly: a
+//! missing baseline is a [`Baseline::Missing`] with a reason, quiet when
+//! nothing is wrong (a new file simply has nothing to compare with).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How long `git show` may take before the baseline counts as missing.
+const GIT_TIMEOUT: Duration = Duration::from_secs(10);
+
+#[derive(Clone, Debug)]
+pub enum Baseline {
+    Text {
+        text: Arc<str>,
+        /// `HEAD`, `pinned`, `oldV.java`: shown in hovers and statuses.
+        label: String,
+        /// The baseline's own file, when it is one (paired mode): related
+        /// information then points into it.
+        file: Option<PathBuf>,
+    },
+    Missing {
+        reason: String,
+        /// Nothing is wrong (new file, a file that is itself a baseline):
+        /// no message to the user, only the status.
+        quiet: bool,
+    },
+}
+
+impl Baseline {
+    pub fn missing(reason: impl Into<String>, quiet: bool) -> Baseline {
+        Baseline::Missing {
+            reason: reason.into(),
+            quiet,
+        }
+    }
+
+    /// A baseline from bytes read from git or disk.
+    fn from_bytes(bytes: Vec<u8>, label: String, file: Option<PathBuf>) -> Baseline {
+        match String::from_utf8(bytes) {
+            Ok(text) => Baseline::Text {
+                text: text.into(),
+                label,
+                file,
+            },
+            Err(_) => Baseline::missing(format!("the baseline ({label}) is not UTF-8 text"), false),
+        }
+    }
+}
+
+/// The file at `git_ref`, through `git show <ref>:./<name>` run in the
+/// file's directory (so the path is resolved by git, relative to the
+/// repository the file is in).
+pub async fn git(path: &Path, git_ref: &str) -> Baseline {
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return Baseline::missing(format!("{} is not a file path", path.display()), false);
+    };
+    let spec = format!("{git_ref}:./{}", name.to_string_lossy());
+    let mut cmd = tokio::process::Command::new("git");
+    cmd.arg("show")
+        .arg(&spec)
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .kill_on_drop(true);
+    let output = match tokio::time::timeout(GIT_TIMEOUT, cmd.output()).await {
+        Err(_) => return Baseline::missing(format!("git show {spec} timed out"), false),
+        Ok(Err(e)) => return Baseline::missing(format!("could not run git: {e}"), false),
+        Ok(Ok(o)) => o,
+    };
+    if output.status.success() {
+        return Baseline::from_bytes(output.stdout, git_ref.to_string(), None);
+    }
+    let err = String::from_utf8_lossy(&output.stderr);
+    if err.contains("not a git repository") {
+        Baseline::missing(
+            format!(
+                "{} is not inside a git repository: no git baseline (use the pinned or paired mode)",
+                path.display()
+            ),
+            false,
+        )
+    } else if err.contains("exists on disk, but not in") || err.contains("does not exist in") {
+        Baseline::missing(
+            format!("new file: not in {git_ref}, nothing to compare"),
+            true,
+        )
+    } else if err.contains("invalid object name") || err.contains("bad revision") {
+        Baseline::missing(
+            format!("git ref '{git_ref}' not found (a shallow clone or no commit yet?)"),
+            false,
+        )
+    } else {
+        Baseline::missing(format!("git show {spec} failed: {}", err.trim()), false)
+    }
+}
+
+/// The paired file of `path`: `X.orig` for `X`, `oldV.*` for `newV.*`.
+/// `Err` says quietly why there is none (the file is itself a baseline, or
+/// has no partner).
+pub fn paired_path(path: &Path) -> Result<PathBuf, (String, bool)> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if name.ends_with(".orig") || name.starts_with("oldV") {
+        return Err(("this file is a baseline itself".into(), true));
+    }
+    if let Some(rest) = name.strip_prefix("newV") {
+        return Ok(path.with_file_name(format!("oldV{rest}")));
+    }
+    let orig = path.with_file_name(format!("{name}.orig"));
+    if orig.exists() {
+        return Ok(orig);
+    }
+    Err((
+        format!("no paired file for {name} (expected {name}.orig, or oldV.* beside newV.*)"),
+        true,
+    ))
+}
+
+/// Reads the paired file from disk (the caller prefers an open document's
+/// text when the client has the partner open).
+pub async fn paired(path: &Path) -> Baseline {
+    let partner = match paired_path(path) {
+        Ok(p) => p,
+        Err((reason, quiet)) => return Baseline::missing(reason, quiet),
+    };
+    let label = partner
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    match tokio::fs::read(&partner).await {
+        Ok(bytes) => Baseline::from_bytes(bytes, label, Some(partner)),
+        Err(e) => Baseline::missing(format!("cannot read {}: {e}", partner.display()), false),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paired_names() {
+        assert_eq!(
+            paired_path(Path::new("/x/newV.java")).ok(),
+            Some(PathBuf::from("/x/oldV.java"))
+        );
+        assert!(paired_path(Path::new("/x/oldV.c")).is_err());
+        assert!(paired_path(Path::new("/x/A.java.orig")).is_err());
+        assert!(paired_path(Path::new("/nonexistent/A.java")).is_err());
+    }
+}

@@ -1,0 +1,37 @@
+//! The eqlens language server.
+//!
+//! Owns documents, baselines, scheduling and **all** conversion between the
+//! core's plain data and LSP types (`server.rs`, `text.rs`); the core stays
+//! free of LSP, async and I/O. `analysis.rs` is the only place that calls
+//! into the core, always on a blocking thread.
+
+mod analysis;
+mod baseline;
+mod config;
+mod render;
+mod server;
+mod text;
+
+pub use server::Backend;
+use std::time::Duration;
+use tower_lsp_server::{LspService, Server};
+
+/// Serves LSP on stdin/stdout until the client says `exit`.
+pub fn run_stdio() -> std::io::Result<()> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    rt.block_on(async {
+        let (service, socket) = LspService::build(Backend::new)
+            .custom_method("eqlens/baseline", Backend::baseline)
+            .finish();
+        Server::new(tokio::io::stdin(), tokio::io::stdout(), socket)
+            .serve(service)
+            .await;
+    });
+    // A check still running must not keep the process alive after `exit`
+    // (Z3 may be in the middle of a query that only its timeout stops).
+    rt.shutdown_timeout(Duration::from_millis(200));
+    Ok(())
+}

@@ -1,0 +1,230 @@
+//! Reports to words: lens titles, hover markdown, diagnostic messages.
+//! Plain strings only; positions and LSP types are the server's business.
+
+use crate::analysis::CheckResult;
+use eqlens_core::check::{
+    Behaviour, Binding, Counterexample, MethodReport, UnknownReason, Verdict, describe_outcome,
+};
+use std::fmt::Write;
+use std::time::Duration;
+
+/// Inputs on a lens are cut to this many characters (the hover has them
+/// all).
+const LENS_INPUTS_CHARS: usize = 60;
+/// Line traces in hovers are cut to this many entries.
+const TRACE_ENTRIES: usize = 40;
+
+/// `12 ms`, `1.4 s`.
+pub fn duration(d: Duration) -> String {
+    let ms = d.as_secs_f64() * 1000.0;
+    if ms < 1000.0 {
+        format!("{} ms", ms.round() as u64)
+    } else {
+        format!("{:.1} s", ms / 1000.0)
+    }
+}
+
+pub fn bindings(list: &[Binding]) -> String {
+    if list.is_empty() {
+        return "no inputs".into();
+    }
+    list.iter()
+        .map(|b| format!("{} = {}", b.name, b.value))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn cut(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        let head: String = s.chars().take(n - 1).collect();
+        format!("{head}…")
+    }
+}
+
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("{n} {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
+/// The short reason of an unknown verdict: the core's detail when it has
+/// one.
+pub fn unknown_reason(reason: &UnknownReason, detail: &str) -> String {
+    if !detail.is_empty() {
+        return detail.to_string();
+    }
+    match reason {
+        UnknownReason::Timeout => "timed out",
+        UnknownReason::SolverUnknown => "the solver gave up",
+        UnknownReason::SpuriousCounterexample => "a candidate counterexample did not replay",
+        UnknownReason::Bound => "may differ only beyond the loop bound",
+        UnknownReason::Unsupported { .. } => "unsupported",
+        UnknownReason::Internal => "internal error",
+    }
+    .to_string()
+}
+
+/// Who decided: `ardiff`, or `portfolio → syntax` is shortened to the
+/// decider alone (the portfolio is the default, its name adds nothing).
+fn decider(m: &MethodReport) -> String {
+    match m.decided_by {
+        Some(d) => d.name().to_string(),
+        None => m.checker.name().to_string(),
+    }
+}
+
+/// `≡ equivalent · ardiff · 2 refinements · 41 ms`,
+/// `≢ not equivalent · a = 10, b = 10`, `? unknown · timed out after 10 s`,
+/// `≡ equivalent up to 8 iterations · symbolic · 3 ms`.
+pub fn lens_title(m: &MethodReport) -> String {
+    match &m.verdict {
+        Verdict::Equivalent(p) => {
+            let mut t = match p.bounded {
+                None => "≡ equivalent".to_string(),
+                Some(k) => format!("≡ equivalent up to {k} iterations"),
+            };
+            write!(t, " · {}", decider(m)).ok();
+            if let Some(a) = &m.abstraction
+                && !a.refined.is_empty()
+            {
+                write!(t, " · {}", plural(a.refined.len(), "refinement")).ok();
+            }
+            write!(t, " · {}", duration(m.time)).ok();
+            t
+        }
+        Verdict::NotEquivalent(cex) => {
+            format!(
+                "≢ not equivalent · {}",
+                cut(&bindings(&cex.inputs), LENS_INPUTS_CHARS)
+            )
+        }
+        Verdict::Unknown(u) if u.reason.is_unsupported() => {
+            format!("? unsupported · {}", unknown_reason(&u.reason, &u.detail))
+        }
+        Verdict::Unknown(u) => format!("? unknown · {}", unknown_reason(&u.reason, &u.detail)),
+    }
+}
+
+/// `old returns 1, new returns 2` (the first difference when outcomes
+/// agree).
+pub fn cex_summary(cex: &Counterexample) -> String {
+    let (o, n) = (
+        describe_outcome(&cex.old.outcome),
+        describe_outcome(&cex.new.outcome),
+    );
+    if o != n {
+        format!("old {o}, new {n}")
+    } else {
+        cex.differences.first().cloned().unwrap_or_default()
+    }
+}
+
+fn trace(t: &[u32]) -> String {
+    let mut s: Vec<String> = t.iter().take(TRACE_ENTRIES).map(u32::to_string).collect();
+    if t.len() > TRACE_ENTRIES {
+        s.push(format!("… ({} more)", t.len() - TRACE_ENTRIES));
+    }
+    s.join(" → ")
+}
+
+fn behaviour(out: &mut String, side: &str, b: &Behaviour) {
+    writeln!(out, "- **{side}** {}", describe_outcome(&b.outcome)).ok();
+    if !b.state.is_empty() {
+        writeln!(out, "  - final state: `{}`", bindings(&b.state)).ok();
+    }
+    if !b.output.is_empty() {
+        writeln!(out, "  - printed: `{:?}`", b.output).ok();
+    }
+    if !b.trace.is_empty() {
+        writeln!(out, "  - lines: {}", trace(&b.trace)).ok();
+    }
+}
+
+/// The hover: the counterexample, or how the proof went.
+pub fn hover_markdown(r: &CheckResult, baseline: &str) -> String {
+    let m = &r.report;
+    let mut out = String::new();
+    writeln!(out, "**{}({})** — {}  \n", m.name, m.arity, lens_title(m)).ok();
+    match &m.verdict {
+        Verdict::NotEquivalent(cex) => {
+            writeln!(out, "Inputs: `{}`\n", bindings(&cex.inputs)).ok();
+            behaviour(&mut out, &format!("old ({baseline}):"), &cex.old);
+            behaviour(&mut out, "new:", &cex.new);
+            if !cex.differences.is_empty() {
+                writeln!(out, "\nDiffers:").ok();
+                for d in &cex.differences {
+                    writeln!(out, "- {d}").ok();
+                }
+            }
+        }
+        Verdict::Equivalent(p) => {
+            match p.bounded {
+                None => writeln!(out, "Proved for all inputs.").ok(),
+                Some(k) => writeln!(
+                    out,
+                    "Proved for executions within {k} loop iterations / call depth {k} only."
+                )
+                .ok(),
+            };
+            for a in &p.assumptions {
+                writeln!(out, "- assumes: {a}").ok();
+            }
+        }
+        Verdict::Unknown(u) => {
+            writeln!(out, "Undecided: {}", unknown_reason(&u.reason, &u.detail)).ok();
+        }
+    }
+    writeln!(
+        out,
+        "\nChecker `{}`{}, semantics `{}`, loop bound {}, {} (baseline: {baseline}).",
+        m.checker.name(),
+        m.decided_by
+            .map(|d| format!(" (decided by `{}`)", d.name()))
+            .unwrap_or_default(),
+        m.semantics,
+        m.loop_bound,
+        duration(m.time)
+    )
+    .ok();
+    if let Some(a) = &m.abstraction {
+        if a.blocks > 0 {
+            let refined: Vec<String> = a
+                .refined
+                .iter()
+                .zip(&a.heuristics)
+                .map(|(s, h)| format!("line {} ({h})", s.line()))
+                .collect();
+            writeln!(
+                out,
+                "\nAbstraction: {} common, {} still abstract after {}{}.",
+                plural(a.blocks, "block"),
+                a.functions_left,
+                plural(a.iterations as usize, "query"),
+                if refined.is_empty() {
+                    String::new()
+                } else {
+                    format!("; refined {}", refined.join(", "))
+                }
+            )
+            .ok();
+        }
+        for o in &a.overrides {
+            writeln!(
+                out,
+                "- override {} ({}){}",
+                o.over,
+                plural(o.statements, "statement"),
+                o.note
+                    .as_ref()
+                    .map(|n| format!(": {n}"))
+                    .unwrap_or_default()
+            )
+            .ok();
+        }
+    }
+    out
+}
