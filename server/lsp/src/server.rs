@@ -343,10 +343,8 @@ impl Inner {
             Some(Baseline::Text { text, label, file }) => (text, label, file),
             Some(Baseline::Missing { reason, .. }) => {
                 view.note = Some(reason);
-                {
-                    self.install(&uri, generation, view).await;
-                    return;
-                }
+                self.install(&uri, generation, view).await;
+                return;
             }
             None => return,
         };
@@ -355,20 +353,16 @@ impl Inner {
         view.old_text = Some(old_text.clone());
         let Some(lang) = lang else {
             view.note = Some("not a Java or C file".into());
-            {
-                self.install(&uri, generation, view).await;
-                return;
-            }
+            self.install(&uri, generation, view).await;
+            return;
         };
         if text.len() > settings.max_file_bytes || old_text.len() > settings.max_file_bytes {
             view.note = Some(format!(
                 "file larger than maxFileBytes ({} bytes): not checked",
                 settings.max_file_bytes
             ));
-            {
-                self.install(&uri, generation, view).await;
-                return;
-            }
+            self.install(&uri, generation, view).await;
+            return;
         }
         let planned = {
             let (o, n, s) = (old_text.clone(), text.clone(), settings.clone());
@@ -383,10 +377,8 @@ impl Inner {
             Ok(Ok(p)) => p,
             _ => {
                 view.note = Some("internal error while parsing (reported as a bug)".into());
-                {
-                    self.install(&uri, generation, view).await;
-                    return;
-                }
+                self.install(&uri, generation, view).await;
+                return;
             }
         };
         let mut jobs = Vec::new();
