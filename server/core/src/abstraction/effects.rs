@@ -257,29 +257,9 @@ fn place_reads(p: &Place, out: &mut BTreeSet<LocalId>) {
 
 /// The locals an expression reads.
 pub fn expr_locals(e: &Expr, out: &mut BTreeSet<LocalId>) {
-    let mut stack = vec![e];
-    while let Some(e) = stack.pop() {
-        match &e.kind {
-            ExprKind::Local(l) => {
-                out.insert(*l);
-            }
-            ExprKind::Unary(_, a)
-            | ExprKind::Cast(a)
-            | ExprKind::Length(a)
-            | ExprKind::NewArray(a) => stack.push(a),
-            ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => {
-                stack.push(a);
-                stack.push(b);
-            }
-            ExprKind::Cond(c, a, b) => {
-                stack.push(c);
-                stack.push(a);
-                stack.push(b);
-            }
-            ExprKind::ArrayLit(xs) | ExprKind::Intrinsic(_, xs) => stack.extend(xs),
-            _ => {}
-        }
-    }
+    let mut all = Vec::new();
+    collect_reads(e, &mut all);
+    out.extend(all);
 }
 
 /// Number of times each local is read in `body`.

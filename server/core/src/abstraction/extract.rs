@@ -215,13 +215,7 @@ impl<'a> Extractor<'_, 'a> {
         let (reads, writes) = if child_blocks(s).is_empty() {
             self.vars_of(std::slice::from_ref(s))
         } else {
-            let mut reads = Vec::new();
-            effects::for_each_expr(s, &mut |e| {
-                let mut set = BTreeSet::new();
-                effects::expr_locals(e, &mut set);
-                reads.extend(set.into_iter().map(|l| Var::Local(self.new_id, l)));
-            });
-            (reads, Vec::new())
+            (own_reads(s, self.new_id, Some), Vec::new())
         };
         self.out.changed_reads.extend(reads);
         self.out.changed_writes.extend(writes);
@@ -273,16 +267,7 @@ impl<'a> Extractor<'_, 'a> {
                 w.extend(globals(&e.writes_globals));
                 (r, w)
             } else {
-                let mut reads = Vec::new();
-                effects::for_each_expr(s, &mut |e| {
-                    let mut set = BTreeSet::new();
-                    effects::expr_locals(e, &mut set);
-                    reads.extend(
-                        set.iter()
-                            .filter_map(|l| bijection.get(l))
-                            .map(|l| Var::Local(self.new_id, *l)),
-                    );
-                });
+                let reads = own_reads(s, self.new_id, |l| bijection.get(&l).copied());
                 (reads, Vec::new())
             };
             self.out.changed_reads.extend(reads);
@@ -405,10 +390,14 @@ impl<'a> Extractor<'_, 'a> {
             new_span: cover(new_run),
             statements: new_run
                 .iter()
-                .map(|s| Refinable {
+                .map(|s| {
+                    let (reads, writes) = self.vars_of(std::slice::from_ref(s));
+                    (s, reads, writes)
+                })
+                .map(|(s, reads, writes)| Refinable {
                     key: StmtKey::of(s),
-                    reads: self.vars_of(std::slice::from_ref(s)).0,
-                    writes: self.vars_of(std::slice::from_ref(s)).1,
+                    reads,
+                    writes,
                     span: s.span,
                     score: loop_depth + nested_loop_depth(s) + self.nonlinear(s),
                     pinned: self
@@ -554,6 +543,17 @@ impl<'a> Extractor<'_, 'a> {
             prints: site.prints,
         })
     }
+}
+
+/// The locals a compound statement's own expressions (its condition) read,
+/// as variables of the new function `f` through `map`.
+fn own_reads(s: &Stmt, f: FuncId, map: impl Fn(LocalId) -> Option<LocalId>) -> Vec<Var> {
+    let mut set = BTreeSet::new();
+    effects::for_each_expr(s, &mut |e| effects::expr_locals(e, &mut set));
+    set.into_iter()
+        .filter_map(map)
+        .map(|l| Var::Local(f, l))
+        .collect()
 }
 
 /// Deepest loop nesting inside a statement (1 for a loop without inner
