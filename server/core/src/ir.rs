@@ -239,6 +239,28 @@ pub struct Expr {
     pub span: Span,
 }
 
+impl Expr {
+    /// The direct subexpressions, left to right: one place for the shape of
+    /// every expression walk.
+    pub fn children(&self) -> Vec<&Expr> {
+        match &self.kind {
+            ExprKind::IntLit(_)
+            | ExprKind::FloatLit(_)
+            | ExprKind::BoolLit(_)
+            | ExprKind::StrLit(_)
+            | ExprKind::Local(_)
+            | ExprKind::Global(_) => Vec::new(),
+            ExprKind::Unary(_, a)
+            | ExprKind::Cast(a)
+            | ExprKind::Length(a)
+            | ExprKind::NewArray(a) => vec![a],
+            ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => vec![a, b],
+            ExprKind::Cond(c, a, b) => vec![c, a, b],
+            ExprKind::ArrayLit(xs) | ExprKind::Intrinsic(_, xs) => xs.iter().collect(),
+        }
+    }
+}
+
 /// A floating-point literal. The source text is kept because under
 /// [`Semantics::Math`] `0.1` means exactly 1/10, not the nearest double.
 #[derive(Clone, Debug, PartialEq, Serialize)]

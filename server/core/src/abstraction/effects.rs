@@ -65,6 +65,33 @@ pub struct FunctionEffects {
     pub has_loop: bool,
 }
 
+impl FunctionEffects {
+    /// Adds a callee's effects; true when that changed anything.
+    fn absorb(&mut self, callee: FunctionEffects) -> bool {
+        let before = (self.reads_globals.len(), self.writes_globals.len());
+        let flags = [
+            self.stores_shared,
+            self.prints,
+            self.may_fault,
+            self.has_loop,
+        ];
+        self.reads_globals.extend(callee.reads_globals);
+        self.writes_globals.extend(callee.writes_globals);
+        self.stores_shared |= callee.stores_shared;
+        self.prints |= callee.prints;
+        self.may_fault |= callee.may_fault;
+        self.has_loop |= callee.has_loop;
+        before != (self.reads_globals.len(), self.writes_globals.len())
+            || flags
+                != [
+                    self.stores_shared,
+                    self.prints,
+                    self.may_fault,
+                    self.has_loop,
+                ]
+    }
+}
+
 /// [`FunctionEffects`] of every function of a program, as a fixpoint over
 /// the call graph (recursion included).
 pub fn function_effects(program: &Program) -> Vec<FunctionEffects> {
@@ -117,30 +144,7 @@ pub fn function_effects(program: &Program) -> Vec<FunctionEffects> {
                     continue;
                 }
                 let ce = out[c].clone();
-                let e = &mut out[i];
-                let before = (
-                    e.reads_globals.len(),
-                    e.writes_globals.len(),
-                    e.stores_shared,
-                    e.prints,
-                    e.may_fault,
-                    e.has_loop,
-                );
-                e.reads_globals.extend(ce.reads_globals);
-                e.writes_globals.extend(ce.writes_globals);
-                e.stores_shared |= ce.stores_shared;
-                e.prints |= ce.prints;
-                e.may_fault |= ce.may_fault;
-                e.has_loop |= ce.has_loop;
-                let after = (
-                    e.reads_globals.len(),
-                    e.writes_globals.len(),
-                    e.stores_shared,
-                    e.prints,
-                    e.may_fault,
-                    e.has_loop,
-                );
-                changed |= before != after;
+                changed |= out[i].absorb(ce);
             }
         }
         if !changed {
@@ -313,24 +317,10 @@ impl CountingWalker {
 fn collect_reads(e: &Expr, out: &mut Vec<LocalId>) {
     let mut stack = vec![e];
     while let Some(e) = stack.pop() {
-        match &e.kind {
-            ExprKind::Local(l) => out.push(*l),
-            ExprKind::Unary(_, a)
-            | ExprKind::Cast(a)
-            | ExprKind::Length(a)
-            | ExprKind::NewArray(a) => stack.push(a),
-            ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => {
-                stack.push(a);
-                stack.push(b);
-            }
-            ExprKind::Cond(c, a, b) => {
-                stack.push(c);
-                stack.push(a);
-                stack.push(b);
-            }
-            ExprKind::ArrayLit(xs) | ExprKind::Intrinsic(_, xs) => stack.extend(xs),
-            _ => {}
+        if let ExprKind::Local(l) = e.kind {
+            out.push(l);
         }
+        stack.extend(e.children());
     }
 }
 

@@ -472,13 +472,15 @@ impl<'a> Extractor<'_, 'a> {
                 inputs.push(Slot::Global(*g, t));
             }
         }
+        // An array root as a slot: the object the variable refers to.
+        let root_slot = |r: &ArrayRoot| -> Option<Slot> {
+            Some(match r {
+                ArrayRoot::Local(l) => Slot::Local(*l, ty(*l)?),
+                ArrayRoot::Global(g) => Slot::Global(*g, globals.get(g.0 as usize)?.ty.clone()),
+            })
+        };
         for r in &e.arrays {
-            match r {
-                ArrayRoot::Local(l) => inputs.push(Slot::Local(*l, ty(*l)?)),
-                ArrayRoot::Global(g) => {
-                    inputs.push(Slot::Global(*g, globals.get(g.0 as usize)?.ty.clone()))
-                }
-            }
+            inputs.push(root_slot(r)?);
         }
         // Outputs: written scalars that are read anywhere in either version
         // (after the block, or by the block itself on a later loop
@@ -506,12 +508,7 @@ impl<'a> Extractor<'_, 'a> {
             }
         }
         for r in &e.stores {
-            match r {
-                ArrayRoot::Local(l) => outputs.push(Slot::Local(*l, ty(*l)?)),
-                ArrayRoot::Global(g) => {
-                    outputs.push(Slot::Global(*g, globals.get(g.0 as usize)?.ty.clone()))
-                }
-            }
+            outputs.push(root_slot(r)?);
         }
         Some(Site {
             block: BlockId(0),

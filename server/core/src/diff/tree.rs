@@ -176,28 +176,10 @@ fn referenced_globals(e: &Expr) -> Vec<GlobalId> {
     let mut out = Vec::new();
     let mut stack = vec![e];
     while let Some(e) = stack.pop() {
-        match &e.kind {
-            ExprKind::Global(g) => out.push(*g),
-            ExprKind::IntLit(_)
-            | ExprKind::FloatLit(_)
-            | ExprKind::BoolLit(_)
-            | ExprKind::StrLit(_)
-            | ExprKind::Local(_) => {}
-            ExprKind::Unary(_, a)
-            | ExprKind::Cast(a)
-            | ExprKind::Length(a)
-            | ExprKind::NewArray(a) => stack.push(a),
-            ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => {
-                stack.push(a);
-                stack.push(b);
-            }
-            ExprKind::Cond(c, a, b) => {
-                stack.push(c);
-                stack.push(a);
-                stack.push(b);
-            }
-            ExprKind::ArrayLit(xs) | ExprKind::Intrinsic(_, xs) => stack.extend(xs),
+        if let ExprKind::Global(g) = e.kind {
+            out.push(g);
         }
+        stack.extend(e.children());
     }
     out
 }
