@@ -4,6 +4,7 @@
 //! terminals; see `docs/ARCHITECTURE.md`.
 
 pub mod abstraction;
+pub mod cancel;
 pub mod check;
 pub mod diff;
 pub mod interp;

@@ -119,7 +119,7 @@ impl AbstractingChecker {
                 report.overrides = abs.overrides.clone();
             }
             report.iterations += 1;
-            let Some(left) = deadline.checked_duration_since(Instant::now()) else {
+            let Some(left) = crate::cancel::remaining(deadline) else {
                 let v = unknown(
                     UnknownReason::Timeout,
                     format!("out of time after {} ms", options.timeout_ms),
@@ -231,7 +231,7 @@ impl AbstractingChecker {
         };
         self.mode == Mode::Ardiff
             && !abs.blocks.is_empty()
-            && Instant::now() < deadline
+            && !crate::cancel::expired(deadline)
             && improvable
     }
 }

@@ -8,6 +8,7 @@
 pub mod abstracted;
 pub mod pairing;
 pub mod portfolio;
+pub mod progressive;
 pub mod refine;
 pub mod symbolic;
 pub mod testing;
@@ -209,6 +210,26 @@ impl Verdict {
     /// Proved without any loop bound.
     pub fn is_proved(&self) -> bool {
         matches!(self, Verdict::Equivalent(p) if p.bounded.is_none())
+    }
+
+    /// No other checker can improve on it: a full proof, a replayed
+    /// counterexample, or code that no checker can read.
+    pub fn is_conclusive(&self) -> bool {
+        match self {
+            Verdict::Equivalent(p) => p.bounded.is_none(),
+            Verdict::NotEquivalent(_) => true,
+            Verdict::Unknown(u) => u.reason.is_unsupported(),
+        }
+    }
+
+    /// Orders verdicts by what they tell the user: conclusive, then proved
+    /// up to a bound, then unknown.
+    pub fn strength(&self) -> u8 {
+        match self {
+            v if v.is_conclusive() => 2,
+            Verdict::Equivalent(_) => 1,
+            _ => 0,
+        }
     }
 }
 
@@ -499,6 +520,17 @@ pub fn check_pair(pair: &MethodPair<'_>, options: &Options) -> MethodReport {
         loop_bound: options.loop_bound,
         time: start.elapsed(),
     }
+}
+
+/// [`check_pair`] that stops early when `token` is cancelled (from another
+/// thread): `None` then, since a cut-short check has no verdict to offer.
+pub fn check_pair_cancellable(
+    pair: &MethodPair<'_>,
+    options: &Options,
+    token: &crate::cancel::Cancellation,
+) -> Option<MethodReport> {
+    let report = crate::cancel::with_cancellation(token, || check_pair(pair, options));
+    (!token.is_cancelled()).then_some(report)
 }
 
 /// Lowering errors of the pair (and of the callees it reaches), as a verdict.

@@ -65,7 +65,7 @@ impl Checker for PortfolioChecker {
             Verdict::Equivalent(p) => p.bounded.is_some(),
             Verdict::NotEquivalent(_) => false,
         };
-        if !improvable || Instant::now() >= deadline {
+        if !improvable || crate::cancel::expired(deadline) {
             return run;
         }
         let enc = match encode(pair, old_fn, new_fn, options, deadline, None) {

@@ -118,7 +118,7 @@ pub fn h1(enc: &PairEncoding, blocks: &[BlockId], deadline: Instant) -> Vec<Bloc
     let start = Instant::now();
     let mut out = Vec::new();
     for &b in blocks {
-        let left = deadline.saturating_duration_since(Instant::now());
+        let left = crate::cancel::remaining(deadline).unwrap_or_default();
         if start.elapsed() > H1_TOTAL || left.is_zero() {
             break;
         }

@@ -163,7 +163,7 @@ fn solver_with_timeout(deadline: Instant, logic: Option<&str>) -> Option<Solver>
 /// Z3's `timeout` applies per `check`: set it to what is left of the budget
 /// before each one. `None` when nothing is left.
 fn refresh_timeout(solver: &Solver, deadline: Instant) -> Option<()> {
-    let left = deadline.checked_duration_since(Instant::now())?;
+    let left = crate::cancel::remaining(deadline)?;
     let mut params = Params::new();
     params.set_u32(
         "timeout",
@@ -228,7 +228,7 @@ pub(crate) fn decide(
                     let why = solver.get_reason_unknown().unwrap_or_default();
                     if why.contains("timeout")
                         || why.contains("canceled")
-                        || Instant::now() >= deadline
+                        || crate::cancel::expired(deadline)
                     {
                         return unknown(
                             UnknownReason::Timeout,
@@ -448,7 +448,7 @@ fn nicer_model(solver: &Solver, enc: &PairEncoding, deadline: Instant) -> Option
         return None;
     }
     // A short look only: the plain model is already in hand.
-    let left = deadline.checked_duration_since(Instant::now())?;
+    let left = crate::cancel::remaining(deadline)?;
     let mut params = Params::new();
     params.set_u32("timeout", left.as_millis().clamp(1, 500) as u32);
     solver.set_params(&params);

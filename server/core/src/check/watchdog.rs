@@ -10,14 +10,22 @@
 //! fails. So the watchdog interrupts only while `f` runs (a mutex orders
 //! the two), and if it fired at all, a trivial check afterwards clears the
 //! cancellation (checked on libz3 4.8.12: a solver check resets it).
+//!
+//! The same watchdog interrupts the query when the thread's
+//! [`Cancellation`](crate::cancel::Cancellation) is set.
 
+use crate::cancel::Cancellation;
 use std::sync::Mutex;
 use std::sync::mpsc::{RecvTimeoutError, channel};
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+/// How often the watchdog looks at the thread's cancellation token.
+const POLL: Duration = Duration::from_millis(20);
 
 /// Runs `f` (which calls Z3 on this thread's context), interrupting it at
 /// `deadline`.
 pub fn until<T>(deadline: Instant, f: impl FnOnce() -> T) -> T {
+    let token = crate::cancel::current();
     let ctx = z3::Context::thread_local();
     let handle = ctx.handle();
     // (f still running, watchdog fired)
@@ -26,13 +34,23 @@ pub fn until<T>(deadline: Instant, f: impl FnOnce() -> T) -> T {
     let out = std::thread::scope(|s| {
         let state = &state;
         s.spawn(move || {
-            let wait = deadline.saturating_duration_since(Instant::now());
-            if let Err(RecvTimeoutError::Timeout) = finished.recv_timeout(wait)
-                && let Ok(mut st) = state.lock()
-                && st.0
-            {
-                handle.interrupt();
-                st.1 = true;
+            // Wake at the deadline, and every POLL to see a cancellation.
+            loop {
+                let left = deadline.saturating_duration_since(Instant::now());
+                let cancelled = token.as_ref().is_some_and(Cancellation::is_cancelled);
+                if !left.is_zero() && !cancelled {
+                    match finished.recv_timeout(left.min(POLL)) {
+                        Err(RecvTimeoutError::Timeout) => continue,
+                        _ => return, // f finished
+                    }
+                }
+                if let Ok(mut st) = state.lock()
+                    && st.0
+                {
+                    handle.interrupt();
+                    st.1 = true;
+                }
+                return;
             }
         });
         let out = f();
@@ -76,6 +94,45 @@ mod tests {
         // Simplification (unwrapped by the z3 crate) and checks work again.
         let e = Int::add(&[&x, &Int::from_i64(0)]).simplify();
         assert_eq!(e.to_string(), "x");
+        let s = Solver::new();
+        s.assert(x.gt(Int::from_i64(1)));
+        assert_eq!(s.check(), SatResult::Sat);
+    }
+
+    #[test]
+    fn cancelling_interrupts_a_running_query_long_before_its_deadline() {
+        let s = Solver::new();
+        let (x, y, z) = (
+            Int::new_const("x"),
+            Int::new_const("y"),
+            Int::new_const("z"),
+        );
+        let cube = |a: &Int| Int::mul(&[a, a, a]);
+        s.assert(Int::add(&[cube(&x), cube(&y)]).eq(cube(&z)));
+        for v in [&x, &y, &z] {
+            s.assert(v.gt(Int::from_i64(1)));
+        }
+        let token = crate::cancel::Cancellation::new();
+        let canceller = {
+            let t = token.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(100));
+                t.cancel();
+            })
+        };
+        let start = Instant::now();
+        let r = crate::cancel::with_cancellation(&token, || {
+            until(Instant::now() + Duration::from_secs(60), || s.check())
+        });
+        let _ = canceller.join();
+        assert_eq!(r, SatResult::Unknown);
+        // Not a timing assertion on the solver: only that the 60 s deadline
+        // was not what stopped it.
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "{:?}",
+            start.elapsed()
+        );
         let s = Solver::new();
         s.assert(x.gt(Int::from_i64(1)));
         assert_eq!(s.check(), SatResult::Sat);

@@ -300,10 +300,7 @@ impl Interp<'_> {
             return Err(Stop::Limit(LimitKind::Steps));
         }
         if self.steps.is_multiple_of(1024)
-            && self
-                .limits
-                .deadline
-                .is_some_and(|d| std::time::Instant::now() > d)
+            && self.limits.deadline.is_some_and(crate::cancel::expired)
         {
             return Err(Stop::Limit(LimitKind::Steps));
         }

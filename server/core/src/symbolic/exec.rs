@@ -176,7 +176,7 @@ impl<'a> Executor<'a> {
         if is_false(pc) {
             return true;
         }
-        if self.feasibility_spent > FEASIBILITY_BUDGET || Instant::now() > self.deadline {
+        if self.feasibility_spent > FEASIBILITY_BUDGET || crate::cancel::expired(self.deadline) {
             return false;
         }
         let start = Instant::now();
@@ -187,7 +187,7 @@ impl<'a> Executor<'a> {
     }
 
     fn check_time(&self) -> EResult<()> {
-        if Instant::now() > self.deadline {
+        if crate::cancel::expired(self.deadline) {
             Err(EncodeError::new("timeout"))
         } else {
             Ok(())
