@@ -4,9 +4,11 @@
 //! knows nothing of LSP.
 
 use crate::config::Settings;
+use eqlens_core::cancel::Cancellation;
+use eqlens_core::check::progressive::check_pair_progressively;
 use eqlens_core::check::{
     MethodPair, MethodReport, Options, Override, OverrideAction, Selection, Unknown, UnknownReason,
-    Verdict, check_pair, pairing,
+    Verdict, pairing,
 };
 use eqlens_core::ir::{FuncId, Lang, Program, Span};
 use std::collections::{BTreeSet, HashMap};
@@ -158,9 +160,25 @@ pub struct CheckResult {
     pub changed: Vec<ChangedStmt>,
 }
 
-/// Runs one job. A panic anywhere in the core becomes this method's
-/// `unknown` (the server and the other methods are unaffected).
-pub fn run(old: &Program, new: &Program, m: &Planned) -> CheckResult {
+/// What a job tells the scheduler as it goes.
+pub enum JobEvent {
+    /// A fast verdict that a stronger checker may still improve.
+    Interim(CheckResult),
+    /// The job's last word (`None` when it was cancelled).
+    Final(Option<CheckResult>),
+}
+
+/// Runs one job, progressively (see `eqlens_core::check::progressive`):
+/// `send` gets each interim verdict and then the final one. A panic
+/// anywhere in the core becomes this method's `unknown` (the server and
+/// the other methods are unaffected).
+pub fn run(
+    old: &Program,
+    new: &Program,
+    m: &Planned,
+    token: &Cancellation,
+    mut send: impl FnMut(JobEvent),
+) {
     let start = std::time::Instant::now();
     let pair = MethodPair {
         name: &m.name,
@@ -169,20 +187,28 @@ pub fn run(old: &Program, new: &Program, m: &Planned) -> CheckResult {
         new_program: new,
         new: m.new,
     };
-    let report =
-        catch_unwind(AssertUnwindSafe(|| check_pair(&pair, &m.options))).unwrap_or_else(|panic| {
-            internal(
-                m,
-                start.elapsed(),
-                &format!("the checker panicked: {}", panic_text(&panic)),
-            )
-        });
-    let changed = if matches!(report.verdict, Verdict::NotEquivalent(_)) {
-        catch_unwind(AssertUnwindSafe(|| changed_stmts(old, new, m))).unwrap_or_default()
-    } else {
-        Vec::new()
+    let with_changes = |report: MethodReport| {
+        let changed = if matches!(report.verdict, Verdict::NotEquivalent(_)) {
+            catch_unwind(AssertUnwindSafe(|| changed_stmts(old, new, m))).unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        CheckResult { report, changed }
     };
-    CheckResult { report, changed }
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        check_pair_progressively(&pair, &m.options, token, |interim| {
+            send(JobEvent::Interim(with_changes(interim.clone())))
+        })
+    }));
+    let last = match outcome {
+        Ok(report) => report,
+        Err(panic) => Some(internal(
+            m,
+            start.elapsed(),
+            &format!("the checker panicked: {}", panic_text(&panic)),
+        )),
+    };
+    send(JobEvent::Final(last.map(with_changes)));
 }
 
 fn changed_stmts(old: &Program, new: &Program, m: &Planned) -> Vec<ChangedStmt> {
@@ -264,6 +290,16 @@ mod tests {
         assert_eq!(keys(OLD), a);
     }
 
+    /// Runs a job to the end; returns its interim and final results.
+    fn events(p: &Plan, m: &Planned, token: &Cancellation) -> (usize, Option<CheckResult>) {
+        let (mut interim, mut last) = (0, None);
+        run(&p.old, &p.new, m, token, |e| match e {
+            JobEvent::Interim(_) => interim += 1,
+            JobEvent::Final(r) => last = r,
+        });
+        (interim, last)
+    }
+
     #[test]
     fn a_panic_is_this_methods_unknown() {
         let p = plan(
@@ -276,11 +312,34 @@ mod tests {
         );
         let mut m = p.methods[0].clone();
         m.new = FuncId(999); // out of range: the core indexes and panics
-        let r = run(&p.old, &p.new, &m);
+        let (_, r) = events(&p, &m, &Cancellation::new());
+        let r = r.expect("a final result");
         assert!(
             matches!(&r.report.verdict, Verdict::Unknown(u) if u.reason == UnknownReason::Internal),
             "{:?}",
             r.report.verdict
         );
+    }
+
+    #[test]
+    fn a_counterexample_marks_the_changed_statements_and_cancelling_yields_nothing() {
+        let new = OLD.replace("a * 2", "a * 3");
+        let p = plan(
+            Lang::Java,
+            OLD,
+            &new,
+            &Settings::default(),
+            None,
+            &HashMap::new(),
+        );
+        let m = &p.methods[1];
+        let (interim, r) = events(&p, m, &Cancellation::new());
+        let r = r.expect("a final result");
+        assert_eq!(interim, 0, "a counterexample is conclusive at once");
+        assert!(matches!(r.report.verdict, Verdict::NotEquivalent(_)));
+        assert_eq!(r.changed.len(), 1, "{:?}", r.changed);
+        let token = Cancellation::new();
+        token.cancel();
+        assert!(events(&p, m, &token).1.is_none());
     }
 }

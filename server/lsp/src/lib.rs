@@ -1,14 +1,19 @@
 //! The eqlens language server.
 //!
 //! Owns documents, baselines, scheduling and **all** conversion between the
-//! core's plain data and LSP types (`server.rs`, `text.rs`); the core stays
-//! free of LSP, async and I/O. `analysis.rs` is the only place that calls
-//! into the core, always on a blocking thread.
+//! core's plain data and LSP types (`convert.rs`, `text.rs`, `render.rs`);
+//! the core stays free of LSP, async and I/O. `analysis.rs` is the only
+//! place that calls into the core, always on a blocking thread;
+//! `scheduler.rs` decides what runs when; `server.rs` holds the handlers;
+//! `protocol.rs` eqlens's own messages.
 
 mod analysis;
 mod baseline;
 mod config;
+mod convert;
+mod protocol;
 mod render;
+mod scheduler;
 mod server;
 mod text;
 

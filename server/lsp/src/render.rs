@@ -109,6 +109,16 @@ pub fn lens_title(m: &MethodReport) -> String {
     }
 }
 
+/// An interim verdict, while a stronger checker runs:
+/// `≡ equivalent up to 8 iterations · dse · 3 ms · proving…`, or
+/// `… checking (dse: inconclusive)` when the fast check decided nothing.
+pub fn interim_lens_title(m: &MethodReport) -> String {
+    match &m.verdict {
+        Verdict::Unknown(_) => format!("… checking ({}: inconclusive)", decider(m)),
+        _ => format!("{} · proving…", lens_title(m)),
+    }
+}
+
 /// `old returns 1, new returns 2` (the first difference when outcomes
 /// agree).
 pub fn cex_summary(cex: &Counterexample) -> String {

@@ -1,0 +1,355 @@
+//! A test LSP client for `eqlens serve`: spawns the built binary and speaks
+//! real stdio JSON-RPC (Content-Length framing), plus scratch directories
+//! and git repositories. Shared by the protocol tests (`lsp.rs`) and the
+//! load tests (`lsp_load.rs`).
+#![allow(dead_code)] // each test file uses its own part
+
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// How long any one wait may take before the test fails (checks are
+/// decided in well under a second on these inputs; the margin is for a
+/// loaded CI machine).
+pub const DEADLINE: Duration = Duration::from_secs(120);
+
+pub struct Scratch(pub PathBuf);
+
+impl Scratch {
+    pub fn new(tag: &str) -> Scratch {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let n = N.fetch_add(1, Ordering::Relaxed);
+        let dir =
+            std::env::temp_dir().join(format!("eqlens-lsp-test-{}-{tag}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("create scratch dir");
+        Scratch(dir)
+    }
+    pub fn write(&self, rel: &str, text: impl AsRef<[u8]>) -> PathBuf {
+        let p = self.0.join(rel);
+        std::fs::write(&p, text).expect("write");
+        p
+    }
+    pub fn git(&self, args: &[&str]) {
+        let ok = Command::new("git")
+            .args(["-c", "user.email=t@example.com", "-c", "user.name=t"])
+            .args(args)
+            .current_dir(&self.0)
+            .stdout(Stdio::null())
+            .status()
+            .expect("run git")
+            .success();
+        assert!(ok, "git {args:?} failed");
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+pub fn uri(p: &Path) -> String {
+    format!("file://{}", p.display())
+}
+
+/// A client: writes requests, a reader thread parses frames, answers the
+/// server's own requests (e.g. `workspace/codeLens/refresh`) with null, and
+/// queues everything else.
+pub struct Client {
+    child: Child,
+    stdin: Arc<Mutex<ChildStdin>>,
+    rx: Receiver<Value>,
+    next_id: i64,
+    /// Notifications received and not yet consumed.
+    pub notes: Vec<Value>,
+}
+
+pub fn send(stdin: &Mutex<ChildStdin>, msg: &Value) {
+    let body = msg.to_string();
+    let mut w = stdin.lock().expect("stdin lock");
+    write!(w, "Content-Length: {}\r\n\r\n{body}", body.len()).expect("write frame");
+    w.flush().expect("flush");
+}
+
+impl Client {
+    pub fn start(init_options: Value, root: &Path) -> Client {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_eqlens"))
+            .arg("serve")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn eqlens serve");
+        let stdin = Arc::new(Mutex::new(child.stdin.take().expect("stdin")));
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, rx) = channel();
+        let answer = stdin.clone();
+        std::thread::spawn(move || {
+            let mut r = BufReader::new(stdout);
+            loop {
+                let mut len = None;
+                loop {
+                    let mut line = String::new();
+                    if r.read_line(&mut line).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let line = line.trim_end();
+                    if line.is_empty() {
+                        break;
+                    }
+                    if let Some(v) = line.strip_prefix("Content-Length:") {
+                        len = v.trim().parse::<usize>().ok();
+                    }
+                }
+                let mut body = vec![0; len.expect("Content-Length header")];
+                if r.read_exact(&mut body).is_err() {
+                    return;
+                }
+                let msg: Value = serde_json::from_slice(&body).expect("JSON body");
+                if msg.get("method").is_some() && msg.get("id").is_some() {
+                    send(
+                        &answer,
+                        &json!({"jsonrpc": "2.0", "id": msg["id"], "result": null}),
+                    );
+                    continue;
+                }
+                if tx.send(msg).is_err() {
+                    return;
+                }
+            }
+        });
+        let mut c = Client {
+            child,
+            stdin,
+            rx,
+            next_id: 0,
+            notes: Vec::new(),
+        };
+        let init = c.request(
+            "initialize",
+            json!({
+                "processId": null,
+                "rootUri": uri(root),
+                "capabilities": {
+                    "workspace": {"codeLens": {"refreshSupport": true}},
+                    "window": {"workDoneProgress": true},
+                },
+                "initializationOptions": init_options,
+            }),
+        );
+        assert!(
+            init["capabilities"]["codeLensProvider"].is_object(),
+            "{init}"
+        );
+        c.notify("initialized", json!({}));
+        c
+    }
+
+    pub fn recv(&mut self, until: Instant) -> Value {
+        let left = until.saturating_duration_since(Instant::now());
+        match self.rx.recv_timeout(left) {
+            Ok(v) => v,
+            Err(RecvTimeoutError::Timeout) => panic!("no message from the server in time"),
+            Err(RecvTimeoutError::Disconnected) => panic!("the server closed its output"),
+        }
+    }
+
+    /// Sends a request without waiting; returns its id.
+    pub fn send_request(&mut self, method: &str, params: Value) -> i64 {
+        self.next_id += 1;
+        let id = self.next_id;
+        send(
+            &self.stdin,
+            &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
+        );
+        id
+    }
+
+    /// Takes the responses that have arrived for `ids` (without waiting),
+    /// removing them from `ids`; queues notifications. Returns how many.
+    pub fn collect_responses(&mut self, ids: &mut Vec<i64>) -> usize {
+        let mut n = 0;
+        while let Ok(msg) = self.rx.try_recv() {
+            match msg.get("id").and_then(Value::as_i64) {
+                Some(id) if msg.get("method").is_none() && ids.contains(&id) => {
+                    // A result, or the "request cancelled" error.
+                    assert!(
+                        msg.get("result").is_some() || msg["error"]["code"] == json!(-32800),
+                        "request {id} failed: {msg}"
+                    );
+                    ids.retain(|&i| i != id);
+                    n += 1;
+                }
+                _ => self.notes.push(msg),
+            }
+        }
+        n
+    }
+
+    /// Sends a request and returns the whole response (`result` or `error`).
+    pub fn call(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        send(
+            &self.stdin,
+            &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
+        );
+        let until = Instant::now() + DEADLINE;
+        loop {
+            let msg = self.recv(until);
+            if msg.get("id") == Some(&json!(id)) {
+                return msg;
+            }
+            self.notes.push(msg);
+        }
+    }
+
+    pub fn request(&mut self, method: &str, params: Value) -> Value {
+        let r = self.call(method, params);
+        assert!(r.get("error").is_none(), "{method} failed: {r}");
+        r["result"].clone()
+    }
+
+    pub fn notify(&mut self, method: &str, params: Value) {
+        send(
+            &self.stdin,
+            &json!({"jsonrpc": "2.0", "method": method, "params": params}),
+        );
+    }
+
+    /// The first notification (queued or to come) that `pred` accepts;
+    /// earlier ones stay queued.
+    pub fn wait_note(&mut self, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
+        if let Some(i) = self.notes.iter().position(&pred) {
+            return self.notes.remove(i);
+        }
+        let until = Instant::now() + DEADLINE;
+        loop {
+            if Instant::now() >= until {
+                panic!("timed out waiting for {what}; got {:#?}", self.notes);
+            }
+            let msg = self.recv(until);
+            if pred(&msg) {
+                return msg;
+            }
+            self.notes.push(msg);
+        }
+    }
+
+    pub fn open(&mut self, path: &Path, lang: &str, text: &str) -> String {
+        let u = uri(path);
+        self.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": u, "languageId": lang, "version": 1, "text": text}}),
+        );
+        u
+    }
+
+    /// Polls `textDocument/codeLens` until every lens is final and one
+    /// title satisfies `pred` (lenses are computed in the background:
+    /// "… checking", or an interim verdict "… proving…", until done).
+    pub fn wait_lens(&mut self, u: &str, pred: impl Fn(&str) -> bool) -> Vec<Value> {
+        let until = Instant::now() + DEADLINE;
+        loop {
+            let lenses = self.request("textDocument/codeLens", json!({"textDocument": {"uri": u}}));
+            let lenses = lenses.as_array().cloned().unwrap_or_default();
+            let titles: Vec<&str> = lenses
+                .iter()
+                .map(|l| l["command"]["title"].as_str().unwrap_or(""))
+                .collect();
+            // Only final lenses: no method still checking or proving.
+            let settled = !titles
+                .iter()
+                .any(|t| t.starts_with("… checking") || t.ends_with("proving…"));
+            if settled && titles.iter().any(|t| pred(t)) {
+                return lenses;
+            }
+            assert!(
+                Instant::now() < until,
+                "no matching lens in time; last: {lenses:#?}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    pub fn diagnostics(&mut self, u: &str, pred: impl Fn(&Value) -> bool) -> Vec<Value> {
+        let u = u.to_string();
+        let n = self.wait_note("diagnostics", |m| {
+            m["method"] == "textDocument/publishDiagnostics"
+                && m["params"]["uri"] == u.as_str()
+                && m["params"]["diagnostics"]
+                    .as_array()
+                    .is_some_and(|d| d.iter().any(&pred))
+        });
+        n["params"]["diagnostics"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    pub fn status(&mut self, u: &str, pred: impl Fn(&Value) -> bool) -> Value {
+        let u = u.to_string();
+        self.wait_note("eqlens/status", |m| {
+            m["method"] == "eqlens/status" && m["params"]["uri"] == u.as_str() && pred(&m["params"])
+        })["params"]
+            .clone()
+    }
+
+    pub fn hover(&mut self, u: &str, line: u32, col: u32) -> String {
+        let h = self.request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": u}, "position": {"line": line, "character": col}}),
+        );
+        h["contents"]["value"].as_str().unwrap_or("").to_string()
+    }
+
+    pub fn shutdown(mut self) {
+        self.request("shutdown", Value::Null);
+        self.notify("exit", Value::Null);
+        let until = Instant::now() + DEADLINE;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                assert!(status.success(), "eqlens serve exited with {status}");
+                return;
+            }
+            assert!(Instant::now() < until, "eqlens serve did not exit");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn lens_titles(lenses: &[Value]) -> Vec<String> {
+    lenses
+        .iter()
+        .map(|l| l["command"]["title"].as_str().unwrap_or("").to_string())
+        .collect()
+}
+
+/// The lens whose range starts on `line` (zero-based).
+pub fn lens_on(lenses: &[Value], line: u32) -> String {
+    lenses
+        .iter()
+        .find(|l| l["range"]["start"]["line"] == line)
+        .map(|l| l["command"]["title"].as_str().unwrap_or("").to_string())
+        .unwrap_or_default()
+}
+
+/// Zero-based line of the first line containing `needle`.
+pub fn line_of(text: &str, needle: &str) -> u32 {
+    text.lines()
+        .position(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("{needle:?} not in text")) as u32
+}

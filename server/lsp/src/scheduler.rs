@@ -1,0 +1,612 @@
+//! Documents, views and scheduling: what is checked when, and what the
+//! client is told while it happens.
+//!
+//! Concurrency model: handlers never block. An edit bumps the document's
+//! generation and spawns a debounced task; that task resolves the
+//! baseline, plans on a blocking thread, and installs a new [`View`]. Each
+//! changed method that has no cached verdict needs a job, keyed by the hash
+//! of both versions and the options: a job already running for that key
+//! keeps running (editing one method does not restart the others), a
+//! running job whose key no longer appears is cancelled (its Z3 query is
+//! interrupted), and new keys get a new job. Jobs take a permit of a
+//! bounded pool and run on a blocking thread each (a Z3 context lives on
+//! one thread); they report a fast verdict first and the final one later.
+//! Results go into the cache (so undo is instant) and into whichever view
+//! of the document still shows that key.
+
+use crate::analysis::{self, CheckResult, JobEvent, MethodId, Planned, RelOverride};
+use crate::baseline::{self, Baseline};
+use crate::config::{BaselineMode, Settings};
+use crate::convert;
+use crate::protocol::{StatusNotification, StatusParams};
+use dashmap::DashMap;
+use eqlens_core::cancel::Cancellation;
+use eqlens_core::ir::{Lang, Program};
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+use tokio::sync::Semaphore;
+use tower_lsp_server::Client;
+use tower_lsp_server::ls_types::notification::Progress;
+use tower_lsp_server::ls_types::*;
+
+/// What is shown for one method.
+#[derive(Clone, Debug)]
+pub enum MethodState {
+    Unchanged,
+    Pending,
+    /// A fast verdict; a stronger checker is still running.
+    Interim(Arc<CheckResult>),
+    Done(Arc<CheckResult>),
+}
+
+impl MethodState {
+    /// Not final yet (counts as pending in statuses and progress).
+    pub fn is_pending(&self) -> bool {
+        matches!(self, MethodState::Pending | MethodState::Interim(_))
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct MethodView {
+    pub m: Planned,
+    pub state: MethodState,
+}
+
+/// What was last planned for a document: all LSP answers are computed from
+/// it (with the texts it was computed on, so positions stay consistent even
+/// while a newer version is being checked).
+#[derive(Clone, Debug, Default)]
+pub struct View {
+    pub version: i32,
+    pub new_text: Arc<str>,
+    pub old_text: Option<Arc<str>>,
+    pub baseline_label: String,
+    /// Where related information about the baseline points.
+    pub baseline_uri: Option<Uri>,
+    /// Why nothing is checked (no baseline, not Java or C, too large).
+    pub note: Option<String>,
+    pub methods: Vec<MethodView>,
+}
+
+/// A job that is running (or waiting for a worker) for one key.
+struct RunningJob {
+    id: u64,
+    token: Cancellation,
+}
+
+pub struct Doc {
+    pub uri: Uri,
+    pub text: String,
+    pub version: i32,
+    pub lang: Option<Lang>,
+    pub path: Option<PathBuf>,
+    pub generation: u64,
+    /// Resolved baseline; `None` until fetched (refetched after settings
+    /// change or `eqlens.recheck`).
+    pub baseline: Option<Baseline>,
+    pub pin: Option<Arc<str>>,
+    pub overrides: HashMap<MethodId, Vec<RelOverride>>,
+    pub loop_bound: Option<u32>,
+    pub view: Arc<View>,
+    running: HashMap<u64, RunningJob>,
+}
+
+impl Doc {
+    pub fn new(uri: Uri, text: String, version: i32, lang: Option<Lang>) -> Doc {
+        let path = uri.to_file_path().map(|p| p.into_owned());
+        Doc {
+            uri,
+            text,
+            version,
+            lang,
+            path,
+            generation: 0,
+            baseline: None,
+            pin: None,
+            overrides: HashMap::new(),
+            loop_bound: None,
+            view: Arc::default(),
+            running: HashMap::new(),
+        }
+    }
+
+    /// Cancels every job of this document (it is closing).
+    pub fn cancel_all(&mut self) {
+        for (_, job) in self.running.drain() {
+            job.token.cancel();
+        }
+    }
+}
+
+pub struct Inner {
+    pub client: Client,
+    pub docs: DashMap<Uri, Doc>,
+    pub cache: DashMap<u64, Arc<CheckResult>>,
+    /// Interim verdicts of running jobs, so that a view planned while the
+    /// job runs (typing in another method) shows them too.
+    interim: DashMap<u64, Arc<CheckResult>>,
+    pub settings: RwLock<Settings>,
+    /// Bounds concurrent Z3 jobs: the editor stays responsive under typing.
+    pool: Arc<Semaphore>,
+    pub lens_refresh: AtomicBool,
+    /// The client accepts `window/workDoneProgress/create`.
+    pub progress_supported: AtomicBool,
+    /// The open `$/progress` of each document that is being checked.
+    progress: tokio::sync::Mutex<HashMap<Uri, ProgressToken>>,
+    next_id: AtomicU64,
+    /// Settings problems found in `initialize`, shown once `initialized`.
+    pub startup_problems: std::sync::Mutex<Vec<String>>,
+}
+
+impl Inner {
+    pub fn new(client: Client) -> Inner {
+        let workers = std::thread::available_parallelism()
+            .map(|n| n.get().saturating_sub(1))
+            .unwrap_or(1)
+            .max(1);
+        Inner {
+            client,
+            docs: DashMap::new(),
+            cache: DashMap::new(),
+            interim: DashMap::new(),
+            settings: RwLock::new(Settings::default()),
+            pool: Arc::new(Semaphore::new(workers)),
+            lens_refresh: AtomicBool::new(false),
+            progress_supported: AtomicBool::new(false),
+            progress: Default::default(),
+            next_id: AtomicU64::new(1),
+            startup_problems: Default::default(),
+        }
+    }
+
+    pub fn settings(&self) -> Settings {
+        self.settings.read().map(|s| s.clone()).unwrap_or_default()
+    }
+
+    fn is_current(&self, uri: &Uri, generation: u64) -> bool {
+        self.docs
+            .get(uri)
+            .is_some_and(|d| d.generation == generation)
+    }
+
+    /// Bumps the generation (superseding the document's pending plan) and
+    /// starts a (debounced) check.
+    pub fn schedule(self: &Arc<Self>, uri: &Uri, debounce: bool) {
+        let generation = match self.docs.get_mut(uri) {
+            Some(mut d) => {
+                d.generation += 1;
+                d.generation
+            }
+            None => return,
+        };
+        let me = self.clone();
+        let uri = uri.clone();
+        tokio::spawn(async move { me.check_document(uri, generation, debounce).await });
+    }
+
+    async fn resolve_baseline(&self, uri: &Uri) -> Baseline {
+        let (path, pin) = match self.docs.get(uri) {
+            Some(d) => (d.path.clone(), d.pin.clone()),
+            None => return Baseline::missing("document closed", true),
+        };
+        if let Some(pin) = pin {
+            return Baseline::Text {
+                text: pin,
+                label: "pinned".into(),
+                file: None,
+            };
+        }
+        let settings = self.settings();
+        let Some(path) = path else {
+            return Baseline::missing("not a file on disk: no baseline", true);
+        };
+        match settings.baseline {
+            BaselineMode::Pinned => Baseline::missing(
+                "no pinned baseline yet: run \"Pin current version as baseline\"",
+                true,
+            ),
+            BaselineMode::Git => baseline::git(&path, &settings.git_ref).await,
+            BaselineMode::Paired => {
+                // The partner's unsaved text wins when it is open.
+                if let Ok(partner) = baseline::paired_path(&path)
+                    && let Some(text) = self
+                        .docs
+                        .iter()
+                        .find(|d| d.path.as_ref() == Some(&partner))
+                        .map(|d| d.text.clone())
+                {
+                    let label = partner
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default();
+                    return Baseline::Text {
+                        text: text.into(),
+                        label,
+                        file: Some(partner),
+                    };
+                }
+                baseline::paired(&path).await
+            }
+        }
+    }
+
+    async fn check_document(self: Arc<Self>, uri: Uri, generation: u64, debounce: bool) {
+        let settings = self.settings();
+        if debounce && settings.debounce_ms > 0 {
+            tokio::time::sleep(Duration::from_millis(settings.debounce_ms)).await;
+        }
+        if !self.is_current(&uri, generation) {
+            return;
+        }
+        let needs_baseline = self.docs.get(&uri).is_some_and(|d| d.baseline.is_none());
+        if needs_baseline {
+            let b = self.resolve_baseline(&uri).await;
+            if let Baseline::Missing {
+                reason,
+                quiet: false,
+            } = &b
+            {
+                self.client
+                    .log_message(MessageType::WARNING, format!("eqlens: {reason}"))
+                    .await;
+            }
+            if let Some(mut d) = self.docs.get_mut(&uri) {
+                d.baseline = Some(b);
+            }
+        }
+        let Some((text, version, lang, base, overrides, loop_bound)) =
+            self.docs.get(&uri).map(|d| {
+                (
+                    Arc::<str>::from(d.text.as_str()),
+                    d.version,
+                    d.lang,
+                    d.baseline.clone(),
+                    d.overrides.clone(),
+                    d.loop_bound,
+                )
+            })
+        else {
+            return;
+        };
+        let mut view = View {
+            version,
+            new_text: text.clone(),
+            ..View::default()
+        };
+        let (old_text, label, file) = match base {
+            Some(Baseline::Text { text, label, file }) => (text, label, file),
+            Some(Baseline::Missing { reason, .. }) => {
+                view.note = Some(reason);
+                self.install(&uri, generation, view).await;
+                return;
+            }
+            None => return,
+        };
+        view.baseline_label = label;
+        view.baseline_uri = convert::baseline_uri(&uri, file.as_deref(), &view.baseline_label);
+        view.old_text = Some(old_text.clone());
+        let Some(lang) = lang else {
+            view.note = Some("not a Java or C file".into());
+            self.install(&uri, generation, view).await;
+            return;
+        };
+        if text.len() > settings.max_file_bytes || old_text.len() > settings.max_file_bytes {
+            view.note = Some(format!(
+                "file larger than maxFileBytes ({} bytes): not checked",
+                settings.max_file_bytes
+            ));
+            self.install(&uri, generation, view).await;
+            return;
+        }
+        let planned = {
+            let (o, n, s) = (old_text.clone(), text.clone(), settings.clone());
+            tokio::task::spawn_blocking(move || {
+                std::panic::catch_unwind(|| {
+                    analysis::plan(lang, &o, &n, &s, loop_bound, &overrides)
+                })
+            })
+            .await
+        };
+        let plan = match planned {
+            Ok(Ok(p)) => p,
+            _ => {
+                view.note = Some("internal error while parsing (reported as a bug)".into());
+                self.install(&uri, generation, view).await;
+                return;
+            }
+        };
+        let mut wanted = Vec::new();
+        for m in plan.methods {
+            let state = if m.unchanged {
+                MethodState::Unchanged
+            } else if let Some(r) = self.cache.get(&m.key) {
+                MethodState::Done(r.clone())
+            } else {
+                wanted.push(m.clone());
+                match self.interim.get(&m.key) {
+                    Some(r) => MethodState::Interim(r.clone()),
+                    None => MethodState::Pending,
+                }
+            };
+            view.methods.push(MethodView { m, state });
+        }
+        let Some(start) = self.install_plan(&uri, generation, view, &wanted) else {
+            return;
+        };
+        self.publish(&uri).await;
+        for (m, id, token) in start {
+            let me = self.clone();
+            let (uri, old, new) = (uri.clone(), plan.old.clone(), plan.new.clone());
+            tokio::spawn(async move { me.job(uri, old, new, m, id, token).await });
+        }
+    }
+    /// Installs a planned view if its generation is still current: cancels
+    /// the running jobs nobody waits for any more, and returns the jobs to
+    /// start (keys wanted and not already running).
+    fn install_plan(
+        &self,
+        uri: &Uri,
+        generation: u64,
+        view: View,
+        wanted: &[Planned],
+    ) -> Option<Vec<(Planned, u64, Cancellation)>> {
+        let mut d = self.docs.get_mut(uri)?;
+        if d.generation != generation {
+            return None;
+        }
+        let keys: HashSet<u64> = wanted.iter().map(|m| m.key).collect();
+        d.running.retain(|key, job| {
+            let keep = keys.contains(key);
+            if !keep {
+                job.token.cancel();
+            }
+            keep
+        });
+        let mut start = Vec::new();
+        for m in wanted {
+            if d.running.contains_key(&m.key) {
+                continue;
+            }
+            let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+            let token = Cancellation::new();
+            d.running.insert(
+                m.key,
+                RunningJob {
+                    id,
+                    token: token.clone(),
+                },
+            );
+            start.push((m.clone(), id, token));
+        }
+        d.view = Arc::new(view);
+        Some(start)
+    }
+
+    /// Runs one method job on the pool, delivering its interim and final
+    /// verdicts as they come.
+    async fn job(
+        self: Arc<Self>,
+        uri: Uri,
+        old: Arc<Program>,
+        new: Arc<Program>,
+        m: Planned,
+        id: u64,
+        token: Cancellation,
+    ) {
+        let Ok(permit) = self.pool.clone().acquire_owned().await else {
+            return;
+        };
+        // Cancelled while waiting: not worth a thread.
+        if token.is_cancelled() {
+            return;
+        }
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let (m2, t2) = (m.clone(), token.clone());
+        // Detached: the thread stops when the check does (at its deadline
+        // or when cancelled); the permit is released only then.
+        let _detached = tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            analysis::run(&old, &new, &m2, &t2, |e| {
+                let _ = tx.send(e);
+            });
+        });
+        // The core enforces the timeout itself; this guard only catches a
+        // job that ignores it, so that the method does not stay pending.
+        let guard =
+            Duration::from_millis(m.options.timeout_ms.saturating_mul(2)) + Duration::from_secs(5);
+        let deadline = tokio::time::Instant::now() + guard;
+        let last = loop {
+            match tokio::time::timeout_at(deadline, rx.recv()).await {
+                Ok(Some(JobEvent::Interim(r))) => {
+                    let r = Arc::new(r);
+                    self.interim.insert(m.key, r.clone());
+                    self.deliver(&uri, m.key, MethodState::Interim(r)).await;
+                }
+                Ok(Some(JobEvent::Final(r))) => break r.map(|r| (r, true)),
+                // The thread died outside the core's panic guard.
+                Ok(None) => {
+                    break Some((
+                        failed(&m, Duration::ZERO, "the job stopped unexpectedly"),
+                        false,
+                    ));
+                }
+                Err(_) => {
+                    token.cancel();
+                    break Some((
+                        failed(
+                            &m,
+                            guard,
+                            "the check did not stop at its timeout (abandoned)",
+                        ),
+                        false,
+                    ));
+                }
+            }
+        };
+        self.interim.remove(&m.key);
+        if let Some(mut d) = self.docs.get_mut(&uri)
+            && d.running.get(&m.key).is_some_and(|j| j.id == id)
+        {
+            d.running.remove(&m.key);
+        }
+        let Some((result, cacheable)) = last else {
+            return; // cancelled: nobody wants it
+        };
+        let result = Arc::new(result);
+        if cacheable {
+            self.cache.insert(m.key, result.clone());
+        }
+        self.deliver(&uri, m.key, MethodState::Done(result)).await;
+    }
+
+    /// Shows a job's result in the document's current view, if that view
+    /// still has the job's key waiting.
+    async fn deliver(&self, uri: &Uri, key: u64, state: MethodState) {
+        let updated = match self.docs.get_mut(uri) {
+            Some(mut d) => {
+                let waiting = |mv: &MethodView| mv.m.key == key && mv.state.is_pending();
+                if d.view.methods.iter().any(waiting) {
+                    let mut view = (*d.view).clone();
+                    for mv in view.methods.iter_mut().filter(|mv| waiting(mv)) {
+                        mv.state = state.clone();
+                    }
+                    d.view = Arc::new(view);
+                    true
+                } else {
+                    false
+                }
+            }
+            None => false,
+        };
+        if updated {
+            self.publish(uri).await;
+        }
+    }
+
+    /// Stores a view that needs no jobs (a note instead of methods) if the
+    /// generation is still current, then publishes.
+    async fn install(&self, uri: &Uri, generation: u64, view: View) -> bool {
+        if self.install_plan(uri, generation, view, &[]).is_none() {
+            return false;
+        }
+        self.publish(uri).await;
+        true
+    }
+
+    /// Diagnostics, status, progress and a lens refresh for the document's
+    /// view.
+    pub async fn publish(&self, uri: &Uri) {
+        let Some(view) = self.docs.get(uri).map(|d| d.view.clone()) else {
+            return;
+        };
+        let diags = view
+            .methods
+            .iter()
+            .filter_map(|mv| convert::diagnostic(uri, &view, mv))
+            .collect();
+        self.client
+            .publish_diagnostics(uri.clone(), diags, Some(view.version))
+            .await;
+        let status = convert::status(uri, &view);
+        self.report_progress(uri, &status).await;
+        self.client
+            .send_notification::<StatusNotification>(status)
+            .await;
+        if self.lens_refresh.load(Ordering::Relaxed) {
+            let client = self.client.clone();
+            // Not awaited here: the client answers when it likes.
+            tokio::spawn(async move {
+                let _ = client.code_lens_refresh().await;
+            });
+        }
+    }
+
+    /// `$/progress` for a document: begun when its methods start being
+    /// checked, reported as they finish, ended when none is pending (or the
+    /// document closes).
+    pub async fn report_progress(&self, uri: &Uri, status: &StatusParams) {
+        if !self.progress_supported.load(Ordering::Relaxed) {
+            return;
+        }
+        let mut open = self.progress.lock().await;
+        let checking = status.state == "checking";
+        let value = match (open.get(uri), checking) {
+            (None, false) => return,
+            (Some(token), false) => {
+                let token = token.clone();
+                open.remove(uri);
+                (
+                    token,
+                    WorkDoneProgress::End(WorkDoneProgressEnd {
+                        message: Some(convert::summary(status)),
+                    }),
+                )
+            }
+            (Some(token), true) => (
+                token.clone(),
+                WorkDoneProgress::Report(WorkDoneProgressReport {
+                    message: Some(convert::progress_message(uri, status)),
+                    percentage: Some(convert::percentage(status)),
+                    cancellable: Some(false),
+                }),
+            ),
+            (None, true) => {
+                let token = ProgressToken::String(format!(
+                    "eqlens/{}",
+                    self.next_id.fetch_add(1, Ordering::Relaxed)
+                ));
+                // A client that does not answer must not hold the check up.
+                let created = tokio::time::timeout(
+                    Duration::from_secs(2),
+                    self.client.create_work_done_progress(token.clone()),
+                )
+                .await;
+                if !matches!(created, Ok(Ok(()))) {
+                    return;
+                }
+                open.insert(uri.clone(), token.clone());
+                (
+                    token,
+                    WorkDoneProgress::Begin(WorkDoneProgressBegin {
+                        title: "eqlens".into(),
+                        message: Some(convert::progress_message(uri, status)),
+                        percentage: Some(convert::percentage(status)),
+                        cancellable: Some(false),
+                    }),
+                )
+            }
+        };
+        self.client
+            .send_notification::<Progress>(ProgressParams {
+                token: value.0,
+                value: ProgressParamsValue::WorkDone(value.1),
+            })
+            .await;
+    }
+
+    /// Ends a closed document's progress.
+    pub async fn end_progress(&self, uri: &Uri) {
+        let token = self.progress.lock().await.remove(uri);
+        if let Some(token) = token {
+            self.client
+                .send_notification::<Progress>(ProgressParams {
+                    token,
+                    value: ProgressParamsValue::WorkDone(WorkDoneProgress::End(
+                        WorkDoneProgressEnd { message: None },
+                    )),
+                })
+                .await;
+        }
+    }
+}
+
+/// A result for a job that failed outside the checker's own error handling.
+fn failed(m: &Planned, time: Duration, detail: &str) -> CheckResult {
+    CheckResult {
+        report: analysis::internal(m, time, detail),
+        changed: Vec::new(),
+    }
+}
