@@ -9,6 +9,7 @@
 
 mod analysis;
 mod baseline;
+pub mod client;
 mod config;
 mod convert;
 mod protocol;

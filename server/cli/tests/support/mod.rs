@@ -4,13 +4,11 @@
 //! load tests (`lsp_load.rs`).
 #![allow(dead_code)] // each test file uses its own part
 
+use eqlens_server::client::StdioClient;
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// How long any one wait may take before the test fails (checks are
@@ -58,124 +56,32 @@ pub fn uri(p: &Path) -> String {
     format!("file://{}", p.display())
 }
 
-/// A client: writes requests, a reader thread parses frames, answers the
-/// server's own requests (e.g. `workspace/codeLens/refresh`) with null, and
-/// queues everything else.
-pub struct Client {
-    child: Child,
-    stdin: Arc<Mutex<ChildStdin>>,
-    rx: Receiver<Value>,
-    next_id: i64,
-    /// Notifications received and not yet consumed.
-    pub notes: Vec<Value>,
-}
-
-pub fn send(stdin: &Mutex<ChildStdin>, msg: &Value) {
-    let body = msg.to_string();
-    let mut w = stdin.lock().expect("stdin lock");
-    write!(w, "Content-Length: {}\r\n\r\n{body}", body.len()).expect("write frame");
-    w.flush().expect("flush");
-}
+/// A test client: the server crate's [`StdioClient`] on the built binary,
+/// with waits that fail the test (after [`DEADLINE`]) instead of returning
+/// errors.
+pub struct Client(pub StdioClient);
 
 impl Client {
     pub fn start(init_options: Value, root: &Path) -> Client {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_eqlens"))
-            .arg("serve")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("spawn eqlens serve");
-        let stdin = Arc::new(Mutex::new(child.stdin.take().expect("stdin")));
-        let stdout = child.stdout.take().expect("stdout");
-        let (tx, rx) = channel();
-        let answer = stdin.clone();
-        std::thread::spawn(move || {
-            let mut r = BufReader::new(stdout);
-            loop {
-                let mut len = None;
-                loop {
-                    let mut line = String::new();
-                    if r.read_line(&mut line).unwrap_or(0) == 0 {
-                        return;
-                    }
-                    let line = line.trim_end();
-                    if line.is_empty() {
-                        break;
-                    }
-                    if let Some(v) = line.strip_prefix("Content-Length:") {
-                        len = v.trim().parse::<usize>().ok();
-                    }
-                }
-                let mut body = vec![0; len.expect("Content-Length header")];
-                if r.read_exact(&mut body).is_err() {
-                    return;
-                }
-                let msg: Value = serde_json::from_slice(&body).expect("JSON body");
-                if msg.get("method").is_some() && msg.get("id").is_some() {
-                    send(
-                        &answer,
-                        &json!({"jsonrpc": "2.0", "id": msg["id"], "result": null}),
-                    );
-                    continue;
-                }
-                if tx.send(msg).is_err() {
-                    return;
-                }
-            }
-        });
-        let mut c = Client {
-            child,
-            stdin,
-            rx,
-            next_id: 0,
-            notes: Vec::new(),
-        };
-        let init = c.request(
-            "initialize",
-            json!({
-                "processId": null,
-                "rootUri": uri(root),
-                "capabilities": {
-                    "workspace": {"codeLens": {"refreshSupport": true}},
-                    "window": {"workDoneProgress": true},
-                },
-                "initializationOptions": init_options,
-            }),
-        );
-        assert!(
-            init["capabilities"]["codeLensProvider"].is_object(),
-            "{init}"
-        );
-        c.notify("initialized", json!({}));
-        c
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_eqlens"));
+        cmd.arg("serve").stderr(Stdio::inherit());
+        let mut c = StdioClient::spawn(cmd).expect("spawn eqlens serve");
+        let caps = c
+            .initialize(&uri(root), init_options, DEADLINE)
+            .expect("initialize");
+        assert!(caps["codeLensProvider"].is_object(), "{caps}");
+        Client(c)
     }
 
-    pub fn recv(&mut self, until: Instant) -> Value {
-        let left = until.saturating_duration_since(Instant::now());
-        match self.rx.recv_timeout(left) {
-            Ok(v) => v,
-            Err(RecvTimeoutError::Timeout) => panic!("no message from the server in time"),
-            Err(RecvTimeoutError::Disconnected) => panic!("the server closed its output"),
-        }
-    }
-
-    /// Sends a request without waiting; returns its id.
     pub fn send_request(&mut self, method: &str, params: Value) -> i64 {
-        self.next_id += 1;
-        let id = self.next_id;
-        send(
-            &self.stdin,
-            &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
-        );
-        id
+        self.0.send_request(method, params)
     }
 
     /// Takes the responses that have arrived for `ids` (without waiting),
     /// removing them from `ids`; queues notifications. Returns how many.
     pub fn collect_responses(&mut self, ids: &mut Vec<i64>) -> usize {
         let mut n = 0;
-        while let Ok(msg) = self.rx.try_recv() {
+        while let Some(msg) = self.0.try_recv() {
             match msg.get("id").and_then(Value::as_i64) {
                 Some(id) if msg.get("method").is_none() && ids.contains(&id) => {
                     // A result, or the "request cancelled" error.
@@ -186,7 +92,7 @@ impl Client {
                     ids.retain(|&i| i != id);
                     n += 1;
                 }
-                _ => self.notes.push(msg),
+                _ => self.0.notes.push(msg),
             }
         }
         n
@@ -194,20 +100,9 @@ impl Client {
 
     /// Sends a request and returns the whole response (`result` or `error`).
     pub fn call(&mut self, method: &str, params: Value) -> Value {
-        self.next_id += 1;
-        let id = self.next_id;
-        send(
-            &self.stdin,
-            &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
-        );
-        let until = Instant::now() + DEADLINE;
-        loop {
-            let msg = self.recv(until);
-            if msg.get("id") == Some(&json!(id)) {
-                return msg;
-            }
-            self.notes.push(msg);
-        }
+        self.0
+            .call(method, params, DEADLINE)
+            .unwrap_or_else(|e| panic!("{method}: {e}"))
     }
 
     pub fn request(&mut self, method: &str, params: Value) -> Value {
@@ -217,28 +112,16 @@ impl Client {
     }
 
     pub fn notify(&mut self, method: &str, params: Value) {
-        send(
-            &self.stdin,
-            &json!({"jsonrpc": "2.0", "method": method, "params": params}),
-        );
+        self.0.notify(method, params)
     }
 
     /// The first notification (queued or to come) that `pred` accepts;
     /// earlier ones stay queued.
     pub fn wait_note(&mut self, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
-        if let Some(i) = self.notes.iter().position(&pred) {
-            return self.notes.remove(i);
-        }
         let until = Instant::now() + DEADLINE;
-        loop {
-            if Instant::now() >= until {
-                panic!("timed out waiting for {what}; got {:#?}", self.notes);
-            }
-            let msg = self.recv(until);
-            if pred(&msg) {
-                return msg;
-            }
-            self.notes.push(msg);
+        match self.0.wait_note(what, until, pred) {
+            Ok(v) => v,
+            Err(e) => panic!("{e}; got {:#?}", self.0.notes),
         }
     }
 
@@ -309,25 +192,9 @@ impl Client {
         h["contents"]["value"].as_str().unwrap_or("").to_string()
     }
 
-    pub fn shutdown(mut self) {
-        self.request("shutdown", Value::Null);
-        self.notify("exit", Value::Null);
-        let until = Instant::now() + DEADLINE;
-        loop {
-            if let Some(status) = self.child.try_wait().expect("wait") {
-                assert!(status.success(), "eqlens serve exited with {status}");
-                return;
-            }
-            assert!(Instant::now() < until, "eqlens serve did not exit");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
-
-impl Drop for Client {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+    pub fn shutdown(self) {
+        let status = self.0.shutdown(DEADLINE).expect("shutdown");
+        assert!(status.success(), "eqlens serve exited with {status}");
     }
 }
 
