@@ -652,7 +652,10 @@ fn to_json<T: Serialize>(v: &T) -> String {
         + "\n"
 }
 
-pub fn run(args: &BenchArgs) -> Result<u8, CliError> {
+/// The pairs and languages `args` select: the corpus discovered, disputed
+/// labels applied, `--filter` and `--lang` honoured; every problem is a
+/// usage error naming the path.
+pub fn select(args: &BenchArgs) -> Result<(Vec<PairDir>, Vec<Lang>), CliError> {
     let dir = &args.dir;
     if !dir.is_dir() {
         let why = if dir.exists() {
@@ -709,6 +712,15 @@ pub fn run(args: &BenchArgs) -> Result<u8, CliError> {
     } else {
         dedup(args.langs.iter().map(|&l: &LangArg| Lang::from(l)))
     };
+    Ok((pairs, langs))
+}
+
+pub fn run(args: &BenchArgs) -> Result<u8, CliError> {
+    if args.latency {
+        return crate::latency::run(args);
+    }
+    let dir = &args.dir;
+    let (pairs, langs) = select(args)?;
     let checkers: Vec<CheckerKind> = if args.checkers.is_empty() {
         CheckerKind::ALL.to_vec()
     } else {

@@ -11,6 +11,7 @@ mod check_cmd;
 mod corpus;
 mod error;
 mod json_out;
+mod latency;
 mod render;
 mod stats;
 mod trace;
@@ -223,6 +224,11 @@ pub struct BenchArgs {
     /// Run only pairs whose id (`benchmark/program/Eq`) contains SUBSTR.
     #[arg(long, value_name = "SUBSTR")]
     pub filter: Option<String>,
+    /// Measure the language server instead of the checkers: for each pair,
+    /// edit the old version into the new one in a running `eqlens serve`
+    /// and time edit → final lenses, cold and cached (`docs/benchmarks.md`).
+    #[arg(long)]
+    pub latency: bool,
     /// JSON list of corpus labels known to be wrong, `[{"pair": ID,
     /// "label": "Eq"|"Neq", "reason": TEXT}]`: those pairs are scored
     /// against the corrected label and listed as disputed.
