@@ -414,3 +414,98 @@ fn bad_input_never_stops_the_server() {
     assert!(r.is_array(), "{r}");
     c.shutdown();
 }
+
+/// The other ways to name a baseline: a `[[pair]]` in `eqlens.toml`, a file
+/// renamed since the git ref, and a pin that outlives the session.
+#[test]
+fn project_pairs_git_renames_and_persisted_pins() {
+    let old = "class B {\n    static int f(int a) {\n        return a + 1;\n    }\n}\n";
+    let new = old.replace("a + 1", "a + 2");
+
+    // eqlens.toml names the partner.
+    let dir = Scratch::new("project");
+    std::fs::create_dir_all(dir.0.join("legacy")).expect("mkdir");
+    std::fs::create_dir_all(dir.0.join("src")).expect("mkdir");
+    dir.write("legacy/B.java", old);
+    let doc = dir.write("src/B.java", &new);
+    dir.write(
+        "eqlens.toml",
+        "[[pair]]\nold = \"legacy/B.java\"\nnew = \"src/B.java\"\n",
+    );
+    let mut c = Client::start(json!({"baseline": "paired"}), &dir.0);
+    let u = c.open(&doc, "java", &new);
+    let s = c.status(&u, |s| s["state"] == "done");
+    assert_eq!(s["baseline"], "B.java", "{s}");
+    let lenses = c.wait_lens(&u, |t| t.starts_with("≢"));
+    assert!(
+        lens_on(&lenses, 1).starts_with("≢ not equivalent · a = "),
+        "{lenses:#?}"
+    );
+    // A mistake in the project file is reported with its position.
+    dir.write(
+        "eqlens.toml",
+        "[[pair]]\nold = \"legacy/B.java\"\nnwe = \"src/B.java\"\n",
+    );
+    c.request(
+        "workspace/executeCommand",
+        json!({"command": "eqlens.recheck", "arguments": [{"uri": u}]}),
+    );
+    let s = c.status(&u, |s| s["state"] == "idle");
+    let note = s["note"].as_str().unwrap_or("");
+    assert!(
+        note.contains("eqlens.toml:3:1") && note.contains("nwe"),
+        "{s}"
+    );
+    c.shutdown();
+
+    // A file renamed with `git mv` (and then edited) is compared with its
+    // old self.
+    let repo = Scratch::new("rename");
+    repo.write("Old.java", old.replace("class B", "class Old"));
+    repo.git(&["init", "-q"]);
+    repo.git(&["add", "Old.java"]);
+    repo.git(&["commit", "-qm", "base"]);
+    repo.git(&["mv", "Old.java", "Renamed.java"]);
+    let renamed_text = new.replace("class B", "class Old");
+    let renamed = repo.write("Renamed.java", &renamed_text);
+    let mut c = Client::start(json!({}), &repo.0);
+    let u = c.open(&renamed, "java", &renamed_text);
+    let s = c.status(&u, |s| s["state"] == "done");
+    assert_eq!(s["baseline"], "HEAD:Old.java", "{s}");
+    assert_eq!(s["notEquivalent"], 1, "{s}");
+    c.shutdown();
+
+    // Pins persist under .eqlens/ when asked to, and come back.
+    let ws = Scratch::new("pins");
+    let file = ws.write("P.java", old);
+    let mut c = Client::start(json!({"baseline": "pinned", "persistPins": true}), &ws.0);
+    let u = c.open(&file, "java", old);
+    c.request(
+        "workspace/executeCommand",
+        json!({"command": "eqlens.pinBaseline", "arguments": [{"uri": u}]}),
+    );
+    c.status(&u, |s| s["baseline"] == "pinned");
+    assert_eq!(
+        std::fs::read_to_string(ws.0.join(".eqlens/pins/P.java"))
+            .ok()
+            .as_deref(),
+        Some(old)
+    );
+    assert!(ws.0.join(".eqlens/.gitignore").is_file());
+    c.shutdown();
+    let mut c = Client::start(json!({"baseline": "pinned", "persistPins": true}), &ws.0);
+    let u = c.open(&file, "java", &new);
+    let s = c.status(&u, |s| s["state"] == "done");
+    assert_eq!(
+        (s["baseline"].as_str(), s["notEquivalent"].as_u64()),
+        (Some("pinned"), Some(1)),
+        "{s}"
+    );
+    c.request(
+        "workspace/executeCommand",
+        json!({"command": "eqlens.unpinBaseline", "arguments": [{"uri": u}]}),
+    );
+    c.status(&u, |s| s["state"] == "idle");
+    assert!(!ws.0.join(".eqlens/pins/P.java").exists());
+    c.shutdown();
+}

@@ -50,24 +50,37 @@ impl Baseline {
     }
 }
 
+/// Runs `git` in `dir` with a timeout; `Err` is the baseline to report.
+async fn run_git(dir: &Path, args: &[&str]) -> Result<std::process::Output, Baseline> {
+    let mut cmd = tokio::process::Command::new("git");
+    cmd.args(args)
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .kill_on_drop(true);
+    match tokio::time::timeout(GIT_TIMEOUT, cmd.output()).await {
+        Err(_) => Err(Baseline::missing(
+            format!("git {} timed out", args.join(" ")),
+            false,
+        )),
+        Ok(Err(e)) => Err(Baseline::missing(format!("could not run git: {e}"), false)),
+        Ok(Ok(o)) => Ok(o),
+    }
+}
+
 /// The file at `git_ref`, through `git show <ref>:./<name>` run in the
 /// file's directory (so the path is resolved by git, relative to the
-/// repository the file is in).
+/// repository the file is in). A file that is not at the ref under its
+/// name but was renamed (a rename git detects: staged, or added with
+/// `git add -N`) is compared with its old self.
 pub async fn git(path: &Path, git_ref: &str) -> Baseline {
     let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
         return Baseline::missing(format!("{} is not a file path", path.display()), false);
     };
-    let spec = format!("{git_ref}:./{}", name.to_string_lossy());
-    let mut cmd = tokio::process::Command::new("git");
-    cmd.arg("show")
-        .arg(&spec)
-        .current_dir(dir)
-        .stdin(std::process::Stdio::null())
-        .kill_on_drop(true);
-    let output = match tokio::time::timeout(GIT_TIMEOUT, cmd.output()).await {
-        Err(_) => return Baseline::missing(format!("git show {spec} timed out"), false),
-        Ok(Err(e)) => return Baseline::missing(format!("could not run git: {e}"), false),
-        Ok(Ok(o)) => o,
+    let name = name.to_string_lossy();
+    let spec = format!("{git_ref}:./{name}");
+    let output = match run_git(dir, &["show", &spec]).await {
+        Ok(o) => o,
+        Err(b) => return b,
     };
     if output.status.success() {
         return Baseline::from_bytes(output.stdout, git_ref.to_string(), None);
@@ -82,8 +95,18 @@ pub async fn git(path: &Path, git_ref: &str) -> Baseline {
             false,
         )
     } else if err.contains("exists on disk, but not in") || err.contains("does not exist in") {
+        if let Some(old) = renamed_from(dir, &name, git_ref).await {
+            let spec = format!("{git_ref}:{old}");
+            if let Ok(o) = run_git(dir, &["show", &spec]).await
+                && o.status.success()
+            {
+                return Baseline::from_bytes(o.stdout, spec, None);
+            }
+        }
         Baseline::missing(
-            format!("new file: not in {git_ref}, nothing to compare"),
+            format!(
+                "new file: not in {git_ref}, nothing to compare (if it was renamed, `git add` it so that git can detect the rename)"
+            ),
             true,
         )
     } else if err.contains("invalid object name") || err.contains("bad revision") {
@@ -96,10 +119,50 @@ pub async fn git(path: &Path, git_ref: &str) -> Baseline {
     }
 }
 
-/// The paired file of `path`: `X.orig` for `X`, `oldV.*` for `newV.*`.
-/// `Err` says quietly why there is none (the file is itself a baseline, or
-/// has no partner).
+/// The repository path `name` (in `dir`) had at `git_ref`, when git's
+/// rename detection pairs them.
+async fn renamed_from(dir: &Path, name: &str, git_ref: &str) -> Option<String> {
+    let prefix = run_git(dir, &["rev-parse", "--show-prefix"]).await.ok()?;
+    let me = format!("{}{name}", String::from_utf8_lossy(&prefix.stdout).trim());
+    let diff = run_git(dir, &["diff", "--name-status", "-M", "-z", git_ref, "--"])
+        .await
+        .ok()?;
+    if !diff.status.success() {
+        return None;
+    }
+    rename_source(&String::from_utf8_lossy(&diff.stdout), &me)
+}
+
+/// In `git diff --name-status -z` output, the source of the rename whose
+/// destination is `dest`.
+fn rename_source(out: &str, dest: &str) -> Option<String> {
+    let mut fields = out.split('\0').filter(|f| !f.is_empty());
+    while let Some(status) = fields.next() {
+        if status.starts_with('R') {
+            let (from, to) = (fields.next()?, fields.next()?);
+            if to == dest {
+                return Some(from.to_string());
+            }
+        } else if status.starts_with('C') {
+            fields.next()?;
+            fields.next()?;
+        } else {
+            fields.next()?;
+        }
+    }
+    None
+}
+
+/// The paired file of `path`: the one `eqlens.toml` names, else `X.orig`
+/// for `X`, `oldV.*` for `newV.*`. `Err` says why there is none: quietly
+/// when nothing is wrong (the file is itself a baseline, or has no
+/// partner), loudly for a broken `eqlens.toml`.
 pub fn paired_path(path: &Path) -> Result<PathBuf, (String, bool)> {
+    match crate::project::paired_in_project(path) {
+        Ok(Some(partner)) => return Ok(partner),
+        Ok(None) => {}
+        Err(msg) => return Err((msg, false)),
+    }
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -115,7 +178,9 @@ pub fn paired_path(path: &Path) -> Result<PathBuf, (String, bool)> {
         return Ok(orig);
     }
     Err((
-        format!("no paired file for {name} (expected {name}.orig, or oldV.* beside newV.*)"),
+        format!(
+            "no paired file for {name} (expected {name}.orig, oldV.* beside newV.*, or a [[pair]] in eqlens.toml)"
+        ),
         true,
     ))
 }
@@ -140,6 +205,18 @@ pub async fn paired(path: &Path) -> Baseline {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rename_sources_from_name_status_output() {
+        let out = "M\0a.txt\0R087\0old/B.java\0src/B.java\0C100\0x\0y\0A\0n.c\0";
+        assert_eq!(
+            rename_source(out, "src/B.java").as_deref(),
+            Some("old/B.java")
+        );
+        assert_eq!(rename_source(out, "y"), None);
+        assert_eq!(rename_source(out, "n.c"), None);
+        assert_eq!(rename_source("", "n.c"), None);
+    }
 
     #[test]
     fn paired_names() {

@@ -41,6 +41,9 @@ pub struct Settings {
     pub debounce_ms: u64,
     /// Larger documents are not checked (the lens-less status says why).
     pub max_file_bytes: usize,
+    /// Pinned baselines are also saved under `.eqlens/pins/` in the
+    /// workspace, and come back when the file is opened again.
+    pub persist_pins: bool,
 }
 
 impl Default for Settings {
@@ -56,6 +59,7 @@ impl Default for Settings {
             lens: LensVerbosity::Changed,
             debounce_ms: 300,
             max_file_bytes: 1 << 20,
+            persist_pins: false,
         }
     }
 }
@@ -70,6 +74,7 @@ const KNOWN: &[&str] = &[
     "lens",
     "debounceMs",
     "maxFileBytes",
+    "persistPins",
 ];
 
 impl Settings {
@@ -168,6 +173,11 @@ impl Settings {
             }
             "debounceMs" => self.debounce_ms = number(0, 10_000)?,
             "maxFileBytes" => self.max_file_bytes = number(1, 1 << 30)? as usize,
+            "persistPins" => {
+                self.persist_pins = v
+                    .as_bool()
+                    .ok_or_else(|| format!("expected true or false, got {v}"))?
+            }
             _ => {
                 return Err(format!("unknown setting (known: {})", KNOWN.join(", ")));
             }

@@ -12,6 +12,8 @@ mod baseline;
 pub mod client;
 mod config;
 mod convert;
+mod pins;
+mod project;
 mod protocol;
 mod render;
 mod scheduler;

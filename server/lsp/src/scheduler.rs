@@ -139,6 +139,8 @@ pub struct Inner {
     next_id: AtomicU64,
     /// Settings problems found in `initialize`, shown once `initialized`.
     pub startup_problems: std::sync::Mutex<Vec<String>>,
+    /// The workspace root (first workspace folder), where pins persist.
+    pub root: RwLock<Option<PathBuf>>,
 }
 
 impl Inner {
@@ -159,7 +161,12 @@ impl Inner {
             progress: Default::default(),
             next_id: AtomicU64::new(1),
             startup_problems: Default::default(),
+            root: RwLock::new(None),
         }
+    }
+
+    pub fn root(&self) -> Option<PathBuf> {
+        self.root.read().ok().and_then(|r| r.clone())
     }
 
     pub fn settings(&self) -> Settings {

@@ -6,6 +6,7 @@ use crate::analysis::RelOverride;
 use crate::baseline::{self, Baseline};
 use crate::config::{BaselineMode, LensVerbosity};
 use crate::convert;
+use crate::pins;
 use crate::protocol::*;
 use crate::render;
 use crate::scheduler::{Doc, Inner, MethodState, View};
@@ -137,6 +138,17 @@ impl LanguageServer for Backend {
                 *p = problems;
             }
         }
+        #[allow(deprecated)] // `rootUri`: older clients send only that
+        let root = params
+            .workspace_folders
+            .as_ref()
+            .and_then(|f| f.first())
+            .map(|f| f.uri.clone())
+            .or(params.root_uri.clone())
+            .and_then(|u| u.to_file_path().map(|p| p.into_owned()));
+        if let Ok(mut r) = self.inner.root.write() {
+            *r = root;
+        }
         let refresh = params
             .capabilities
             .workspace
@@ -211,10 +223,19 @@ impl LanguageServer for Backend {
                 .as_ref()
                 .and_then(|p| eqlens_core::lang::lang_of_path(&p.to_string_lossy())),
         };
-        self.inner.docs.insert(
-            doc.uri.clone(),
-            Doc::new(doc.uri.clone(), doc.text, doc.version, lang),
-        );
+        let d = Doc::new(doc.uri.clone(), doc.text, doc.version, lang);
+        let path = d.path.clone();
+        // Inserted before any await: requests about the document that
+        // arrive meanwhile find it.
+        self.inner.docs.insert(doc.uri.clone(), d);
+        if self.inner.settings().persist_pins
+            && let (Some(root), Some(path)) = (self.inner.root(), path)
+            && let Some(pin) = pins::load(&root, &path).await
+            && let Some(mut d) = self.inner.docs.get_mut(&doc.uri)
+            && d.pin.is_none()
+        {
+            d.pin = Some(pin.into());
+        }
         self.inner.schedule(&doc.uri, false);
         self.reschedule_partners_of(&doc.uri);
     }
@@ -380,11 +401,32 @@ impl LanguageServer for Backend {
         }
         match p.command.as_str() {
             CMD_PIN | CMD_UNPIN => {
-                if let Some(mut d) = self.inner.docs.get_mut(&a.uri) {
+                let pinned = self.inner.docs.get_mut(&a.uri).map(|mut d| {
                     d.pin = (p.command == CMD_PIN).then(|| d.text.as_str().into());
                     d.baseline = None;
-                }
+                    (d.path.clone(), d.pin.clone())
+                });
                 self.inner.schedule(&a.uri, false);
+                if let (true, Some(root), Some((Some(path), pin))) = (
+                    self.inner.settings().persist_pins,
+                    self.inner.root(),
+                    pinned,
+                ) {
+                    match pin {
+                        Some(text) => {
+                            if let Err(e) = pins::save(&root, &path, &text).await {
+                                self.inner
+                                    .client
+                                    .show_message(
+                                        MessageType::WARNING,
+                                        format!("eqlens: pinned in memory only: {e}"),
+                                    )
+                                    .await;
+                            }
+                        }
+                        None => pins::remove(&root, &path).await,
+                    }
+                }
                 Ok(None)
             }
             CMD_ABSTRACT => self.add_override(&a, OverrideAction::Abstract),
