@@ -11,6 +11,7 @@ use eqlens_core::check::{
     Verdict, pairing,
 };
 use eqlens_core::ir::{FuncId, Lang, Program, Span};
+use eqlens_core::lang::Parsed;
 use std::collections::{BTreeSet, HashMap};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -54,17 +55,47 @@ pub struct Plan {
     pub methods: Vec<Planned>,
 }
 
-/// Lowers both versions and plans a job per method pair.
+/// Both versions of a document, lowered.
+pub struct Versions {
+    pub old: Arc<Program>,
+    pub new: Arc<Program>,
+    /// The new version's syntax tree, for the next incremental parse.
+    pub parsed: Option<Parsed>,
+}
+
+/// Lowers both versions, reusing what the document kept: the baseline's
+/// program when its text has not changed (it rarely does), and the edited
+/// syntax tree of the previous version for an incremental parse.
+pub fn lower_versions(
+    lang: Lang,
+    old_text: &Arc<str>,
+    new_text: &str,
+    kept_old: Option<(Arc<str>, Arc<Program>)>,
+    previous: Option<&Parsed>,
+) -> Versions {
+    let old = match kept_old {
+        Some((text, program)) if text == *old_text && program.lang == lang => program,
+        _ => Arc::new(eqlens_core::lang::lower(lang, old_text)),
+    };
+    let parsed = eqlens_core::lang::parse(lang, new_text, previous);
+    let new = Arc::new(match &parsed {
+        Some(p) => eqlens_core::lang::lower_parsed(p, new_text),
+        None => eqlens_core::lang::lower(lang, new_text),
+    });
+    Versions { old, new, parsed }
+}
+
+/// Plans a job per method pair of the two lowered versions.
 pub fn plan(
     lang: Lang,
+    versions: &Versions,
     old_text: &str,
     new_text: &str,
     settings: &Settings,
     loop_bound: Option<u32>,
     overrides: &HashMap<MethodId, Vec<RelOverride>>,
 ) -> Plan {
-    let old = Arc::new(eqlens_core::lang::lower(lang, old_text));
-    let new = Arc::new(eqlens_core::lang::lower(lang, new_text));
+    let (old, new) = (versions.old.clone(), versions.new.clone());
     let unchanged = eqlens_core::abstraction::canonical::Unchanged::compute(&old, &new);
     let pairing = pairing::pair_functions(&old, &new, &Selection::All);
     let mut base = settings.options();
@@ -263,19 +294,26 @@ mod tests {
 
     const OLD: &str = "class A {\n  static int f(int a) { return a + 1; }\n  static int g(int a) { return a * 2; }\n}\n";
 
-    fn keys(new: &str) -> Vec<(String, bool, u64)> {
+    /// Lowers from scratch and plans with default settings.
+    fn plan_of(old: &str, new: &str) -> Plan {
+        let versions = lower_versions(Lang::Java, &Arc::from(old), new, None, None);
         plan(
             Lang::Java,
-            OLD,
+            &versions,
+            old,
             new,
             &Settings::default(),
             None,
             &HashMap::new(),
         )
-        .methods
-        .into_iter()
-        .map(|m| (m.name, m.unchanged, m.key))
-        .collect()
+    }
+
+    fn keys(new: &str) -> Vec<(String, bool, u64)> {
+        plan_of(OLD, new)
+            .methods
+            .into_iter()
+            .map(|m| (m.name, m.unchanged, m.key))
+            .collect()
     }
 
     #[test]
@@ -302,14 +340,7 @@ mod tests {
 
     #[test]
     fn a_panic_is_this_methods_unknown() {
-        let p = plan(
-            Lang::Java,
-            OLD,
-            OLD,
-            &Settings::default(),
-            None,
-            &HashMap::new(),
-        );
+        let p = plan_of(OLD, OLD);
         let mut m = p.methods[0].clone();
         m.new = FuncId(999); // out of range: the core indexes and panics
         let (_, r) = events(&p, &m, &Cancellation::new());
@@ -324,14 +355,7 @@ mod tests {
     #[test]
     fn a_counterexample_marks_the_changed_statements_and_cancelling_yields_nothing() {
         let new = OLD.replace("a * 2", "a * 3");
-        let p = plan(
-            Lang::Java,
-            OLD,
-            &new,
-            &Settings::default(),
-            None,
-            &HashMap::new(),
-        );
+        let p = plan_of(OLD, &new);
         let m = &p.methods[1];
         let (interim, r) = events(&p, m, &Cancellation::new());
         let r = r.expect("a final result");

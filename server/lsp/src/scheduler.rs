@@ -22,6 +22,7 @@ use crate::protocol::{StatusNotification, StatusParams};
 use dashmap::DashMap;
 use eqlens_core::cancel::Cancellation;
 use eqlens_core::ir::{Lang, Program};
+use eqlens_core::lang::Parsed;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -92,6 +93,11 @@ pub struct Doc {
     pub loop_bound: Option<u32>,
     pub view: Arc<View>,
     running: HashMap<u64, RunningJob>,
+    /// The syntax tree of the last parsed version, with the edits made
+    /// since applied (see [`Doc::edit`]): the next parse is incremental.
+    parsed: Option<Parsed>,
+    /// The baseline's program and the text it was lowered from.
+    old_program: Option<(Arc<str>, Arc<Program>)>,
 }
 
 impl Doc {
@@ -110,6 +116,21 @@ impl Doc {
             loop_bound: None,
             view: Arc::default(),
             running: HashMap::new(),
+            parsed: None,
+            old_program: None,
+        }
+    }
+
+    /// Applies one change of incremental sync to the text, and to the kept
+    /// syntax tree (a whole-text replacement drops it).
+    pub fn edit(&mut self, change: &TextDocumentContentChangeEvent) {
+        match crate::text::apply_change(&mut self.text, change) {
+            Some(e) => {
+                if let Some(p) = &mut self.parsed {
+                    p.edit(&e);
+                }
+            }
+            None => self.parsed = None,
         }
     }
 
@@ -264,7 +285,7 @@ impl Inner {
                 d.baseline = Some(b);
             }
         }
-        let Some((text, version, lang, base, overrides, loop_bound)) =
+        let Some((text, version, lang, base, overrides, loop_bound, kept_old, previous)) =
             self.docs.get(&uri).map(|d| {
                 (
                     Arc::<str>::from(d.text.as_str()),
@@ -273,6 +294,8 @@ impl Inner {
                     d.baseline.clone(),
                     d.overrides.clone(),
                     d.loop_bound,
+                    d.old_program.clone(),
+                    d.parsed.clone(),
                 )
             })
         else {
@@ -312,13 +335,27 @@ impl Inner {
             let (o, n, s) = (old_text.clone(), text.clone(), settings.clone());
             tokio::task::spawn_blocking(move || {
                 std::panic::catch_unwind(|| {
-                    analysis::plan(lang, &o, &n, &s, loop_bound, &overrides)
+                    let versions =
+                        analysis::lower_versions(lang, &o, &n, kept_old, previous.as_ref());
+                    let plan = analysis::plan(lang, &versions, &o, &n, &s, loop_bound, &overrides);
+                    (plan, versions)
                 })
             })
             .await
         };
         let plan = match planned {
-            Ok(Ok(p)) => p,
+            Ok(Ok((p, versions))) => {
+                // Keep the baseline's program, and the new tree when no edit
+                // arrived meanwhile (otherwise the document's tree, edited
+                // since, is the right base for the next parse).
+                if let Some(mut d) = self.docs.get_mut(&uri) {
+                    d.old_program = Some((old_text.clone(), versions.old.clone()));
+                    if d.generation == generation {
+                        d.parsed = versions.parsed;
+                    }
+                }
+                p
+            }
             _ => {
                 view.note = Some("internal error while parsing (reported as a bug)".into());
                 self.install(&uri, generation, view).await;

@@ -247,7 +247,7 @@ impl LanguageServer for Backend {
                 return;
             };
             for c in &p.content_changes {
-                text::apply_change(&mut d.text, c);
+                d.edit(c);
             }
             d.version = p.text_document.version;
         }

@@ -4,6 +4,7 @@
 //! function clamps instead of panicking: positions come from the client.
 
 use eqlens_core::ir::Pos;
+use eqlens_core::lang::TextEdit;
 use tower_lsp_server::ls_types::{Position, Range, TextDocumentContentChangeEvent};
 
 /// Byte offset of the start of each line.
@@ -80,15 +81,40 @@ pub fn first_line_range(text: &str, span: eqlens_core::ir::Span) -> Range {
     Range::new(start, end)
 }
 
+/// (row, byte column) of a byte offset: tree-sitter's points.
+fn point_of(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text.as_bytes()[..offset.min(text.len())];
+    let row = before.iter().filter(|&&b| b == b'\n').count();
+    let col = before.iter().rev().take_while(|&&b| b != b'\n').count();
+    (row, col)
+}
+
 /// Applies one change of incremental sync (a change without a range
-/// replaces the whole text).
-pub fn apply_change(text: &mut String, change: &TextDocumentContentChangeEvent) {
+/// replaces the whole text). Returns the edit in bytes for the incremental
+/// reparse; `None` for a whole-text replacement (nothing to reuse).
+pub fn apply_change(
+    text: &mut String,
+    change: &TextDocumentContentChangeEvent,
+) -> Option<TextEdit> {
     match change.range {
-        None => *text = change.text.clone(),
+        None => {
+            *text = change.text.clone();
+            None
+        }
         Some(range) => {
             let a = offset_of(text, range.start);
             let b = offset_of(text, range.end).max(a);
+            let (start, old_end) = (point_of(text, a), point_of(text, b));
             text.replace_range(a..b, &change.text);
+            let new_end_byte = a + change.text.len();
+            Some(TextEdit {
+                start_byte: a,
+                old_end_byte: b,
+                new_end_byte,
+                start,
+                old_end,
+                new_end: point_of(text, new_end_byte),
+            })
         }
     }
 }
@@ -109,10 +135,28 @@ mod tests {
     fn incremental_edits_use_utf16_columns() {
         let mut t = "a€b\r\nxyz\n".to_string();
         // `€` is one UTF-16 unit but three bytes.
-        apply_change(&mut t, &change(0, 2, 0, 3, "B"));
+        let e = apply_change(&mut t, &change(0, 2, 0, 3, "B"));
         assert_eq!(t, "a€B\r\nxyz\n");
-        apply_change(&mut t, &change(1, 1, 1, 99, "!"));
+        // The edit in bytes, for tree-sitter.
+        let e = e.expect("a ranged change");
+        assert_eq!((e.start_byte, e.old_end_byte, e.new_end_byte), (4, 5, 5));
+        assert_eq!((e.start, e.old_end, e.new_end), ((0, 4), (0, 5), (0, 5)));
+        let e = apply_change(&mut t, &change(1, 1, 1, 99, "!")).expect("ranged");
         assert_eq!(t, "a€B\r\nx!\n");
+        assert_eq!((e.start, e.old_end, e.new_end), ((1, 1), (1, 3), (1, 2)));
+        let e = apply_change(&mut t, &change(0, 0, 0, 0, "//\n")).expect("ranged");
+        assert_eq!((e.start, e.old_end, e.new_end), ((0, 0), (0, 0), (1, 0)));
+        assert!(
+            apply_change(
+                &mut t,
+                &TextDocumentContentChangeEvent {
+                    range: None,
+                    range_length: None,
+                    text: "a€B\r\nx!\n".into(),
+                }
+            )
+            .is_none()
+        );
         // Past the end: appended, no panic.
         apply_change(&mut t, &change(9, 9, 9, 9, "end"));
         assert_eq!(t, "a€B\r\nx!\nend");

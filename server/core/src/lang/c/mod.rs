@@ -283,29 +283,23 @@ const MAX_DEPTH: u32 = 400;
 /// caller's stack (test threads have 2 MiB). Memory is reserved lazily.
 const LOWER_STACK: usize = 256 << 20;
 
-/// Parses and lowers a C translation unit.
-pub(crate) fn lower(source: &str) -> Program {
+/// Lowers a parsed C translation unit.
+pub(crate) fn lower(source: &str, tree: &Tree) -> Program {
     let worker = std::thread::scope(|s| {
         std::thread::Builder::new()
             .name("eqlens-c-lower".into())
             .stack_size(LOWER_STACK)
-            .spawn_scoped(s, || lower_here(source))
+            .spawn_scoped(s, || lower_here(source, tree))
             .ok()
             .and_then(|h| h.join().ok())
     });
     // Spawning can fail (resource limits): lower on this thread then.
-    worker.unwrap_or_else(|| lower_here(source))
+    worker.unwrap_or_else(|| lower_here(source, tree))
 }
 
-fn lower_here(source: &str) -> Program {
+fn lower_here(source: &str, tree: &Tree) -> Program {
+    // Macro bodies and misparsed casts are parsed on their own.
     let mut parser = parser();
-    let Some(tree) = parser.as_mut().and_then(|p| p.parse(source, None)) else {
-        return Program {
-            lang: Lang::C,
-            functions: Vec::new(),
-            globals: Vec::new(),
-        };
-    };
     let root = tree.root_node();
     let mut file = FileCx {
         src: source,

@@ -1,7 +1,10 @@
 //! Tests of the C front end. IR is compared through a compact printer so the
 //! expectations read like the lowered code.
 
-use super::lower;
+/// Parses and lowers (the front end's entry point under test).
+fn lower(src: &str) -> Program {
+    crate::lang::lower(Lang::C, src)
+}
 use crate::ir::*;
 
 fn p(e: &Expr, f: &Function, prog: &Program) -> String {

@@ -44,7 +44,7 @@ use crate::ir::{
     Lang, Local, LocalId, LocalKind, LowerError, LowerErrorKind, Pos, Program, Span, Stmt,
     StmtKind, Type,
 };
-use tree_sitter::{Node, Parser};
+use tree_sitter::{Node, Tree};
 
 type R<T> = Result<T, LowerError>;
 
@@ -58,23 +58,22 @@ const MAX_DEPTH: u32 = 1000;
 /// committed.
 const STACK_SIZE: usize = 64 << 20;
 
-/// Parses and lowers a Java compilation unit. Never panics; a file that does
-/// not parse at all yields an empty program.
+/// Lowers a parsed Java compilation unit. Never panics.
 ///
 /// The recursive lowering runs on its own thread with a large stack so that
 /// deeply nested code cannot overflow the caller's (possibly small) stack.
-pub(crate) fn lower(source: &str) -> Program {
+pub(crate) fn lower(source: &str, tree: &Tree) -> Program {
     let joined = std::thread::scope(|s| {
         std::thread::Builder::new()
             .name("java-lower".into())
             .stack_size(STACK_SIZE)
-            .spawn_scoped(s, || lower_here(source))
+            .spawn_scoped(s, || lower_here(source, tree))
             .map(|h| h.join())
     });
     match joined {
         Ok(Ok(p)) => p,
         // The thread could not be started: lower on this one.
-        Err(_) => lower_here(source),
+        Err(_) => lower_here(source, tree),
         // Lowering panicked: a bug, but a file must still yield a program.
         Ok(Err(_)) => Program {
             lang: Lang::Java,
@@ -84,19 +83,11 @@ pub(crate) fn lower(source: &str) -> Program {
     }
 }
 
-fn lower_here(source: &str) -> Program {
+fn lower_here(source: &str, tree: &Tree) -> Program {
     let mut program = Program {
         lang: Lang::Java,
         functions: Vec::new(),
         globals: Vec::new(),
-    };
-    let mut parser = Parser::new();
-    let language: tree_sitter::Language = tree_sitter_java::LANGUAGE.into();
-    if parser.set_language(&language).is_err() {
-        return program;
-    }
-    let Some(tree) = parser.parse(source, None) else {
-        return program;
     };
     let mut cx = Ctx {
         src: source,

@@ -3,7 +3,10 @@
 //! run on every lowered function, a small evaluator for control-flow
 //! semantics, and a sweep over the EqBench corpus.
 
-use super::lower;
+/// Parses and lowers (the front end's entry point under test).
+fn lower(src: &str) -> Program {
+    crate::lang::lower(Lang::Java, src)
+}
 use crate::ir::*;
 use std::collections::{BTreeMap, HashSet};
 
