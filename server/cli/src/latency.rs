@@ -121,9 +121,20 @@ pub fn run(args: &BenchArgs) -> Result<u8, CliError> {
             // A pair with many slow methods may take each one's timeout.
             let wait =
                 Duration::from_millis(timeout_ms.saturating_mul(20)) + Duration::from_secs(60);
-            match measure(&mut server, &new, lang, &old_text, &new_text, wait)
-                .map_err(|e| client_error(&pair.id, e))?
-            {
+            let measured = match measure(&mut server, &new, lang, &old_text, &new_text, wait) {
+                // A pair whose checks do not settle in time is skipped (its
+                // document is closed, which cancels them); the run goes on.
+                Err(ClientError::Timeout(what)) => {
+                    eprintln!(
+                        "{} ({lang}): skipped: timed out waiting for {what}",
+                        pair.id
+                    );
+                    close(&mut server, &file_uri(&new));
+                    None
+                }
+                other => other.map_err(|e| client_error(&pair.id, e))?,
+            };
+            match measured {
                 Some(mut row) => {
                     row.pair = pair.id.clone();
                     row.lang = lang.to_string();

@@ -10,5 +10,6 @@ pub mod diff;
 pub mod interp;
 pub mod ir;
 pub mod lang;
+pub mod scope;
 pub mod symbolic;
 pub mod value;

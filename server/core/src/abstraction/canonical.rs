@@ -13,6 +13,7 @@
 use crate::ir::{
     Expr, ExprKind, FuncId, Function, GlobalId, LabelId, LocalId, Place, Program, Stmt, StmtKind,
 };
+use crate::scope::Scope;
 use std::collections::{HashMap, HashSet};
 
 /// Functions (by index in the old program) whose old and new versions are
@@ -35,14 +36,19 @@ impl Unchanged {
     /// mutually recursive functions stay unchanged, as they should: equal
     /// bodies over equal callees have equal meanings.
     pub fn compute(old: &Program, new: &Program) -> Unchanged {
+        Unchanged::compute_in(old, new, &Scope::whole(old, new))
+    }
+
+    /// [`Unchanged::compute`] for the functions in `scope`.
+    pub fn compute_in(old: &Program, new: &Program, scope: &Scope) -> Unchanged {
         let mut pairs = HashMap::new();
         for (i, d) in old.functions.iter().enumerate() {
-            if d.body.is_err() {
+            if d.body.is_err() || !scope.has_old(FuncId(i as u32)) {
                 continue;
             }
             let mut same = new
                 .find(&d.name)
-                .filter(|(_, n)| n.arity == d.arity && n.body.is_ok());
+                .filter(|(j, n)| n.arity == d.arity && n.body.is_ok() && scope.has_new(*j));
             if let (Some((j, _)), None) = (same.next(), same.next()) {
                 pairs.insert(FuncId(i as u32), j);
             }

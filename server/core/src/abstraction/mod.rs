@@ -26,6 +26,7 @@ pub mod effects;
 mod extract;
 
 use crate::ir::{FuncId, GlobalId, LocalId, Program, Span, Stmt, Type};
+use crate::scope::Scope;
 use canonical::Unchanged;
 use effects::FunctionEffects;
 use serde::Serialize;
@@ -263,19 +264,29 @@ pub struct Context<'a> {
 
 impl<'a> Context<'a> {
     pub fn new(old: &'a Program, new: &'a Program) -> Context<'a> {
+        Context::new_in(old, new, &Scope::whole(old, new))
+    }
+
+    /// The context for checking the pair `o` → `n`: only what it can reach
+    /// (see [`Scope`]), so that its cost does not grow with the file.
+    pub fn for_pair(old: &'a Program, new: &'a Program, o: FuncId, n: FuncId) -> Context<'a> {
+        Context::new_in(old, new, &Scope::of_pair(old, new, o, n))
+    }
+
+    fn new_in(old: &'a Program, new: &'a Program, scope: &Scope) -> Context<'a> {
         let mut pairs = Vec::new();
         for (i, d) in new.functions.iter().enumerate() {
-            if d.body.is_err() {
+            if d.body.is_err() || !scope.has_new(FuncId(i as u32)) {
                 continue;
             }
             let mut same = old
                 .find(&d.name)
-                .filter(|(_, o)| o.arity == d.arity && o.body.is_ok());
+                .filter(|(j, o)| o.arity == d.arity && o.body.is_ok() && scope.has_old(*j));
             if let (Some((o, _)), None) = (same.next(), same.next()) {
                 pairs.push((o, FuncId(i as u32)));
             }
         }
-        let diff_cx = crate::diff::DiffContext::for_programs(old, new);
+        let diff_cx = crate::diff::DiffContext::for_scope(old, new, scope);
         let mut partners = HashMap::new();
         let mut locals = HashMap::new();
         for &(o, n) in &pairs {
@@ -290,7 +301,7 @@ impl<'a> Context<'a> {
             new,
             partners,
             locals,
-            unchanged: Unchanged::compute(old, new),
+            unchanged: Unchanged::compute_in(old, new, scope),
             old_effects: effects::function_effects(old),
             new_effects: effects::function_effects(new),
             pairs,

@@ -65,7 +65,7 @@ impl Checker for AbstractingChecker {
 
     fn check(&self, pair: &MethodPair<'_>, options: &Options) -> Decision {
         let deadline = Instant::now() + Duration::from_millis(options.timeout_ms);
-        let ctx = Context::new(pair.old_program, pair.new_program);
+        let ctx = Context::for_pair(pair.old_program, pair.new_program, pair.old, pair.new);
         self.run(pair, options, &ctx, deadline, true)
     }
 }

@@ -33,7 +33,7 @@ impl Checker for PortfolioChecker {
             Ok(b) => b,
             Err(v) => return Decision::plain(v, Decider::Syntax),
         };
-        let ctx = Context::new(pair.old_program, pair.new_program);
+        let ctx = Context::for_pair(pair.old_program, pair.new_program, pair.old, pair.new);
         if ctx.identical(pair.old, pair.new) {
             return Decision::plain(
                 Verdict::Equivalent(Proof {

@@ -32,6 +32,7 @@ pub mod matcher;
 pub mod tree;
 
 use crate::ir::{FuncId, Function, LocalId, LocalKind, Program, Span, Stmt, StmtKind};
+use crate::scope::Scope;
 use matcher::{Mapping, longest_increasing, match_trees};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
@@ -138,6 +139,11 @@ impl DiffContext {
     /// [`changed_functions`] and [`DiffContext::new`] in one step.
     pub fn for_programs(old: &Program, new: &Program) -> DiffContext {
         DiffContext::new(old, new, &changed_functions(old, new))
+    }
+
+    /// [`DiffContext::for_programs`] for diffing functions of `scope`.
+    pub fn for_scope(old: &Program, new: &Program, scope: &Scope) -> DiffContext {
+        DiffContext::new(old, new, &changed_functions_in(old, new, scope))
     }
 
     /// No program known: every call and every global use is treated as
@@ -455,16 +461,27 @@ impl ChangedFunctions {
 /// is the greatest fixpoint, so identical (mutually) recursive functions are
 /// unchanged. Anything unpaired or unlowered is changed.
 pub fn changed_functions(old: &Program, new: &Program) -> ChangedFunctions {
-    fn keys(p: &Program) -> HashMap<(&str, usize), Vec<FuncId>> {
+    changed_functions_in(old, new, &Scope::whole(old, new))
+}
+
+/// [`changed_functions`] for the functions in `scope` (the others count as
+/// changed, and nothing in the scope calls them).
+pub fn changed_functions_in(old: &Program, new: &Program, scope: &Scope) -> ChangedFunctions {
+    fn keys(p: &Program, keep: impl Fn(FuncId) -> bool) -> HashMap<(&str, usize), Vec<FuncId>> {
         let mut k: HashMap<(&str, usize), Vec<FuncId>> = HashMap::new();
         for (i, f) in p.functions.iter().enumerate() {
-            k.entry((f.name.as_str(), f.arity))
-                .or_default()
-                .push(FuncId(i as u32));
+            if keep(FuncId(i as u32)) {
+                k.entry((f.name.as_str(), f.arity))
+                    .or_default()
+                    .push(FuncId(i as u32));
+            }
         }
         k
     }
-    let (k1, k2) = (keys(old), keys(new));
+    let (k1, k2) = (
+        keys(old, |f| scope.has_old(f)),
+        keys(new, |f| scope.has_new(f)),
+    );
     let mut pairs: Vec<(FuncId, FuncId)> = k1
         .iter()
         .filter_map(
