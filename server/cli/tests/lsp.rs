@@ -424,8 +424,6 @@ fn project_pairs_git_renames_and_persisted_pins() {
 
     // eqlens.toml names the partner.
     let dir = Scratch::new("project");
-    std::fs::create_dir_all(dir.0.join("legacy")).expect("mkdir");
-    std::fs::create_dir_all(dir.0.join("src")).expect("mkdir");
     dir.write("legacy/B.java", old);
     let doc = dir.write("src/B.java", &new);
     dir.write(

@@ -1,7 +1,6 @@
-//! A test LSP client for `eqlens serve`: spawns the built binary and speaks
-//! real stdio JSON-RPC (Content-Length framing), plus scratch directories
-//! and git repositories. Shared by the protocol tests (`lsp.rs`) and the
-//! load tests (`lsp_load.rs`).
+//! Shared by the integration tests: scratch directories and git
+//! repositories, and a test LSP client for `eqlens serve` that spawns the
+//! built binary and speaks real stdio JSON-RPC (Content-Length framing).
 #![allow(dead_code)] // each test file uses its own part
 
 use eqlens_server::client::StdioClient;
@@ -16,6 +15,7 @@ use std::time::{Duration, Instant};
 /// loaded CI machine).
 pub const DEADLINE: Duration = Duration::from_secs(120);
 
+/// A scratch directory, removed when dropped.
 pub struct Scratch(pub PathBuf);
 
 impl Scratch {
@@ -23,16 +23,26 @@ impl Scratch {
         static N: AtomicUsize = AtomicUsize::new(0);
         let n = N.fetch_add(1, Ordering::Relaxed);
         let dir =
-            std::env::temp_dir().join(format!("eqlens-lsp-test-{}-{tag}-{n}", std::process::id()));
+            std::env::temp_dir().join(format!("eqlens-test-{}-{tag}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("create scratch dir");
         Scratch(dir)
     }
+
+    /// Writes a file (creating its directories).
     pub fn write(&self, rel: &str, text: impl AsRef<[u8]>) -> PathBuf {
         let p = self.0.join(rel);
-        std::fs::write(&p, text).expect("write");
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).expect("create parent");
+        }
+        std::fs::write(&p, text).expect("write file");
         p
     }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.0.join(rel)
+    }
+
     pub fn git(&self, args: &[&str]) {
         let ok = Command::new("git")
             .args(["-c", "user.email=t@example.com", "-c", "user.name=t"])

@@ -75,8 +75,9 @@ mod tests {
     use z3::ast::{Ast, Int};
     use z3::{SatResult, Solver};
 
-    #[test]
-    fn an_interrupted_check_is_unknown_and_the_context_recovers() {
+    /// A solver that cannot finish: x³ + y³ = z³ with x, y, z > 1 has no
+    /// solution, and Z3 cannot show it. Returns it and `x`.
+    fn unsolvable() -> (Solver, Int) {
         let s = Solver::new();
         let (x, y, z) = (
             Int::new_const("x"),
@@ -84,11 +85,16 @@ mod tests {
             Int::new_const("z"),
         );
         let cube = |a: &Int| Int::mul(&[a, a, a]);
-        // x³ + y³ = z³ with x, y, z > 1: no solution, and Z3 cannot show it.
         s.assert(Int::add(&[cube(&x), cube(&y)]).eq(cube(&z)));
         for v in [&x, &y, &z] {
             s.assert(v.gt(Int::from_i64(1)));
         }
+        (s, x)
+    }
+
+    #[test]
+    fn an_interrupted_check_is_unknown_and_the_context_recovers() {
+        let (s, x) = unsolvable();
         let r = until(Instant::now() + Duration::from_millis(200), || s.check());
         assert_eq!(r, SatResult::Unknown);
         // Simplification (unwrapped by the z3 crate) and checks work again.
@@ -101,17 +107,7 @@ mod tests {
 
     #[test]
     fn cancelling_interrupts_a_running_query_long_before_its_deadline() {
-        let s = Solver::new();
-        let (x, y, z) = (
-            Int::new_const("x"),
-            Int::new_const("y"),
-            Int::new_const("z"),
-        );
-        let cube = |a: &Int| Int::mul(&[a, a, a]);
-        s.assert(Int::add(&[cube(&x), cube(&y)]).eq(cube(&z)));
-        for v in [&x, &y, &z] {
-            s.assert(v.gt(Int::from_i64(1)));
-        }
+        let (s, x) = unsolvable();
         let token = crate::cancel::Cancellation::new();
         let canceller = {
             let t = token.clone();
