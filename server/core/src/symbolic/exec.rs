@@ -82,6 +82,20 @@ pub struct Summary {
     pub bound_exceeded: Bool,
 }
 
+/// How a loop-free stretch of a function body ends ([`Executor::segment`]).
+pub struct SegmentExits {
+    /// The state after the stretch's last statement (`None` when no path
+    /// gets there).
+    pub end: Option<State>,
+    /// States that executed `return`, with the returned value.
+    pub returns: Vec<(State, Sym)>,
+    /// States that failed inside the stretch, with the fault.
+    pub faults: Vec<(State, FaultCode)>,
+    /// Path conditions under which a bound was hit (a callee's loop or
+    /// recursion): the encoding of the stretch is then partial.
+    pub bounded: Vec<Bool>,
+}
+
 fn feasibility_solver(ops: Ops) -> z3::Solver {
     let solver = match ops.sem {
         crate::ir::Semantics::Math => z3::Solver::new(),
@@ -197,6 +211,32 @@ impl<'a> Executor<'a> {
     /// Encodes `func` with its parameters and the program's globals bound
     /// to the shared inputs.
     pub fn run(mut self, func: FuncId) -> EResult<Summary> {
+        let (state, args, param_arrays) = self.entry_inputs(func)?;
+        let (normal, ret) = self.call(func, args, state)?;
+        let ret_ty = self.return_type(func)?;
+        let faults = std::mem::take(&mut self.faults);
+        let bound_exceeded = Bool::or(&self.bound);
+        self.summarize(
+            normal.map(|s| (s, ret)),
+            faults,
+            ret_ty,
+            param_arrays,
+            bound_exceeded,
+        )
+    }
+
+    fn return_type(&self, func: FuncId) -> EResult<Type> {
+        let def = self.program.function(func);
+        let f = def.body.as_ref().map_err(|e| unsupported(e.to_string()))?;
+        Ok(f.ret.clone())
+    }
+
+    /// The state before `func` is called from outside: globals bound to the
+    /// shared inputs (constants are evaluated on use), and the argument
+    /// values (the shared inputs `arg0`, `arg1`, ...) with the objects of
+    /// the array parameters by position.
+    #[allow(clippy::type_complexity)]
+    fn entry_inputs(&mut self, func: FuncId) -> EResult<(State, Vec<Sym>, Vec<(usize, ObjId)>)> {
         let def = self.program.function(func);
         let f = def.body.as_ref().map_err(|e| unsupported(e.to_string()))?;
         let empty_log = self.empty_prints();
@@ -207,7 +247,6 @@ impl<'a> Executor<'a> {
             heap: Vec::new(),
             prints: empty_log,
         };
-        // Globals: constants are evaluated on use; the others are inputs.
         for (i, g) in self.program.globals.iter().enumerate() {
             if g.constant.is_some() {
                 continue;
@@ -225,17 +264,87 @@ impl<'a> Executor<'a> {
             }
             args.push(v);
         }
-        let (normal, ret) = self.call(func, args, state)?;
-        let ret_ty = f.ret.clone();
-        // Merge the normal exit with the fault exits into one final state.
-        let mut exits: Vec<(State, i64)> = Vec::new();
-        if let Some(s) = normal {
-            exits.push((s, 0));
+        Ok((state, args, param_arrays))
+    }
+
+    /// The state at the first statement of `func` called from outside:
+    /// [`Self::entry_inputs`] with the frame's locals in place (parameters
+    /// bound, other locals zero). For callers that execute the body in
+    /// pieces with [`Self::segment`].
+    pub fn entry_state(&mut self, func: FuncId) -> EResult<State> {
+        let (mut state, args, _) = self.entry_inputs(func)?;
+        let def = self.program.function(func);
+        let f = def.body.as_ref().map_err(|e| unsupported(e.to_string()))?;
+        state.locals = self.frame_locals(f, args)?;
+        Ok(state)
+    }
+
+    /// Runs `stmts`, a loop-free stretch of `func`'s body, from `state`
+    /// (whose locals are `func`'s): the state after the last statement,
+    /// the returns and faults on the way, and where a bound was hit (a
+    /// callee's loop or recursion; the encoding is then partial). A `break`
+    /// or `continue` leaving the stretch is an error: the caller cuts
+    /// stretches where control stays inside them.
+    pub fn segment(&mut self, func: FuncId, stmts: &Block, state: State) -> EResult<SegmentExits> {
+        let faults_before = self.faults.len();
+        let bound_before = self.bound.len();
+        let mut frame = Frame {
+            returns: Vec::new(),
+            breaks: HashMap::new(),
+            continues: HashMap::new(),
+        };
+        self.stack.push(func);
+        let end = self.block(&mut frame, stmts, state);
+        self.stack.pop();
+        let end = end?;
+        if frame
+            .breaks
+            .values()
+            .chain(frame.continues.values())
+            .any(|v| !v.is_empty())
+        {
+            return Err(unsupported("break or continue leaving a loop-free stretch"));
         }
-        for (s, code) in std::mem::take(&mut self.faults) {
+        Ok(SegmentExits {
+            end,
+            returns: frame.returns,
+            faults: self.faults.split_off(faults_before),
+            bounded: self.bound.split_off(bound_before),
+        })
+    }
+
+    /// Evaluates a condition in `state`; the faults it may raise are
+    /// returned (and `state.pc` narrowed to the rest).
+    pub fn condition(
+        &mut self,
+        cond: &Expr,
+        state: &mut State,
+    ) -> EResult<(Bool, Vec<(State, FaultCode)>)> {
+        let faults_before = self.faults.len();
+        let c = self.cond(cond, state)?;
+        Ok((c, self.faults.split_off(faults_before)))
+    }
+
+    /// One version's observable result from its exits: the normal exit
+    /// (with its returned value) and the faults, merged by path condition
+    /// (outcome 0 for the normal exit, else the fault code).
+    pub fn summarize(
+        &self,
+        normal: Option<(State, Sym)>,
+        faults: Vec<(State, FaultCode)>,
+        ret_ty: Type,
+        param_arrays: Vec<(usize, ObjId)>,
+        bound_exceeded: Bool,
+    ) -> EResult<Summary> {
+        let mut ret = Sym::Void;
+        let mut exits: Vec<(State, i64)> = Vec::new();
+        if let Some((s, r)) = normal {
+            exits.push((s, 0));
+            ret = r;
+        }
+        for (s, code) in faults {
             exits.push((s, code as i64));
         }
-        let bound_exceeded = Bool::or(&self.bound);
         let Some((first, first_code)) = exits.pop() else {
             // No input terminates within the bound.
             return Ok(Summary {
@@ -282,7 +391,40 @@ impl<'a> Executor<'a> {
         })
     }
 
-    fn empty_prints(&self) -> PrintLog {
+    /// Merges the returns of a frame into one exit: the state and the
+    /// returned value (`None` when nothing returns).
+    pub fn merge_returns(&self, returns: Vec<(State, Sym)>) -> EResult<Option<(State, Sym)>> {
+        let mut it = returns.into_iter();
+        let Some((mut acc, mut val)) = it.next() else {
+            return Ok(None);
+        };
+        for (s, v) in it {
+            val = self.ops.ite(&s.pc, &v, &val)?;
+            acc = self.merge(s, acc)?;
+        }
+        Ok(Some((acc, val)))
+    }
+
+    /// A function's locals on entry: parameters bound to `args`, every
+    /// other scalar zero, arrays unassigned.
+    fn frame_locals(&self, f: &crate::ir::Function, args: Vec<Sym>) -> EResult<Vec<Sym>> {
+        let mut locals = Vec::with_capacity(f.locals.len());
+        for l in &f.locals {
+            locals.push(match &l.ty {
+                Type::Array(_) | Type::Str | Type::Void => Sym::Void,
+                t => self.ops.zero(t)?,
+            });
+        }
+        for (p, a) in f.params.iter().zip(args) {
+            if let Some(slot) = locals.get_mut(p.0 as usize) {
+                *slot = a;
+            }
+        }
+        Ok(locals)
+    }
+
+    /// An empty output log (what a fresh state starts with).
+    pub fn empty_prints(&self) -> PrintLog {
         PrintLog {
             len: Int::from_i64(0),
             tags: Array::const_array(&Sort::int(), &Int::from_i64(0)),
@@ -352,18 +494,7 @@ impl<'a> Executor<'a> {
             self.bound.push(state.pc.clone());
             return Ok((None, Sym::Void));
         }
-        let mut locals = Vec::with_capacity(f.locals.len());
-        for l in &f.locals {
-            locals.push(match &l.ty {
-                Type::Array(_) | Type::Str | Type::Void => Sym::Void,
-                t => self.ops.zero(t)?,
-            });
-        }
-        for (p, a) in f.params.iter().zip(args) {
-            if let Some(slot) = locals.get_mut(p.0 as usize) {
-                *slot = a;
-            }
-        }
+        let locals = self.frame_locals(f, args)?;
         let saved = std::mem::replace(&mut state.locals, locals);
         self.stack.push(func);
         let mut frame = Frame {
@@ -382,14 +513,9 @@ impl<'a> Executor<'a> {
             };
             frame.returns.push((s, v));
         }
-        let mut returns = frame.returns.into_iter();
-        let Some((mut acc, mut val)) = returns.next() else {
+        let Some((mut acc, val)) = self.merge_returns(frame.returns)? else {
             return Ok((None, Sym::Void));
         };
-        for (s, v) in returns {
-            val = self.ops.ite(&s.pc, &v, &val)?;
-            acc = self.merge(s, acc)?;
-        }
         acc.locals = saved;
         Ok((Some(acc), val))
     }

@@ -242,65 +242,86 @@ impl PairEncoding {
     /// "Some observable differs", over fresh witness indices for the
     /// element-wise comparisons.
     pub fn difference(&self) -> EResult<Bool> {
-        let ops = &self.ops;
-        let (o, n) = (&self.old, &self.new);
-        let mut diffs = vec![o.outcome.eq(&n.outcome).not()];
-        let both_normal = Bool::and(&[
-            o.outcome.eq(Int::from_i64(0)),
-            n.outcome.eq(Int::from_i64(0)),
-        ]);
-        let ret_diff = match (&o.ret, &n.ret) {
-            (Sym::Arr(a), Sym::Arr(b)) => array_diff(ops, o.heap.get(*a), n.heap.get(*b), "ret")?,
-            (a, b) => ops
-                .obs_eq(a, b)
-                .map_err(|_| EncodeError::new("the return types differ"))?
-                .not(),
-        };
-        diffs.push(Bool::and(&[both_normal, ret_diff]));
-        // Globals by name; one present in only one version keeps its input value
-        // in the other.
-        let mut names: Vec<&str> = o.globals.iter().map(|g| g.0.as_str()).collect();
-        for g in &n.globals {
-            if !names.contains(&g.0.as_str()) {
-                names.push(&g.0);
-            }
-        }
-        for name in names {
-            let find = |s: &Summary| s.globals.iter().find(|g| g.0 == name).map(|g| g.2.clone());
-            let input = self
-                .inputs
-                .vars
-                .iter()
-                .find(|v| v.name() == format!("g.{name}"));
-            let (a, b) = (find(o), find(n));
-            let input_val = match input {
-                Some(InputVar::Scalar { value, .. }) => Some(value.clone()),
-                _ => None,
-            };
-            match (a.or_else(|| input_val.clone()), b.or(input_val)) {
-                (Some(Sym::Arr(x)), Some(Sym::Arr(y))) => {
-                    diffs.push(array_diff(ops, o.heap.get(x), n.heap.get(y), name)?)
-                }
-                (Some(x), Some(y)) => diffs.push(ops.obs_eq(&x, &y)?.not()),
-                _ => {}
-            }
-        }
-        for (pos, obj) in &o.param_arrays {
-            if let Some((_, obj2)) = n.param_arrays.iter().find(|(p, _)| p == pos) {
-                diffs.push(array_diff(
-                    ops,
-                    o.heap.get(*obj),
-                    n.heap.get(*obj2),
-                    &format!("arg{pos}"),
-                )?);
-            }
-        }
-        diffs.push(print_diff(&o.prints, &n.prints));
-        Ok(Bool::or(&diffs))
+        Ok(difference(&self.ops, &self.inputs, &self.old, &self.new)?.0)
     }
 }
 
-fn array_diff(ops: &Ops, a: Option<&ArrObj>, b: Option<&ArrObj>, name: &str) -> EResult<Bool> {
+/// "Some observable differs" between two summaries over `inputs`, and the
+/// fresh witness constants (indices of the element-wise comparisons) the
+/// formula uses: a caller that quantifies the formula itself (the CHC
+/// encoder) must bind them too.
+pub fn difference(
+    ops: &Ops,
+    inputs: &InputSpace,
+    o: &Summary,
+    n: &Summary,
+) -> EResult<(Bool, Vec<Dynamic>)> {
+    let mut witnesses = Vec::new();
+    let mut diffs = vec![o.outcome.eq(&n.outcome).not()];
+    let both_normal = Bool::and(&[
+        o.outcome.eq(Int::from_i64(0)),
+        n.outcome.eq(Int::from_i64(0)),
+    ]);
+    let ret_diff = match (&o.ret, &n.ret) {
+        (Sym::Arr(a), Sym::Arr(b)) => {
+            array_diff(ops, o.heap.get(*a), n.heap.get(*b), "ret", &mut witnesses)?
+        }
+        (a, b) => ops
+            .obs_eq(a, b)
+            .map_err(|_| EncodeError::new("the return types differ"))?
+            .not(),
+    };
+    diffs.push(Bool::and(&[both_normal, ret_diff]));
+    // Globals by name; one present in only one version keeps its input value
+    // in the other.
+    let mut names: Vec<&str> = o.globals.iter().map(|g| g.0.as_str()).collect();
+    for g in &n.globals {
+        if !names.contains(&g.0.as_str()) {
+            names.push(&g.0);
+        }
+    }
+    for name in names {
+        let find = |s: &Summary| s.globals.iter().find(|g| g.0 == name).map(|g| g.2.clone());
+        let input = inputs.vars.iter().find(|v| v.name() == format!("g.{name}"));
+        let (a, b) = (find(o), find(n));
+        let input_val = match input {
+            Some(InputVar::Scalar { value, .. }) => Some(value.clone()),
+            _ => None,
+        };
+        match (a.or_else(|| input_val.clone()), b.or(input_val)) {
+            (Some(Sym::Arr(x)), Some(Sym::Arr(y))) => diffs.push(array_diff(
+                ops,
+                o.heap.get(x),
+                n.heap.get(y),
+                name,
+                &mut witnesses,
+            )?),
+            (Some(x), Some(y)) => diffs.push(ops.obs_eq(&x, &y)?.not()),
+            _ => {}
+        }
+    }
+    for (pos, obj) in &o.param_arrays {
+        if let Some((_, obj2)) = n.param_arrays.iter().find(|(p, _)| p == pos) {
+            diffs.push(array_diff(
+                ops,
+                o.heap.get(*obj),
+                n.heap.get(*obj2),
+                &format!("arg{pos}"),
+                &mut witnesses,
+            )?);
+        }
+    }
+    diffs.push(print_diff(&o.prints, &n.prints, &mut witnesses));
+    Ok((Bool::or(&diffs), witnesses))
+}
+
+fn array_diff(
+    ops: &Ops,
+    a: Option<&ArrObj>,
+    b: Option<&ArrObj>,
+    name: &str,
+    witnesses: &mut Vec<Dynamic>,
+) -> EResult<Bool> {
     let (Some(a), Some(b)) = (a, b) else {
         return Err(EncodeError::new("internal: array object missing"));
     };
@@ -311,6 +332,7 @@ fn array_diff(ops: &Ops, a: Option<&ArrObj>, b: Option<&ArrObj>, name: &str) -> 
     let kd = k
         .to_dyn()
         .ok_or_else(|| EncodeError::new("internal: index"))?;
+    witnesses.push(kd.clone());
     let len_diff = ops.obs_eq(&a.len, &b.len)?.not();
     let x = ops.from_dyn(&a.elem, &a.data.select(&kd))?;
     let y = ops.from_dyn(&b.elem, &b.data.select(&kd))?;
@@ -318,8 +340,9 @@ fn array_diff(ops: &Ops, a: Option<&ArrObj>, b: Option<&ArrObj>, name: &str) -> 
     Ok(Bool::or(&[len_diff, elem_diff]))
 }
 
-fn print_diff(a: &PrintLog, b: &PrintLog) -> Bool {
+fn print_diff(a: &PrintLog, b: &PrintLog, witnesses: &mut Vec<Dynamic>) -> Bool {
     let k = Int::fresh_const("k.print");
+    witnesses.push(Dynamic::from_ast(&k));
     let in_range = Bool::and(&[k.ge(Int::from_i64(0)), k.lt(&a.len)]);
     let item_diff = Bool::or(&[
         a.tags.select(&k).eq(b.tags.select(&k)).not(),
