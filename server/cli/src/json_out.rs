@@ -98,6 +98,7 @@ mod tests {
                 method(Verdict::Equivalent(Proof {
                     bounded: Some(4),
                     assumptions: vec![],
+                    invariants: Vec::new(),
                 })),
                 method(Verdict::Unknown(Unknown {
                     reason: UnknownReason::Timeout,

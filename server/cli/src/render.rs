@@ -68,6 +68,7 @@ fn unknown_reason_words(reason: &UnknownReason) -> &'static str {
         UnknownReason::Bound => "may differ only beyond the loop bound",
         UnknownReason::Unsupported { .. } => "unsupported",
         UnknownReason::Internal => "internal error",
+        UnknownReason::NotEncodable => "outside the loop encoding",
     }
 }
 
@@ -187,6 +188,11 @@ fn counterexample_lines(cex: &Counterexample) -> Vec<String> {
     out
 }
 
+/// A solver formula on one line (Z3 pretty-prints over several).
+fn one_line(formula: &str) -> String {
+    formula.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 fn method_row(m: &MethodReport) -> Row {
     let name = format!("{}({})", m.name, m.arity);
     match &m.verdict {
@@ -206,6 +212,17 @@ fn method_row(m: &MethodReport) -> Row {
                     .assumptions
                     .iter()
                     .map(|a| labelled("assumes", a))
+                    .chain(p.invariants.iter().map(|i| {
+                        labelled(
+                            "invariant",
+                            &format!(
+                                "loops at lines {} (old) / {} (new): {}",
+                                i.old_line,
+                                i.new_line,
+                                one_line(&i.formula)
+                            ),
+                        )
+                    }))
                     .chain(abstraction_lines(m))
                     .collect(),
             }
@@ -459,6 +476,7 @@ mod tests {
                     Verdict::Equivalent(Proof {
                         bounded: None,
                         assumptions: vec![],
+                        invariants: Vec::new(),
                     }),
                     12,
                 ),
@@ -468,6 +486,7 @@ mod tests {
                     Verdict::Equivalent(Proof {
                         bounded: Some(8),
                         assumptions: vec![],
+                        invariants: Vec::new(),
                     }),
                     40,
                 ),
@@ -585,11 +604,33 @@ mod tests {
     }
 
     #[test]
+    fn loop_invariants_are_printed_on_one_line() {
+        let mut r = sample();
+        r.methods[0].verdict = Verdict::Equivalent(Proof {
+            bounded: None,
+            assumptions: vec![],
+            invariants: vec![eqlens_core::check::LoopInvariant {
+                old_line: 3,
+                new_line: 4,
+                formula: "(and (= old.i (+ new.i 1))\n     (= old.j new.j))".into(),
+            }],
+        });
+        let text = plain(&render_text(&r));
+        assert!(
+            text.contains(
+                "loops at lines 3 (old) / 4 (new): (and (= old.i (+ new.i 1)) (= old.j new.j))"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn assumptions_are_printed() {
         let mut r = sample();
         r.methods[0].verdict = Verdict::Equivalent(Proof {
             bounded: None,
             assumptions: vec!["array parameters do not alias".into()],
+            invariants: Vec::new(),
         });
         let text = plain(&render_text(&r));
         assert!(

@@ -5,6 +5,7 @@
 
 pub mod abstraction;
 pub mod cancel;
+pub mod chc;
 pub mod check;
 pub mod diff;
 pub mod interp;

@@ -491,6 +491,7 @@ fn verdict_labels_follow_expect_json() {
         Verdict::Equivalent(Proof {
             bounded,
             assumptions: vec![],
+            invariants: Vec::new(),
         })
     };
     assert_eq!(label(&proof(None)), "equivalent");

@@ -64,6 +64,7 @@ pub fn unknown_reason(reason: &UnknownReason, detail: &str) -> String {
         UnknownReason::Bound => "may differ only beyond the loop bound",
         UnknownReason::Unsupported { .. } => "unsupported",
         UnknownReason::Internal => "internal error",
+        UnknownReason::NotEncodable => "outside the loop encoding",
     }
     .to_string()
 }

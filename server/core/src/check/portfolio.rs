@@ -39,6 +39,7 @@ impl Checker for PortfolioChecker {
                 Verdict::Equivalent(Proof {
                     bounded: None,
                     assumptions: Vec::new(),
+                    invariants: Vec::new(),
                 }),
                 Decider::Syntax,
             );

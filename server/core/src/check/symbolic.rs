@@ -405,6 +405,7 @@ fn proved(
     Verdict::Equivalent(Proof {
         bounded: bounded.then_some(options.loop_bound),
         assumptions,
+        invariants: Vec::new(),
     })
 }
 
@@ -728,7 +729,8 @@ mod tests {
                 check(&old, &new, sem),
                 Verdict::Equivalent(Proof {
                     bounded: None,
-                    assumptions: vec![]
+                    assumptions: vec![],
+                    invariants: Vec::new(),
                 })
             );
         }

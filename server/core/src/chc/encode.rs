@@ -1,0 +1,557 @@
+//! The lockstep product of two versions as constrained Horn clauses.
+//!
+//! Both bodies are cut at their top-level loops ([`super::shape`]); loop
+//! `k` of the old version runs in step with loop `k` of the new one. Per
+//! loop pair there is one relation `Inv_k(V_old, V_new)` over both
+//! versions' locals and globals. The loop-free stretches are encoded by the
+//! symbolic executor ([`crate::symbolic::exec`]) run from a state of
+//! fresh constants (`old.x`, `new.x`), so every construct means what it
+//! means everywhere else. The clauses (each universally quantified):
+//!
+//! - entry: from the shared inputs, both first stretches reach the first
+//!   loop → `Inv_1(end_old, end_new)`;
+//! - step: `Inv_k ∧ G_old ∧ G_new ∧ both bodies finish → Inv_k(V_old', V_new')`;
+//! - guards in step: `Inv_k ∧ (G_old ≠ G_new) → false`;
+//! - exit: `Inv_k ∧ ¬G_old ∧ ¬G_new`, then the next stretches, to
+//!   `Inv_{k+1}` or to the end;
+//! - bad: wherever a stretch (or a body) can end the run — a return, a
+//!   fault — either only one version ends, or both end and some observable
+//!   differs (the same "differs" formula as the bounded checker's).
+//!
+//! The query is whether `false` is derivable; unsatisfiable means every pair
+//! of runs from equal inputs stays in lockstep and ends alike, a proof with
+//! no loop bound and no termination assumption (lockstep runs iterate
+//! equally often).
+
+use super::shape::{NotEncodable, Shape, shape};
+use crate::ir::{Block, FuncId, Function, GlobalId, LocalId, Program, Semantics, Span, Type};
+use crate::symbolic::exec::{Executor, SegmentExits, State, Summary};
+use crate::symbolic::ops::{EncodeError, Ops, Sym, Ufs};
+use crate::symbolic::{InputSpace, InputVar, Strings};
+use std::collections::HashMap;
+use std::time::Instant;
+use z3::ast::{Ast, Bool, Dynamic};
+use z3::{FuncDecl, Sort};
+
+/// Why the pair could not be encoded: the construct and the version.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EncodeFailure {
+    pub what: String,
+    pub span: Option<Span>,
+    /// `None` when it is about the pair (e.g. different loop counts).
+    pub in_old: Option<bool>,
+    /// The encoding ran out of time (not a limitation of the encoding).
+    pub timeout: bool,
+}
+
+impl EncodeFailure {
+    fn pair(what: impl Into<String>) -> Self {
+        EncodeFailure {
+            what: what.into(),
+            span: None,
+            in_old: None,
+            timeout: false,
+        }
+    }
+    fn construct(e: NotEncodable, in_old: bool) -> Self {
+        EncodeFailure {
+            what: e.what,
+            span: Some(e.span),
+            in_old: Some(in_old),
+            timeout: false,
+        }
+    }
+    fn encoding(e: EncodeError, in_old: bool) -> Self {
+        EncodeFailure {
+            timeout: e.is_timeout(),
+            what: e.what,
+            span: None,
+            in_old: Some(in_old),
+        }
+    }
+}
+
+/// One relation of the system: the invariant of a pair of loops.
+pub struct Relation {
+    pub decl: FuncDecl,
+    /// `Inv_k` applied to the named state constants (`old.i`, `new.i`):
+    /// evaluated in the solver's model it reads as the invariant.
+    pub application: Bool,
+    pub old_span: Span,
+    pub new_span: Span,
+}
+
+/// The Horn clauses of the lockstep product of a pair.
+pub struct Encoding {
+    pub rules: Vec<Bool>,
+    pub relations: Vec<Relation>,
+}
+
+/// One version's state as a vector: its scalar locals, then its globals.
+struct Layout {
+    locals: Vec<(LocalId, Type)>,
+    globals: Vec<(GlobalId, Type)>,
+    /// The named constants standing for a state at a loop head.
+    vars: Vec<Dynamic>,
+}
+
+impl Layout {
+    fn new(ops: &Ops, f: &Function, program: &Program, tag: &str) -> Result<Layout, EncodeError> {
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        let mut name = |base: &str| {
+            let n = seen.entry(base.to_string()).or_insert(0);
+            *n += 1;
+            if *n == 1 {
+                format!("{tag}.{base}")
+            } else {
+                format!("{tag}.{base}#{n}")
+            }
+        };
+        let mut locals = Vec::new();
+        let mut vars = Vec::new();
+        for (i, l) in f.locals.iter().enumerate() {
+            if matches!(l.ty, Type::Void | Type::Str | Type::Array(_)) {
+                continue;
+            }
+            vars.push(Dynamic::new_const(name(&l.name), &ops.sort(&l.ty)?));
+            locals.push((LocalId(i as u32), l.ty.clone()));
+        }
+        let mut globals = Vec::new();
+        for (i, g) in program.globals.iter().enumerate() {
+            if g.constant.is_some() {
+                continue;
+            }
+            vars.push(Dynamic::new_const(name(&g.name), &ops.sort(&g.ty)?));
+            globals.push((GlobalId(i as u32), g.ty.clone()));
+        }
+        Ok(Layout {
+            locals,
+            globals,
+            vars,
+        })
+    }
+
+    /// A state whose locals and globals are the layout's constants.
+    fn symbolic_state(
+        &self,
+        ops: &Ops,
+        f: &Function,
+        ex: &Executor<'_>,
+        pc: Bool,
+    ) -> Result<State, EncodeError> {
+        let mut locals = vec![Sym::Void; f.locals.len()];
+        let mut vars = self.vars.iter();
+        for (id, ty) in &self.locals {
+            let v = vars
+                .next()
+                .ok_or_else(|| EncodeError::new("internal: layout"))?;
+            locals[id.0 as usize] = ops.from_dyn(ty, v)?;
+        }
+        let mut globals = HashMap::new();
+        for (id, ty) in &self.globals {
+            let v = vars
+                .next()
+                .ok_or_else(|| EncodeError::new("internal: layout"))?;
+            globals.insert(*id, ops.from_dyn(ty, v)?);
+        }
+        Ok(State {
+            pc,
+            locals,
+            globals,
+            heap: Vec::new(),
+            prints: ex.empty_prints(),
+        })
+    }
+
+    /// The values of a state, in layout order.
+    fn values(&self, s: &State) -> Result<Vec<Dynamic>, EncodeError> {
+        let missing = || EncodeError::new("internal: state value missing");
+        let mut out = Vec::new();
+        for (id, _) in &self.locals {
+            let v = s.locals.get(id.0 as usize).ok_or_else(missing)?;
+            out.push(v.to_dyn().ok_or_else(missing)?);
+        }
+        for (id, _) in &self.globals {
+            out.push(
+                s.globals
+                    .get(id)
+                    .and_then(Sym::to_dyn)
+                    .ok_or_else(missing)?,
+            );
+        }
+        Ok(out)
+    }
+}
+
+/// A loop-free stretch of one version, run from a known state.
+struct Step {
+    /// Reaches the stretch's end and goes on (to the next loop head).
+    cont: Bool,
+    /// The state vector there (`None` when nothing reaches it).
+    cont_values: Option<Vec<Dynamic>>,
+    /// Ends the run inside the stretch (a return, a fault).
+    term: Bool,
+    /// What the run shows when it ends here.
+    summary: Summary,
+}
+
+/// Everything the rules need from one version.
+struct Pieces {
+    layout: Layout,
+    entry: Step,
+    /// Per loop: guard over the layout's constants, one iteration (from the
+    /// layout's constants, guard true), the stretch after it (guard false).
+    guards: Vec<Bool>,
+    bodies: Vec<Step>,
+    after: Vec<Step>,
+    spans: Vec<Span>,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn version_pieces(
+    ops: Ops,
+    program: &Program,
+    func: FuncId,
+    f: &Function,
+    shape: &Shape,
+    inputs: &mut InputSpace,
+    ufs: &mut Ufs,
+    strings: &mut Strings,
+    deadline: Instant,
+    tag: &str,
+) -> Result<Pieces, EncodeFailure> {
+    let in_old = tag == "old";
+    let enc = |e: EncodeError| EncodeFailure::encoding(e, in_old);
+    let mut apps = crate::abstraction::Applications::default();
+    // The executor's loop bound never matters: stretches hold no loops, and
+    // a callee that needs one is refused below (a bound hit).
+    let mut ex = Executor::new(
+        ops, program, inputs, ufs, strings, 8, deadline, None, &mut apps,
+    );
+    let layout = Layout::new(&ops, f, program, tag).map_err(enc)?;
+    let last = shape.loops.len();
+    let entry_state = ex.entry_state(func).map_err(enc)?;
+    let exits = ex
+        .segment(func, &shape.segments[0], entry_state)
+        .map_err(enc)?;
+    let entry = step(&mut ex, &layout, f, exits, last == 0).map_err(enc)?;
+    let mut guards = Vec::new();
+    let mut bodies = Vec::new();
+    let mut after = Vec::new();
+    for (k, lp) in shape.loops.iter().enumerate() {
+        let mut head = layout
+            .symbolic_state(&ops, f, &ex, Bool::from_bool(true))
+            .map_err(enc)?;
+        let (g, faults) = ex.condition(&lp.cond, &mut head).map_err(enc)?;
+        if !faults.is_empty() {
+            return Err(EncodeFailure::construct(
+                NotEncodable {
+                    what: "a loop condition that may fail".into(),
+                    span: lp.cond.span,
+                },
+                in_old,
+            ));
+        }
+        let run = |ex: &mut Executor<'_>, pc: Bool, stmts: &Block, last: bool| {
+            let s = layout.symbolic_state(&ops, f, ex, pc)?;
+            let exits = ex.segment(func, stmts, s)?;
+            step(ex, &layout, f, exits, last)
+        };
+        bodies.push(run(&mut ex, g.clone(), &lp.body, false).map_err(enc)?);
+        after.push(run(&mut ex, g.not(), &shape.segments[k + 1], k + 1 == last).map_err(enc)?);
+        guards.push(g);
+    }
+    Ok(Pieces {
+        layout,
+        entry,
+        guards,
+        bodies,
+        after,
+        spans: shape.loops.iter().map(|l| l.span).collect(),
+    })
+}
+
+/// Collects a stretch's exits. In the last stretch, falling off the end is
+/// a return (of zero for a non-void C function, as in the executor).
+fn step(
+    ex: &mut Executor<'_>,
+    layout: &Layout,
+    f: &Function,
+    exits: SegmentExits,
+    last: bool,
+) -> Result<Step, EncodeError> {
+    let SegmentExits {
+        end,
+        mut returns,
+        faults,
+        bounded,
+    } = exits;
+    if !bounded.is_empty() {
+        return Err(EncodeError::new(
+            "a call to a function with a loop or recursion in a method with loops",
+        ));
+    }
+    let states = end
+        .iter()
+        .chain(returns.iter().map(|r| &r.0))
+        .chain(faults.iter().map(|r| &r.0));
+    for s in states {
+        if !s.heap.is_empty() {
+            return Err(EncodeError::new("arrays in a method with loops"));
+        }
+        if s.prints.len.simplify().as_i64() != Some(0) {
+            return Err(EncodeError::new("printing in a method with loops"));
+        }
+    }
+    let mut cont = Bool::from_bool(false);
+    let mut cont_values = None;
+    match end {
+        Some(e) if last => {
+            let v = match &f.ret {
+                Type::Void | Type::Array(_) | Type::Str => Sym::Void,
+                t => ex.ops.zero(t)?,
+            };
+            returns.push((e, v));
+        }
+        Some(e) => {
+            cont = e.pc.clone();
+            cont_values = Some(layout.values(&e)?);
+        }
+        None => {}
+    }
+    let pcs: Vec<Bool> = returns
+        .iter()
+        .map(|r| r.0.pc.clone())
+        .chain(faults.iter().map(|r| r.0.pc.clone()))
+        .collect();
+    let term = Bool::or(&pcs);
+    let normal = ex.merge_returns(returns)?;
+    let summary = ex.summarize(
+        normal,
+        faults,
+        f.ret.clone(),
+        Vec::new(),
+        Bool::from_bool(false),
+    )?;
+    Ok(Step {
+        cont,
+        cont_values,
+        term,
+        summary,
+    })
+}
+
+/// Encodes the lockstep product of `old` and `new` as Horn clauses.
+pub fn encode(
+    ops: Ops,
+    old: (&Program, FuncId),
+    new: (&Program, FuncId),
+    deadline: Instant,
+) -> Result<Encoding, EncodeFailure> {
+    let body = |p: &Program, id: FuncId, in_old: bool| -> Result<Function, EncodeFailure> {
+        p.function(id).body.clone().map_err(|e| EncodeFailure {
+            what: e.what,
+            span: Some(e.span),
+            in_old: Some(in_old),
+            timeout: false,
+        })
+    };
+    let (old_fn, new_fn) = (body(old.0, old.1, true)?, body(new.0, new.1, false)?);
+    let old_shape = shape(&old_fn).map_err(|e| EncodeFailure::construct(e, true))?;
+    let new_shape = shape(&new_fn).map_err(|e| EncodeFailure::construct(e, false))?;
+    let (n_old, n_new) = (old_shape.loops.len(), new_shape.loops.len());
+    if n_old == 0 && n_new == 0 {
+        return Err(EncodeFailure::pair("no loops"));
+    }
+    if n_old != n_new {
+        return Err(EncodeFailure::pair(format!(
+            "the versions have {n_old} and {n_new} top-level loops \
+             (aligning unbalanced loops is not implemented yet)"
+        )));
+    }
+    if ops.sem == Semantics::Machine
+        && [&old_fn, &new_fn]
+            .iter()
+            .any(|f| f.locals.iter().any(|l| matches!(l.ty, Type::Float(_))))
+    {
+        return Err(EncodeFailure::pair(
+            "floating point under machine semantics in a method with loops",
+        ));
+    }
+    if global_names(old.0) != global_names(new.0) {
+        return Err(EncodeFailure::pair(
+            "the versions have different global variables",
+        ));
+    }
+    let mut inputs = InputSpace::default();
+    let mut ufs = Ufs::default();
+    let mut strings = Strings::default();
+    let o = version_pieces(
+        ops,
+        old.0,
+        old.1,
+        &old_fn,
+        &old_shape,
+        &mut inputs,
+        &mut ufs,
+        &mut strings,
+        deadline,
+        "old",
+    )?;
+    let n = version_pieces(
+        ops,
+        new.0,
+        new.1,
+        &new_fn,
+        &new_shape,
+        &mut inputs,
+        &mut ufs,
+        &mut strings,
+        deadline,
+        "new",
+    )?;
+    if !ufs.used.is_empty() || !ufs.facts.is_empty() {
+        let used: Vec<&str> = ufs.used.iter().map(String::as_str).collect();
+        return Err(EncodeFailure::pair(format!(
+            "operations without an exact encoding ({}) in a method with loops",
+            used.join(", ")
+        )));
+    }
+    let pair_err = |e: EncodeError| EncodeFailure {
+        timeout: e.is_timeout(),
+        what: e.what,
+        span: None,
+        in_old: None,
+    };
+    let input_vars: Vec<Dynamic> = inputs
+        .vars
+        .iter()
+        .filter_map(|v| match v {
+            InputVar::Scalar { value, .. } => value.to_dyn(),
+            InputVar::Array { .. } => None,
+        })
+        .collect();
+    let mut state_vars: Vec<Dynamic> = o.layout.vars.clone();
+    state_vars.extend(n.layout.vars.iter().cloned());
+    let mut quantified: Vec<Dynamic> = input_vars;
+    quantified.extend(state_vars);
+
+    let mut relations = Vec::new();
+    for k in 0..n_old {
+        let domain: Vec<Sort> = o
+            .layout
+            .vars
+            .iter()
+            .chain(&n.layout.vars)
+            .map(|v| v.get_sort())
+            .collect();
+        let refs: Vec<&Sort> = domain.iter().collect();
+        let decl = FuncDecl::new(format!("inv{}", k + 1), &refs, &Sort::bool());
+        let application = apply(&decl, o.layout.vars.iter().chain(&n.layout.vars))
+            .ok_or_else(|| EncodeFailure::pair("internal: relation application"))?;
+        relations.push(Relation {
+            decl,
+            application,
+            old_span: o.spans[k],
+            new_span: n.spans[k],
+        });
+    }
+
+    let mut rules = Rules {
+        quantified,
+        rules: Vec::new(),
+    };
+    let pre0 = Bool::and(&inputs.preconditions());
+    let pieces = |a: &Step, b: &Step| -> Result<(Bool, Vec<Dynamic>), EncodeFailure> {
+        crate::symbolic::difference(&ops, &inputs, &a.summary, &b.summary).map_err(pair_err)
+    };
+    let differs = pieces(&o.entry, &n.entry)?;
+    rules.stretch(pre0, &o.entry, &n.entry, differs, relations.first())?;
+    for k in 0..n_old {
+        let inv = &relations[k].application;
+        let (go, gn) = (&o.guards[k], &n.guards[k]);
+        // Guards agree at every head: the loops run in lockstep.
+        rules.add(Bool::and(&[inv, &go.xor(gn)]), Bool::from_bool(false), &[]);
+        let differs = pieces(&o.bodies[k], &n.bodies[k])?;
+        rules.stretch(
+            Bool::and(&[inv, go, gn]),
+            &o.bodies[k],
+            &n.bodies[k],
+            differs,
+            Some(&relations[k]),
+        )?;
+        let differs = pieces(&o.after[k], &n.after[k])?;
+        rules.stretch(
+            Bool::and(&[inv, &go.not(), &gn.not()]),
+            &o.after[k],
+            &n.after[k],
+            differs,
+            relations.get(k + 1),
+        )?;
+    }
+    Ok(Encoding {
+        rules: rules.rules,
+        relations,
+    })
+}
+
+/// The clauses being built, each quantified over every input and state
+/// constant (plus its own witnesses).
+struct Rules {
+    quantified: Vec<Dynamic>,
+    rules: Vec<Bool>,
+}
+
+impl Rules {
+    fn add(&mut self, body: Bool, head: Bool, extra: &[Dynamic]) {
+        let mut vars: Vec<&dyn Ast> = self.quantified.iter().map(|v| v as &dyn Ast).collect();
+        vars.extend(extra.iter().map(|v| v as &dyn Ast));
+        let rule = body.implies(&head);
+        self.rules.push(z3::ast::forall_const(&vars, &[], &rule));
+    }
+
+    /// Where both versions run a stretch from `pre`: they go on together
+    /// to `next`'s loop head, or end alike (`differs` is "some observable
+    /// differs" between the two ends, with its witnesses).
+    fn stretch(
+        &mut self,
+        pre: Bool,
+        a: &Step,
+        b: &Step,
+        (differs, witnesses): (Bool, Vec<Dynamic>),
+        next: Option<&Relation>,
+    ) -> Result<(), EncodeFailure> {
+        if let (Some(next), Some(va), Some(vb)) = (next, &a.cont_values, &b.cont_values) {
+            let head = apply(&next.decl, va.iter().chain(vb))
+                .ok_or_else(|| EncodeFailure::pair("internal: relation application"))?;
+            self.add(Bool::and(&[&pre, &a.cont, &b.cont]), head, &[]);
+        }
+        let mismatch = Bool::or(&[
+            Bool::and(&[&a.cont, &b.term]),
+            Bool::and(&[&a.term, &b.cont]),
+            Bool::and(&[&a.term, &b.term, &differs]),
+        ]);
+        self.add(
+            Bool::and(&[&pre, &mismatch]),
+            Bool::from_bool(false),
+            &witnesses,
+        );
+        Ok(())
+    }
+}
+
+fn global_names(p: &Program) -> Vec<&str> {
+    let mut v: Vec<&str> = p
+        .globals
+        .iter()
+        .filter(|g| g.constant.is_none())
+        .map(|g| g.name.as_str())
+        .collect();
+    v.sort_unstable();
+    v
+}
+
+fn apply<'a>(decl: &FuncDecl, args: impl Iterator<Item = &'a Dynamic>) -> Option<Bool> {
+    let args: Vec<&dyn Ast> = args.map(|a| a as &dyn Ast).collect();
+    decl.apply(&args).as_bool()
+}

@@ -1,0 +1,326 @@
+//! Which method bodies the lockstep encoding takes, and the pieces it cuts
+//! them into: loop-free stretches and the top-level loops between them.
+//!
+//! The first cut takes a body whose loops all sit at its top level (blocks
+//! are flattened; `for` initialisers are plain statements before the loop),
+//! whose loop bodies contain no nested loop, no call, no `return`, no
+//! `continue` and no `break` out of the loop, and which uses no arrays and
+//! prints nothing. Everything else is [`NotEncodable`] with the construct
+//! named, so the checker can say `unknown: <construct>` instead of guessing.
+
+use crate::ir::{Block, Expr, ExprKind, Function, LabelId, LoopKind, Span, Stmt, StmtKind, Type};
+
+/// Why a body is outside what the lockstep encoding handles.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NotEncodable {
+    pub what: String,
+    pub span: Span,
+}
+
+impl NotEncodable {
+    fn new(what: impl Into<String>, span: Span) -> Self {
+        NotEncodable {
+            what: what.into(),
+            span,
+        }
+    }
+}
+
+/// A body cut at its top-level loops.
+#[derive(Debug)]
+pub struct Shape {
+    /// Loop-free stretches: before the first loop, between consecutive
+    /// loops, after the last one (`loops.len() + 1` of them).
+    pub segments: Vec<Block>,
+    pub loops: Vec<LoopPiece>,
+}
+
+/// One top-level loop as a `while` loop: `do … while` loops have their
+/// first iteration moved into the stretch before them.
+#[derive(Debug)]
+pub struct LoopPiece {
+    pub cond: Expr,
+    /// The body followed by the step (without `continue` the step always
+    /// runs after the body).
+    pub body: Block,
+    pub span: Span,
+}
+
+/// Cuts `f`'s body at its top-level loops, or says which construct the
+/// encoding does not handle.
+pub fn shape(f: &Function) -> Result<Shape, NotEncodable> {
+    check_no_arrays(f)?;
+    let mut out = Shape {
+        segments: vec![Vec::new()],
+        loops: Vec::new(),
+    };
+    cut(&f.body, &mut out)?;
+    Ok(out)
+}
+
+fn cut(stmts: &Block, out: &mut Shape) -> Result<(), NotEncodable> {
+    for s in stmts {
+        match &s.kind {
+            StmtKind::Block(b) => cut(b, out)?,
+            StmtKind::Loop {
+                label,
+                kind,
+                cond,
+                body,
+                step,
+            } => {
+                check_loop_body(*label, body.iter().chain(step))?;
+                let mut whole: Block = body.clone();
+                whole.extend(step.iter().cloned());
+                if *kind == LoopKind::DoWhile {
+                    // do B while (c)  ≡  B; while (c) B
+                    if let Some(seg) = out.segments.last_mut() {
+                        seg.extend(whole.iter().cloned());
+                    }
+                }
+                out.loops.push(LoopPiece {
+                    cond: cond.clone(),
+                    body: whole,
+                    span: s.span,
+                });
+                out.segments.push(Vec::new());
+            }
+            _ => {
+                if let Some(span) = find_stmt(std::slice::from_ref(s), &|k| {
+                    matches!(k, StmtKind::Loop { .. })
+                }) {
+                    return Err(NotEncodable::new(
+                        "a loop inside a branch, switch or labeled block",
+                        span,
+                    ));
+                }
+                if let Some(span) = find_stmt(std::slice::from_ref(s), &|k| {
+                    matches!(k, StmtKind::Print { .. })
+                }) {
+                    return Err(NotEncodable::new("printing in a method with loops", span));
+                }
+                if let Some(seg) = out.segments.last_mut() {
+                    seg.push(s.clone());
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A loop body the encoding runs as one loop-free step.
+fn check_loop_body<'a>(
+    label: LabelId,
+    stmts: impl Iterator<Item = &'a Stmt>,
+) -> Result<(), NotEncodable> {
+    let stmts: Vec<&Stmt> = stmts.collect();
+    // Labels of switches and labeled blocks inside the body: a `break` to
+    // one of them stays inside the body.
+    let mut inner = Vec::new();
+    for s in &stmts {
+        walk(s, &mut |s| {
+            if let StmtKind::Labeled { label, .. } = &s.kind {
+                inner.push(*label);
+            }
+        });
+    }
+    let mut problem: Option<NotEncodable> = None;
+    for s in &stmts {
+        walk(s, &mut |s| {
+            if problem.is_some() {
+                return;
+            }
+            let what = match &s.kind {
+                StmtKind::Loop { .. } => Some("a nested loop"),
+                StmtKind::Call { .. } => Some("a call inside a loop"),
+                StmtKind::Return(_) => Some("a return inside a loop"),
+                StmtKind::Continue(_) => Some("a continue inside a loop"),
+                StmtKind::Break(l) if *l == label || !inner.contains(l) => {
+                    Some("a break out of a loop")
+                }
+                StmtKind::Print { .. } => Some("printing inside a loop"),
+                _ => None,
+            };
+            if let Some(what) = what {
+                problem = Some(NotEncodable::new(what, s.span));
+            }
+        });
+    }
+    problem.map_or(Ok(()), Err)
+}
+
+fn check_no_arrays(f: &Function) -> Result<(), NotEncodable> {
+    for l in &f.locals {
+        if matches!(l.ty, Type::Array(_)) {
+            return Err(NotEncodable::new(
+                format!("array variable {} in a method with loops", l.name),
+                l.span,
+            ));
+        }
+    }
+    let mut found: Option<Span> = None;
+    for s in &f.body {
+        walk(s, &mut |s| {
+            for e in stmt_exprs(s) {
+                walk_expr(e, &mut |e| {
+                    if found.is_none()
+                        && matches!(
+                            e.kind,
+                            ExprKind::Index(..)
+                                | ExprKind::Length(_)
+                                | ExprKind::NewArray(_)
+                                | ExprKind::ArrayLit(_)
+                        )
+                    {
+                        found = Some(e.span);
+                    }
+                });
+            }
+            if let StmtKind::Assign {
+                place: crate::ir::Place::Index { .. },
+                ..
+            } = &s.kind
+                && found.is_none()
+            {
+                found = Some(s.span);
+            }
+        });
+    }
+    match found {
+        Some(span) => Err(NotEncodable::new("arrays in a method with loops", span)),
+        None => Ok(()),
+    }
+}
+
+/// The first statement (in preorder) whose kind satisfies `pred`.
+fn find_stmt(stmts: &[Stmt], pred: &dyn Fn(&StmtKind) -> bool) -> Option<Span> {
+    let mut found = None;
+    for s in stmts {
+        walk(s, &mut |s| {
+            if found.is_none() && pred(&s.kind) {
+                found = Some(s.span);
+            }
+        });
+    }
+    found
+}
+
+/// Visits `s` and every statement nested in it, in preorder.
+fn walk(s: &Stmt, f: &mut dyn FnMut(&Stmt)) {
+    f(s);
+    match &s.kind {
+        StmtKind::If {
+            then_branch,
+            else_branch,
+            ..
+        } => {
+            for t in then_branch.iter().chain(else_branch) {
+                walk(t, f);
+            }
+        }
+        StmtKind::Loop { body, step, .. } => {
+            for t in body.iter().chain(step) {
+                walk(t, f);
+            }
+        }
+        StmtKind::Labeled { body, .. } | StmtKind::Block(body) => {
+            for t in body {
+                walk(t, f);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The expressions a statement evaluates itself (not those of nested
+/// statements).
+fn stmt_exprs(s: &Stmt) -> Vec<&Expr> {
+    let mut out = Vec::new();
+    match &s.kind {
+        StmtKind::Assign { place, value } => {
+            if let crate::ir::Place::Index { array, index } = place {
+                out.push(&**array);
+                out.push(&**index);
+            }
+            out.push(value);
+        }
+        StmtKind::Call { dest, args, .. } => {
+            if let Some(crate::ir::Place::Index { array, index }) = dest {
+                out.push(&**array);
+                out.push(&**index);
+            }
+            out.extend(args.iter());
+        }
+        StmtKind::Print { args, .. } => out.extend(args.iter()),
+        StmtKind::If { cond, .. } | StmtKind::Loop { cond, .. } => out.push(cond),
+        StmtKind::Return(Some(e)) => out.push(e),
+        _ => {}
+    }
+    out
+}
+
+fn walk_expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
+    // Iterative: expressions from generated code can be deep.
+    let mut stack = vec![e];
+    while let Some(e) = stack.pop() {
+        f(e);
+        stack.extend(e.children());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::Lang;
+
+    fn shape_of(src: &str) -> Result<Shape, NotEncodable> {
+        let p = crate::lang::lower(Lang::Java, src);
+        let f = p.functions[0].body.as_ref().expect("lowers");
+        shape(f)
+    }
+
+    #[test]
+    fn top_level_loops_cut_the_body_into_stretches() {
+        let s = shape_of(
+            "class A { int f(int n) { int s = 0; for (int i = 0; i < n; i++) { s += i; } \
+             int j = 0; while (j < n) { j++; } return s + j; } }",
+        )
+        .expect("encodable");
+        assert_eq!(s.loops.len(), 2);
+        assert_eq!(s.segments.len(), 3);
+        // The for loop's step runs after its body.
+        assert_eq!(s.loops[0].body.len(), 2);
+        assert!(matches!(
+            s.segments[2].last().map(|s| &s.kind),
+            Some(StmtKind::Return(_))
+        ));
+    }
+
+    #[test]
+    fn a_do_while_loop_runs_its_first_iteration_before_the_loop() {
+        let s = shape_of(
+            "class A { int f(int n) { int i = 0; do { i++; } while (i < n); return i; } }",
+        )
+        .expect("encodable");
+        assert_eq!(s.loops.len(), 1);
+        // `int i = 0;` then the first `i++`.
+        assert_eq!(s.segments[0].len(), 2);
+    }
+
+    #[test]
+    fn constructs_outside_the_first_cut_are_named() {
+        let nested = "class A { int f(int n) { int s = 0; for (int i = 0; i < n; i++) { \
+                      for (int j = 0; j < i; j++) { s++; } } return s; } }";
+        assert_eq!(shape_of(nested).unwrap_err().what, "a nested loop");
+        let brk = "class A { int f(int n) { int i = 0; while (true) { if (i > n) break; i++; } return i; } }";
+        assert_eq!(shape_of(brk).unwrap_err().what, "a break out of a loop");
+        let inside_if =
+            "class A { int f(int n) { int i = 0; if (n > 0) { while (i < n) i++; } return i; } }";
+        assert_eq!(
+            shape_of(inside_if).unwrap_err().what,
+            "a loop inside a branch, switch or labeled block"
+        );
+        let arrays = "class A { int f(int[] a) { int s = 0; for (int i = 0; i < a.length; i++) s += a[i]; return s; } }";
+        assert!(shape_of(arrays).unwrap_err().what.contains("array"));
+    }
+}

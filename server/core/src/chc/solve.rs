@@ -1,0 +1,124 @@
+//! Solving the Horn clauses with Z3's CHC engine (Spacer, through the
+//! `HORN` logic), under the checker's deadline.
+//!
+//! Mind the polarity: asserted as formulas (each query a clause with head
+//! `false`), the clauses are *satisfiable* exactly when the bad states are
+//! unreachable — the model interprets the relations as inductive
+//! invariants. `unsat` means `false` is derivable. (`Fixedpoint::query`
+//! answers the other way round: there, `unsat` is safe.) The test
+//! `polarity_of_the_horn_solver` pins this down on libz3 4.8.12.
+
+use super::encode::Encoding;
+use std::time::Instant;
+use z3::{Params, SatResult, Solver};
+
+/// What Spacer said about the clauses.
+#[derive(Debug, PartialEq)]
+pub enum Answer {
+    /// `false` is not derivable: the clauses have a model, the relations'
+    /// interpretations (one formula per relation, in SMT-LIB syntax over
+    /// the named state constants).
+    Safe(Vec<String>),
+    /// `false` is derivable: some lockstep run reaches a bad state (a real
+    /// difference, or a pair of runs the lockstep product cannot align).
+    Unsafe,
+    /// No answer; the solver's reason.
+    Unknown(String),
+}
+
+/// Checks the clauses with Spacer, interrupting it at `deadline`.
+pub fn solve(enc: &Encoding, deadline: Instant) -> Answer {
+    let Some(solver) = Solver::new_for_logic("HORN") else {
+        return Answer::Unknown("Z3 has no HORN solver".into());
+    };
+    let left = deadline.saturating_duration_since(Instant::now());
+    if left.is_zero() || crate::cancel::expired(deadline) {
+        return Answer::Unknown("timeout".into());
+    }
+    let mut params = Params::new();
+    params.set_u32("timeout", left.as_millis().min(u32::MAX as u128) as u32);
+    solver.set_params(&params);
+    for r in &enc.rules {
+        solver.assert(r);
+    }
+    let result = crate::check::watchdog::until(deadline, || solver.check());
+    match result {
+        SatResult::Sat => {
+            let formulas = match solver.get_model() {
+                Some(model) => enc
+                    .relations
+                    .iter()
+                    // No model completion: the state constants stay
+                    // symbolic, so the result reads as a formula over them.
+                    .map(|r| match model.eval(&r.application, false) {
+                        Some(f) => f.to_string(),
+                        None => "(not available)".into(),
+                    })
+                    .collect(),
+                None => enc
+                    .relations
+                    .iter()
+                    .map(|_| "(not available)".into())
+                    .collect(),
+            };
+            Answer::Safe(formulas)
+        }
+        SatResult::Unsat => Answer::Unsafe,
+        SatResult::Unknown => {
+            let reason = solver
+                .get_reason_unknown()
+                .unwrap_or_else(|| "unknown".into());
+            if crate::cancel::expired(deadline)
+                || reason.contains("cancel")
+                || reason.contains("timeout")
+            {
+                Answer::Unknown("timeout".into())
+            } else {
+                Answer::Unknown(reason)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use z3::ast::{Ast, Bool, Int};
+    use z3::{FuncDecl, Sort};
+
+    /// `x := 0; loop x := x + 1` with the bad state `x = bad`.
+    fn counter(bad: i64) -> Encoding {
+        let inv = FuncDecl::new("inv", &[&Sort::int()], &Sort::bool());
+        let x = Int::new_const("x");
+        let app = |t: &Int| inv.apply(&[t as &dyn Ast]).as_bool().expect("bool");
+        let all = |b: Bool| z3::ast::forall_const(&[&x], &[], &b);
+        let rules = vec![
+            all(x.eq(Int::from_i64(0)).implies(app(&x))),
+            all(app(&x).implies(app(&(&x + 1)))),
+            all(Bool::and(&[app(&x), x.eq(Int::from_i64(bad))]).implies(Bool::from_bool(false))),
+        ];
+        Encoding {
+            rules,
+            relations: vec![super::super::encode::Relation {
+                application: app(&x),
+                decl: inv,
+                old_span: Default::default(),
+                new_span: Default::default(),
+            }],
+        }
+    }
+
+    #[test]
+    fn polarity_of_the_horn_solver() {
+        let deadline = Instant::now() + std::time::Duration::from_secs(10);
+        match solve(&counter(-1), deadline) {
+            Answer::Safe(f) => {
+                // The invariant mentions the counter and excludes -1.
+                assert_eq!(f.len(), 1);
+                assert!(f[0].contains('x'), "{f:?}");
+            }
+            other => panic!("x = -1 is unreachable, got {other:?}"),
+        }
+        assert_eq!(solve(&counter(5), deadline), Answer::Unsafe);
+    }
+}

@@ -1,0 +1,60 @@
+//! The `loops` checker: unbounded proofs for pairs whose loops run in
+//! lockstep, by a relational invariant found with Z3's CHC engine
+//! ([`crate::chc`]).
+//!
+//! It proves or says why not; it never refutes (a satisfiable CHC query
+//! only says that no lockstep invariant exists). Counterexamples are the
+//! `symbolic` checker's, replayed by the interpreter; the portfolio runs
+//! both.
+
+use super::symbolic::bodies;
+use super::{Checker, CheckerKind, Decider, Decision, MethodPair, Options, Proof, Verdict};
+use crate::symbolic::ops::Ops;
+use std::time::{Duration, Instant};
+
+pub struct LoopsChecker;
+
+impl Checker for LoopsChecker {
+    fn kind(&self) -> CheckerKind {
+        CheckerKind::Loops
+    }
+
+    fn check(&self, pair: &MethodPair<'_>, options: &Options) -> Decision {
+        let deadline = Instant::now() + Duration::from_millis(options.timeout_ms);
+        if let Err(v) = bodies(pair) {
+            return Decision::plain(v, Decider::Loops);
+        }
+        Decision::plain(prove(pair, options, deadline), Decider::Loops)
+    }
+}
+
+/// The loop checker's verdict by `deadline`: a proof with its invariants,
+/// or unknown with the reason.
+pub(crate) fn prove(pair: &MethodPair<'_>, options: &Options, deadline: Instant) -> Verdict {
+    let ops = Ops {
+        sem: options.semantics,
+        lang: pair.new_program.lang,
+    };
+    let run = || {
+        crate::chc::prove_lockstep(
+            ops,
+            (pair.old_program, pair.old),
+            (pair.new_program, pair.new),
+            deadline,
+        )
+    };
+    // The z3 crate panics on some Z3 errors; a panic here is an unknown
+    // verdict, never a crash of the caller.
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
+        Ok(Ok(invariants)) => Verdict::Equivalent(Proof {
+            bounded: None,
+            assumptions: Vec::new(),
+            invariants,
+        }),
+        Ok(Err(unknown)) => Verdict::Unknown(unknown),
+        Err(_) => super::symbolic::unknown(
+            super::UnknownReason::Internal,
+            "the loop checker failed inside Z3",
+        ),
+    }
+}
