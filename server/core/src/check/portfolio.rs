@@ -3,9 +3,12 @@
 //! 1. Normalized-syntax identity: both versions equal modulo renaming and
 //!    formatting, callees included → equivalent, in microseconds.
 //! 2. `ardiff` (which tests concretely before any solving).
-//! 3. The full `symbolic` checker with the time left, when `ardiff` ended
-//!    undecided or with a proof that holds only up to the loop bound; its
-//!    answer replaces ARDiff's when it is stronger.
+//! 3. When `ardiff` ended undecided or with a proof that holds only up to
+//!    the loop bound: the `loops` checker (a lockstep invariant, CHC) with
+//!    half the time left — its proof is taken, anything else ignored (it
+//!    never refutes) —
+//! 4. then the full `symbolic` checker with the time left; its answer
+//!    replaces ARDiff's when it is stronger.
 //!
 //! The verdict names what decided it.
 
@@ -19,6 +22,11 @@ use std::time::{Duration, Instant};
 
 /// Share of the budget `ardiff` gets before the full checker takes over.
 const ARDIFF_SHARE: f64 = 0.5;
+
+/// Share of the time left after `ardiff` that the loop checker may use
+/// (it answers in well under a second on the pairs it proves; the rest is
+/// kept for the full checker, which can still find counterexamples).
+const LOOPS_SHARE: f64 = 0.5;
 
 pub struct PortfolioChecker;
 
@@ -67,6 +75,21 @@ impl Checker for PortfolioChecker {
             Verdict::NotEquivalent(_) => false,
         };
         if !improvable || crate::cancel::expired(deadline) {
+            return run;
+        }
+        // A bounded proof or an unknown on a pair with loops: a lockstep
+        // invariant proves it without a bound. Only a proof is taken.
+        let left = deadline.saturating_duration_since(Instant::now());
+        let loops_deadline = Instant::now() + left.mul_f64(LOOPS_SHARE);
+        let by_loops = super::loops::prove(pair, options, loops_deadline);
+        if by_loops.is_proved() {
+            return Decision {
+                verdict: by_loops,
+                decided_by: Some(Decider::Loops),
+                abstraction: run.abstraction,
+            };
+        }
+        if crate::cancel::expired(deadline) {
             return run;
         }
         let enc = match encode(pair, old_fn, new_fn, options, deadline, None) {
