@@ -147,4 +147,42 @@ mod tests {
         assert_eq!(v["added"][0]["name"], "g");
         assert!(v["removed"].as_array().unwrap().is_empty());
     }
+
+    #[test]
+    fn loop_invariants_are_serialized_only_when_present() {
+        let proof = |invariants| {
+            Verdict::Equivalent(Proof {
+                bounded: None,
+                assumptions: vec![],
+                invariants,
+            })
+        };
+        let report = FileReport {
+            lang: Lang::Java,
+            methods: vec![
+                method(proof(vec![eqlens_core::check::LoopInvariant {
+                    old_line: 3,
+                    new_line: 5,
+                    old_peeled: 0,
+                    new_peeled: 0,
+                    formula: "(= old.s new.s)".into(),
+                }])),
+                method(proof(Vec::new())),
+            ],
+            added: vec![],
+            removed: vec![],
+        };
+        let text = check_json(
+            &report,
+            Path::new("a.java"),
+            Path::new("b.java"),
+            Summary::Equivalent,
+        );
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let inv = &v["methods"][0]["invariants"][0];
+        assert_eq!(inv["old_line"], 3);
+        assert_eq!(inv["new_line"], 5);
+        assert_eq!(inv["formula"], "(= old.s new.s)");
+        assert!(v["methods"][1].get("invariants").is_none());
+    }
 }

@@ -188,6 +188,20 @@ fn counterexample_lines(cex: &Counterexample) -> Vec<String> {
     out
 }
 
+/// `, 1 iteration of the old loop peeled` when the loops were aligned.
+fn peeled(i: &eqlens_core::check::LoopInvariant) -> String {
+    let mut out = String::new();
+    for (n, which) in [(i.old_peeled, "old"), (i.new_peeled, "new")] {
+        if n > 0 {
+            out.push_str(&format!(
+                ", {} of the {which} loop peeled",
+                plural(n as usize, "iteration")
+            ));
+        }
+    }
+    out
+}
+
 /// A solver formula on one line (Z3 pretty-prints over several).
 fn one_line(formula: &str) -> String {
     formula.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -216,9 +230,10 @@ fn method_row(m: &MethodReport) -> Row {
                         labelled(
                             "invariant",
                             &format!(
-                                "loops at lines {} (old) / {} (new): {}",
+                                "loops at lines {} (old) / {} (new){}: {}",
                                 i.old_line,
                                 i.new_line,
+                                peeled(i),
                                 one_line(&i.formula)
                             ),
                         )
@@ -612,13 +627,16 @@ mod tests {
             invariants: vec![eqlens_core::check::LoopInvariant {
                 old_line: 3,
                 new_line: 4,
+                old_peeled: 1,
+                new_peeled: 0,
                 formula: "(and (= old.i (+ new.i 1))\n     (= old.j new.j))".into(),
             }],
         });
         let text = plain(&render_text(&r));
         assert!(
             text.contains(
-                "loops at lines 3 (old) / 4 (new): (and (= old.i (+ new.i 1)) (= old.j new.j))"
+                "loops at lines 3 (old) / 4 (new), 1 iteration of the old loop peeled: \
+                 (and (= old.i (+ new.i 1)) (= old.j new.j))"
             ),
             "{text}"
         );

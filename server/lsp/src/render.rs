@@ -184,6 +184,20 @@ pub fn hover_markdown(r: &CheckResult, baseline: &str) -> String {
             for a in &p.assumptions {
                 writeln!(out, "- assumes: {a}").ok();
             }
+            for i in &p.invariants {
+                writeln!(
+                    out,
+                    "\nLoop invariant (line {} old, line {} new{}):\n```smt2\n{}\n```",
+                    i.old_line,
+                    i.new_line,
+                    match (i.old_peeled, i.new_peeled) {
+                        (0, 0) => String::new(),
+                        (o, n) => format!("; iterations peeled first: {o} old, {n} new"),
+                    },
+                    i.formula
+                )
+                .ok();
+            }
         }
         Verdict::Unknown(u) => {
             writeln!(out, "Undecided: {}", unknown_reason(&u.reason, &u.detail)).ok();
@@ -238,4 +252,51 @@ pub fn hover_markdown(r: &CheckResult, baseline: &str) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use eqlens_core::check::{CheckerKind, LoopInvariant, Proof};
+    use eqlens_core::ir::Semantics;
+
+    #[test]
+    fn the_hover_shows_loop_invariants() {
+        let report = MethodReport {
+            name: "f".into(),
+            arity: 1,
+            old_span: Default::default(),
+            new_span: Default::default(),
+            verdict: Verdict::Equivalent(Proof {
+                bounded: None,
+                assumptions: vec![],
+                invariants: vec![LoopInvariant {
+                    old_line: 4,
+                    new_line: 6,
+                    old_peeled: 0,
+                    new_peeled: 0,
+                    formula: "(= old.s new.s)".into(),
+                }],
+            }),
+            checker: CheckerKind::Portfolio,
+            decided_by: Some(eqlens_core::check::Decider::Loops),
+            abstraction: None,
+            semantics: Semantics::Math,
+            loop_bound: 8,
+            time: std::time::Duration::from_millis(40),
+        };
+        let md = hover_markdown(
+            &CheckResult {
+                report,
+                changed: vec![],
+            },
+            "HEAD",
+        );
+        assert!(md.contains("Proved for all inputs."), "{md}");
+        assert!(
+            md.contains("Loop invariant (line 4 old, line 6 new):\n```smt2\n(= old.s new.s)\n```"),
+            "{md}"
+        );
+        assert!(md.contains("decided by `loops`"), "{md}");
+    }
 }

@@ -341,24 +341,48 @@ fn step(
     })
 }
 
+/// A version's function and its shape, cut at its loops.
+pub struct Version<'p> {
+    pub program: &'p Program,
+    pub func: FuncId,
+    pub body: &'p Function,
+    pub shape: Shape,
+}
+
+impl<'p> Version<'p> {
+    /// `func` of `program`, cut at its loops (`in_old` says which version,
+    /// for the error).
+    pub fn new(program: &'p Program, func: FuncId, in_old: bool) -> Result<Self, EncodeFailure> {
+        let body = program
+            .function(func)
+            .body
+            .as_ref()
+            .map_err(|e| EncodeFailure {
+                what: e.what.clone(),
+                span: Some(e.span),
+                in_old: Some(in_old),
+                timeout: false,
+            })?;
+        let shape = shape(body).map_err(|e| EncodeFailure::construct(e, in_old))?;
+        Ok(Version {
+            program,
+            func,
+            body,
+            shape,
+        })
+    }
+}
+
 /// Encodes the lockstep product of `old` and `new` as Horn clauses.
 pub fn encode(
     ops: Ops,
-    old: (&Program, FuncId),
-    new: (&Program, FuncId),
+    old: &Version<'_>,
+    new: &Version<'_>,
     deadline: Instant,
 ) -> Result<Encoding, EncodeFailure> {
-    let body = |p: &Program, id: FuncId, in_old: bool| -> Result<Function, EncodeFailure> {
-        p.function(id).body.clone().map_err(|e| EncodeFailure {
-            what: e.what,
-            span: Some(e.span),
-            in_old: Some(in_old),
-            timeout: false,
-        })
-    };
-    let (old_fn, new_fn) = (body(old.0, old.1, true)?, body(new.0, new.1, false)?);
-    let old_shape = shape(&old_fn).map_err(|e| EncodeFailure::construct(e, true))?;
-    let new_shape = shape(&new_fn).map_err(|e| EncodeFailure::construct(e, false))?;
+    let (old_fn, new_fn) = (old.body, new.body);
+    let (old_shape, new_shape) = (&old.shape, &new.shape);
+    let (old, new) = ((old.program, old.func), (new.program, new.func));
     let (n_old, n_new) = (old_shape.loops.len(), new_shape.loops.len());
     if n_old == 0 && n_new == 0 {
         return Err(EncodeFailure::pair("no loops"));
@@ -370,7 +394,7 @@ pub fn encode(
         )));
     }
     if ops.sem == Semantics::Machine
-        && [&old_fn, &new_fn]
+        && [old_fn, new_fn]
             .iter()
             .any(|f| f.locals.iter().any(|l| matches!(l.ty, Type::Float(_))))
     {
@@ -390,8 +414,8 @@ pub fn encode(
         ops,
         old.0,
         old.1,
-        &old_fn,
-        &old_shape,
+        old_fn,
+        old_shape,
         &mut inputs,
         &mut ufs,
         &mut strings,
@@ -402,8 +426,8 @@ pub fn encode(
         ops,
         new.0,
         new.1,
-        &new_fn,
-        &new_shape,
+        new_fn,
+        new_shape,
         &mut inputs,
         &mut ufs,
         &mut strings,

@@ -27,7 +27,7 @@ impl NotEncodable {
 }
 
 /// A body cut at its top-level loops.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Shape {
     /// Loop-free stretches: before the first loop, between consecutive
     /// loops, after the last one (`loops.len() + 1` of them).
@@ -37,13 +37,41 @@ pub struct Shape {
 
 /// One top-level loop as a `while` loop: `do … while` loops have their
 /// first iteration moved into the stretch before them.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct LoopPiece {
     pub cond: Expr,
     /// The body followed by the step (without `continue` the step always
     /// runs after the body).
     pub body: Block,
     pub span: Span,
+}
+
+impl Shape {
+    /// Runs the first iteration of loop `k` before it, as `if (c) body`:
+    /// `while (c) B` means exactly `if (c) B; while (c) B` when `B` cannot
+    /// leave the loop early (which [`shape`] guarantees), so the shape
+    /// means the same afterwards. Used to align loops whose iteration
+    /// counts differ by one. `false` when there is no loop `k`.
+    pub fn peel(&mut self, k: usize) -> bool {
+        let Some(lp) = self.loops.get(k) else {
+            return false;
+        };
+        let first = Stmt {
+            kind: StmtKind::If {
+                cond: lp.cond.clone(),
+                then_branch: lp.body.clone(),
+                else_branch: Vec::new(),
+            },
+            span: lp.span,
+        };
+        match self.segments.get_mut(k) {
+            Some(seg) => {
+                seg.push(first);
+                true
+            }
+            None => false,
+        }
+    }
 }
 
 /// Cuts `f`'s body at its top-level loops, or says which construct the
@@ -305,6 +333,27 @@ mod tests {
         assert_eq!(s.loops.len(), 1);
         // `int i = 0;` then the first `i++`.
         assert_eq!(s.segments[0].len(), 2);
+    }
+
+    #[test]
+    fn peeling_runs_the_first_iteration_guarded_before_the_loop() {
+        let mut s =
+            shape_of("class A { int f(int n) { int i = 0; while (i < n) { i++; } return i; } }")
+                .expect("encodable");
+        assert!(s.peel(0));
+        assert!(!s.peel(1));
+        let Some(StmtKind::If {
+            cond,
+            then_branch,
+            else_branch,
+        }) = s.segments[0].last().map(|s| &s.kind)
+        else {
+            panic!("expected the peeled iteration, got {:?}", s.segments[0]);
+        };
+        assert_eq!(cond, &s.loops[0].cond);
+        assert_eq!(then_branch, &s.loops[0].body);
+        assert!(else_branch.is_empty());
+        assert_eq!(s.loops.len(), 1);
     }
 
     #[test]

@@ -264,6 +264,10 @@ pub struct LoopInvariant {
     /// One-based lines of the two loops.
     pub old_line: u32,
     pub new_line: u32,
+    /// Iterations of each loop run before the lockstep product (peeled
+    /// to align loops whose iteration counts differ by one).
+    pub old_peeled: u32,
+    pub new_peeled: u32,
     pub formula: String,
 }
 
