@@ -74,22 +74,28 @@ impl Checker for PortfolioChecker {
             Verdict::Equivalent(p) => p.bounded.is_some(),
             Verdict::NotEquivalent(_) => false,
         };
+        // A bounded proof or an unknown (even one the full checker could
+        // not improve, e.g. a difference only beyond the bound): a lockstep
+        // invariant may prove the pair without a bound. Only a proof is
+        // taken; the loop checker answers at once on pairs without loops.
+        let loops_may_help = match &run.verdict {
+            Verdict::Unknown(u) => !u.reason.is_unsupported(),
+            Verdict::Equivalent(p) => p.bounded.is_some(),
+            Verdict::NotEquivalent(_) => false,
+        };
+        if loops_may_help && !crate::cancel::expired(deadline) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let loops_deadline = Instant::now() + left.mul_f64(LOOPS_SHARE);
+            let by_loops = super::loops::prove(pair, options, loops_deadline);
+            if by_loops.is_proved() {
+                return Decision {
+                    verdict: by_loops,
+                    decided_by: Some(Decider::Loops),
+                    abstraction: run.abstraction,
+                };
+            }
+        }
         if !improvable || crate::cancel::expired(deadline) {
-            return run;
-        }
-        // A bounded proof or an unknown on a pair with loops: a lockstep
-        // invariant proves it without a bound. Only a proof is taken.
-        let left = deadline.saturating_duration_since(Instant::now());
-        let loops_deadline = Instant::now() + left.mul_f64(LOOPS_SHARE);
-        let by_loops = super::loops::prove(pair, options, loops_deadline);
-        if by_loops.is_proved() {
-            return Decision {
-                verdict: by_loops,
-                decided_by: Some(Decider::Loops),
-                abstraction: run.abstraction,
-            };
-        }
-        if crate::cancel::expired(deadline) {
             return run;
         }
         let enc = match encode(pair, old_fn, new_fn, options, deadline, None) {
