@@ -271,9 +271,9 @@ fn bench_writes_results_for_a_tiny_corpus() {
         )
     );
     let rows: Vec<&str> = lines.collect();
-    // Every checker by default: portfolio, ardiff, dse, imps, symbolic.
-    assert_eq!(rows.len(), 2 * 5, "{csv}");
-    for checker in ["portfolio", "ardiff", "dse", "imps", "symbolic"] {
+    // Every checker by default: portfolio, ardiff, dse, imps, symbolic, loops.
+    assert_eq!(rows.len(), 2 * 6, "{csv}");
+    for checker in ["portfolio", "ardiff", "dse", "imps", "symbolic", "loops"] {
         assert!(
             rows.iter()
                 .any(|r| r.starts_with(&format!("add/prog/Eq,java,{checker},Eq,f,"))),
@@ -290,7 +290,7 @@ fn bench_writes_results_for_a_tiny_corpus() {
     )
     .expect("results.json parses");
     let results = results.as_array().expect("array");
-    assert_eq!(results.len(), 2 * 5);
+    assert_eq!(results.len(), 2 * 6);
     for key in [
         "id",
         "lang",
