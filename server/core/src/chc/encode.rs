@@ -15,12 +15,16 @@
 //! - exit: `Inv_k ∧ ¬G_old ∧ ¬G_new`, then the next stretches, to
 //!   `Inv_{k+1}` or to the end;
 //! - bad: wherever a stretch (or a body) can end the run — a return, a
-//!   fault — either only one version ends, or both end and some observable
-//!   differs (the same "differs" formula as the bounded checker's).
+//!   fault — both end and some observable differs (the same "differs"
+//!   formula as the bounded checker's), or only one ends and the other,
+//!   at a loop head, does not end alike at once (its loop not running and
+//!   the stretch after it ending with equal observables).
 //!
-//! The query is whether `false` is derivable; unsatisfiable means every pair
-//! of runs from equal inputs stays in lockstep and ends alike, a proof with
-//! no loop bound and no termination assumption (lockstep runs iterate
+//! The question is whether `false` is derivable. It is not exactly when
+//! the clauses are satisfiable (the relations have inductive
+//! interpretations, see `solve.rs` for the solver's polarity): then every
+//! pair of runs from equal inputs stays in lockstep and ends alike, a proof
+//! with no loop bound and no termination assumption (lockstep runs iterate
 //! equally often).
 
 use super::shape::{NotEncodable, Shape, shape};
@@ -489,27 +493,62 @@ pub fn encode(
     let pieces = |a: &Step, b: &Step| -> Result<(Bool, Vec<Dynamic>), EncodeFailure> {
         crate::symbolic::difference(&ops, &inputs, &a.summary, &b.summary).map_err(pair_err)
     };
+    // One version reaches loop `j`'s head while the other has ended: fine
+    // exactly when loop `j` does not run and the stretch after it ends the
+    // run alike (e.g. an early `return` added before a loop that would not
+    // have run). More than that would need a solo invariant.
+    let ends_alike = |a: &Pieces, a_is_old: bool, j: usize, step: &Step, other: &Step| {
+        let (Some(vals), Some(g), Some(after)) =
+            (&step.cont_values, a.guards.get(j), a.after.get(j))
+        else {
+            return Ok((Bool::from_bool(false), Vec::new()));
+        };
+        let (differs, witnesses) = if a_is_old {
+            crate::symbolic::difference(&ops, &inputs, &after.summary, &other.summary)
+        } else {
+            crate::symbolic::difference(&ops, &inputs, &other.summary, &after.summary)
+        }
+        .map_err(pair_err)?;
+        let sigma: Vec<(&Dynamic, &Dynamic)> = a.layout.vars.iter().zip(vals).collect();
+        let fine = Bool::and(&[&g.not(), &after.term, &differs.not()]).substitute(&sigma);
+        Ok::<_, EncodeFailure>((fine, witnesses))
+    };
+    let alike = |j: usize, a: &Step, b: &Step| -> Result<Alike, EncodeFailure> {
+        let (old_alike, mut witnesses) = ends_alike(&o, true, j, a, b)?;
+        let (new_alike, w) = ends_alike(&n, false, j, b, a)?;
+        witnesses.extend(w);
+        Ok(Alike {
+            old_alone: old_alike,
+            new_alone: new_alike,
+            witnesses,
+        })
+    };
     let differs = pieces(&o.entry, &n.entry)?;
-    rules.stretch(pre0, &o.entry, &n.entry, differs, relations.first())?;
+    let al = alike(0, &o.entry, &n.entry)?;
+    rules.stretch(pre0, &o.entry, &n.entry, differs, al, relations.first())?;
     for k in 0..n_old {
         let inv = &relations[k].application;
         let (go, gn) = (&o.guards[k], &n.guards[k]);
         // Guards agree at every head: the loops run in lockstep.
         rules.add(Bool::and(&[inv, &go.xor(gn)]), Bool::from_bool(false), &[]);
         let differs = pieces(&o.bodies[k], &n.bodies[k])?;
+        let al = alike(k, &o.bodies[k], &n.bodies[k])?;
         rules.stretch(
             Bool::and(&[inv, go, gn]),
             &o.bodies[k],
             &n.bodies[k],
             differs,
+            al,
             Some(&relations[k]),
         )?;
         let differs = pieces(&o.after[k], &n.after[k])?;
+        let al = alike(k + 1, &o.after[k], &n.after[k])?;
         rules.stretch(
             Bool::and(&[inv, &go.not(), &gn.not()]),
             &o.after[k],
             &n.after[k],
             differs,
+            al,
             relations.get(k + 1),
         )?;
     }
@@ -517,6 +556,16 @@ pub fn encode(
         rules: rules.rules,
         relations,
     })
+}
+
+/// Where one version ended and the other reached a loop head: when the
+/// latter still ends alike (its loop does not run, the stretch after it
+/// ends the run with equal observables), over the stretch's start state.
+struct Alike {
+    old_alone: Bool,
+    new_alone: Bool,
+    /// Witnesses of the two "differs" formulas inside.
+    witnesses: Vec<Dynamic>,
 }
 
 /// The clauses being built, each quantified over every input and state
@@ -542,17 +591,19 @@ impl Rules {
         pre: Bool,
         a: &Step,
         b: &Step,
-        (differs, witnesses): (Bool, Vec<Dynamic>),
+        (differs, mut witnesses): (Bool, Vec<Dynamic>),
+        alike: Alike,
         next: Option<&Relation>,
     ) -> Result<(), EncodeFailure> {
+        witnesses.extend(alike.witnesses);
         if let (Some(next), Some(va), Some(vb)) = (next, &a.cont_values, &b.cont_values) {
             let head = apply(&next.decl, va.iter().chain(vb))
                 .ok_or_else(|| EncodeFailure::pair("internal: relation application"))?;
             self.add(Bool::and(&[&pre, &a.cont, &b.cont]), head, &[]);
         }
         let mismatch = Bool::or(&[
-            Bool::and(&[&a.cont, &b.term]),
-            Bool::and(&[&a.term, &b.cont]),
+            Bool::and(&[&a.cont, &b.term, &alike.old_alone.not()]),
+            Bool::and(&[&a.term, &b.cont, &alike.new_alone.not()]),
             Bool::and(&[&a.term, &b.term, &differs]),
         ]);
         self.add(

@@ -258,6 +258,26 @@ mod tests {
     }
 
     #[test]
+    fn an_early_return_in_one_version_needs_the_other_loop_not_to_run() {
+        let plain =
+            "int f(int n) { int s = 0; for (int i = 0; i < n; i++) { s += i + 1; } return s; }";
+        let guarded = |limit: &str, early: &str| {
+            format!(
+                "int f(int n) {{ if (n < {limit}) return {early}; int s = 0; \
+                 for (int i = 0; i < n; i++) {{ s += i + 1; }} return s; }}"
+            )
+        };
+        // Where the early return fires, the other loop does not run and
+        // returns the same.
+        proved(&guarded("1", "0"), plain);
+        proved(plain, &guarded("1", "0"));
+        // A different value, or an early return where the loop would run.
+        not_proved(&guarded("1", "-1"), plain);
+        not_proved(&guarded("5", "0"), plain);
+        not_proved(plain, &guarded("5", "0"));
+    }
+
+    #[test]
     fn a_different_accumulator_in_lockstep_is_proved() {
         proved(
             "int f(int n) { int s = 0; for (int i = 0; i < n; i++) { s += 2 * i; } return s; }",

@@ -336,7 +336,10 @@ impl<'a> Executor<'a> {
         param_arrays: Vec<(usize, ObjId)>,
         bound_exceeded: Bool,
     ) -> EResult<Summary> {
-        let mut ret = Sym::Void;
+        // Without a normal exit the returned value is never compared (the
+        // outcome is a fault code), but it must have the return type's
+        // sort so that it can be compared with the other version's.
+        let mut ret = self.ops.zero(&ret_ty).unwrap_or(Sym::Void);
         let mut exits: Vec<(State, i64)> = Vec::new();
         if let Some((s, r)) = normal {
             exits.push((s, 0));
