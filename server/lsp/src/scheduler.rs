@@ -25,7 +25,7 @@ use eqlens_core::ir::{Lang, Program};
 use eqlens_core::lang::Parsed;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 use tokio::sync::Semaphore;
@@ -71,6 +71,11 @@ pub struct View {
     pub note: Option<String>,
     pub methods: Vec<MethodView>,
 }
+
+/// States of a job's thread (see `Inner::job`).
+const RUNNING: u8 = 0;
+const FINISHED: u8 = 1;
+const ABANDONED: u8 = 2;
 
 /// A job that is running (or waiting for a worker) for one key.
 struct RunningJob {
@@ -449,13 +454,22 @@ impl Inner {
         }
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let (m2, t2) = (m.clone(), token.clone());
+        // running → finished, or running → abandoned (by the guard below).
+        let state = Arc::new(AtomicU8::new(RUNNING));
+        let thread_state = state.clone();
         // Detached: the thread stops when the check does (at its deadline
-        // or when cancelled); the permit is released only then.
+        // or when cancelled); its permit is released only then.
         let _detached = tokio::task::spawn_blocking(move || {
-            let _permit = permit;
             analysis::run(&old, &new, &m2, &t2, |e| {
                 let _ = tx.send(e);
             });
+            let abandoned = thread_state
+                .compare_exchange(RUNNING, FINISHED, Ordering::AcqRel, Ordering::Acquire)
+                .is_err();
+            if abandoned {
+                // The guard gave the pool a permit in this one's place.
+                permit.forget();
+            }
         });
         // The core enforces the timeout itself; this guard only catches a
         // job that ignores it, so that the method does not stay pending.
@@ -479,6 +493,18 @@ impl Inner {
                 }
                 Err(_) => {
                     token.cancel();
+                    // A Z3 call that ignores both its timeout and the
+                    // interrupt (it happens on libz3 4.8.12, in nonlinear
+                    // arithmetic) would hold its worker for good: the pool
+                    // gets a permit in its place so that the server keeps
+                    // checking; the stuck thread forgets its own permit
+                    // when (if) it ends, so the pool keeps its size.
+                    if state
+                        .compare_exchange(RUNNING, ABANDONED, Ordering::AcqRel, Ordering::Acquire)
+                        .is_ok()
+                    {
+                        self.pool.add_permits(1);
+                    }
                     break Some((
                         failed(
                             &m,
