@@ -1,5 +1,5 @@
 -- End-to-end: the plugin in a real Neovim against the real `eqlens serve`,
--- on the files run.sh prepares in $EQLENS_TEST_ROOT:
+-- on the files make-fixtures.sh prepares in $EQLENS_TEST_ROOT:
 --   java/  a git repository with A.java committed (sum, clamp, twice)
 --   c/     oldV.c and newV.c, a pair for the `paired` baseline
 local M = { name = 'e2e: eqlens serve in Neovim' }

