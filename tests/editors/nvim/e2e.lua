@@ -148,9 +148,12 @@ local function hover_text(H, win, line, col, needle)
 end
 
 -- Re-asks for the hover until it contains `needle` (the server re-checks
--- in the background after a command).
-local function hover_eventually(H, buf, win, line, col, needle)
-  return H.wait_for('a hover containing ' .. needle, WAIT, function()
+-- in the background after a command), or until `accept(value)` when given.
+local function hover_eventually(H, buf, win, line, col, needle, accept)
+  accept = accept or function(value)
+    return value:find(needle, 1, true) ~= nil
+  end
+  return H.wait_for('a hover ' .. (needle and ('containing ' .. needle) or 'as expected'), WAIT, function()
     local params = {
       textDocument = { uri = vim.uri_from_bufnr(buf) },
       position = { line = line, character = col },
@@ -158,7 +161,7 @@ local function hover_eventually(H, buf, win, line, col, needle)
     local res = vim.lsp.buf_request_sync(buf, 'textDocument/hover', params, 10000) or {}
     for _, r in pairs(res) do
       local value = r.result and r.result.contents and r.result.contents.value
-      if type(value) == 'string' and value:find(needle, 1, true) then
+      if type(value) == 'string' and accept(value) then
         return value
       end
     end
@@ -208,9 +211,27 @@ function M.run(H)
   end)
 
   H.step('an edit: clamp is not equivalent, sum is, twice has no lens', function()
+    -- The statusline text at each status, as a statusline would show it.
+    local shown = {}
+    local au = vim.api.nvim_create_autocmd('User', {
+      pattern = 'EqlensStatus',
+      callback = function(args)
+        if args.data.buf == buf then
+          table.insert(shown, eqlens.status(buf))
+        end
+      end,
+    })
     vim.cmd('keeppatterns %s/return 10;/return 11;/')
     vim.cmd('keeppatterns %s/int s = a + b;/int s = b + a;/')
     local lenses = settled(H, buf)
+    vim.api.nvim_del_autocmd(au)
+    -- New methods to check: the server reports them pending first.
+    local spinner = false
+    for _, text in ipairs(shown) do
+      local frame = text:match('^(%S+) ≡ %d+ ≢ %d+ %? %d+ · %d+ pending$')
+      spinner = spinner or vim.tbl_contains(require('eqlens.status').spinner_frames, frame)
+    end
+    H.ok(spinner, 'a spinner while checking; statusline texts: %s', H.show(shown))
     local clamp_line = line_of(buf, 'static int clamp')
     local sum_line = line_of(buf, 'static int sum')
     local clamp = lens_on(lenses, clamp_line)
@@ -281,6 +302,20 @@ function M.run(H)
     set_visual_lines(stmt, stmt)
     vim.cmd("'<,'>EqlensRefine")
     hover_eventually(H, buf, win, sum_line, 16, ('override refine %d'):format(stmt))
+    vim.cmd('EqlensClearOverrides')
+    hover_eventually(H, buf, win, sum_line, 16, nil, function(h)
+      return h:find('Proved', 1, true) and not h:find('override', 1, true)
+    end)
+  end)
+
+  H.step(':EqlensCheck N re-checks with loop bound N; a bad N is refused', function()
+    local sum_line = line_of(buf, 'static int sum')
+    vim.api.nvim_set_current_win(win)
+    vim.cmd('EqlensCheck 16')
+    hover_eventually(H, buf, win, sum_line, 16, 'loop bound 16')
+    vim.cmd('EqlensCheck lots')
+    H.ok(find_note('EqlensCheck takes a loop bound (a number), got lots'), 'refusal: %s', H.show(notes))
+    settled(H, buf)
   end)
 
   H.step('abstracting outside a changed method is refused with a message', function()
