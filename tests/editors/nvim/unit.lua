@@ -35,6 +35,29 @@ function M.run(H)
     H.eq(seen[#status.spinner_frames], status.spinner_frames[1], 'wraps around')
   end)
 
+  H.step('the spinner runs while a buffer is being checked, and only then', function()
+    local buf = vim.api.nvim_create_buf(false, true)
+    local redraws = 0
+    local au = vim.api.nvim_create_autocmd('User', {
+      pattern = 'EqlensStatus',
+      callback = function()
+        redraws = redraws + 1
+      end,
+    })
+    status.set(buf, { state = 'checking', pending = 1 })
+    H.eq(status.spinning(), true, 'spinning while checking')
+    H.eq(redraws, 1, 'User EqlensStatus fired')
+    status.set(buf, { state = 'done' })
+    H.eq(status.spinning(), false, 'stopped when done')
+    status.set(buf, { state = 'checking', pending = 1 })
+    vim.api.nvim_buf_delete(buf, { force = true })
+    -- The timer notices that the only checking buffer is gone.
+    H.wait_for('the spinner to stop', 5000, function()
+      return not status.spinning()
+    end)
+    vim.api.nvim_del_autocmd(au)
+  end)
+
   H.step('status is current only for the version the server checked', function()
     local buf = vim.api.nvim_create_buf(false, true)
     vim.lsp.util.buf_versions[buf] = 7

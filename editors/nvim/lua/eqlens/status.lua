@@ -77,6 +77,11 @@ local function update_spinner()
   end
 end
 
+--- Whether the spinner timer runs (while some buffer is being checked).
+function M.spinning()
+  return spinner_timer ~= nil
+end
+
 function M.stop_spinner()
   if spinner_timer then
     spinner_timer:stop()
