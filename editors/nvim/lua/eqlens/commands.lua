@@ -132,73 +132,6 @@ function M.details(bufnr, line)
   end)
 end
 
---- :EqlensDiff: the baseline in a scratch buffer, diffed against the
---- buffer in a vertical split (baseline on the left, like `git diff`).
-function M.diff(bufnr)
-  local c = client_for(bufnr)
-  if not c then
-    return
-  end
-  client.request(c, 'eqlens/baseline', { uri = uri_of(bufnr) }, function(err, result)
-    if err then
-      notify('eqlens/baseline failed: ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
-      return
-    end
-    if type(result) ~= 'table' or type(result.text) ~= 'string' then
-      local reason = type(result) == 'table' and result.reason or nil
-      notify('no baseline to diff against: ' .. (type(reason) == 'string' and reason or 'unknown reason'), vim.log.levels.WARN)
-      return
-    end
-    M.open_diff(bufnr, result.text, type(result.label) == 'string' and result.label or 'baseline')
-  end, bufnr)
-end
-
-function M.open_diff(bufnr, text, label)
-  local source_win = vim.fn.bufwinid(bufnr)
-  if source_win == -1 then
-    return
-  end
-  vim.api.nvim_set_current_win(source_win)
-  local name = ('eqlens://%s/%s'):format(label, vim.fn.fnamemodify(vim.api.nvim_buf_get_name(bufnr), ':t'))
-  -- A second :EqlensDiff replaces the first view rather than failing on
-  -- the name.
-  for _, b in ipairs(vim.api.nvim_list_bufs()) do
-    if vim.api.nvim_buf_get_name(b) == name then
-      vim.api.nvim_buf_delete(b, { force = true })
-    end
-  end
-  vim.cmd('leftabove vertical new')
-  local scratch = vim.api.nvim_get_current_buf()
-  local lines = vim.split(text, '\n', { plain = true })
-  if lines[#lines] == '' then
-    table.remove(lines) -- the final newline ends the last line
-  end
-  vim.api.nvim_buf_set_lines(scratch, 0, -1, false, lines)
-  vim.bo[scratch].buftype = 'nofile'
-  vim.bo[scratch].bufhidden = 'wipe'
-  vim.bo[scratch].swapfile = false
-  vim.bo[scratch].modifiable = false
-  vim.api.nvim_buf_set_name(scratch, name)
-  vim.bo[scratch].filetype = vim.bo[bufnr].filetype
-  vim.cmd('diffthis')
-  vim.api.nvim_win_call(source_win, function()
-    vim.cmd('diffthis')
-  end)
-  -- Closing the baseline ends the diff in the source window too.
-  vim.api.nvim_create_autocmd('BufWipeout', {
-    buffer = scratch,
-    once = true,
-    callback = function()
-      if vim.api.nvim_win_is_valid(source_win) then
-        vim.api.nvim_win_call(source_win, function()
-          vim.cmd('diffoff')
-        end)
-      end
-    end,
-  })
-  return scratch
-end
-
 function M.define()
   local function cmd(name, fn, opts)
     vim.api.nvim_create_user_command(name, fn, opts)
@@ -231,7 +164,7 @@ function M.define()
     end)
   end, { desc = 'eqlens: drop every abstract/refine override of this file' })
   cmd('EqlensDiff', function()
-    M.diff(cur())
+    require('eqlens.diff').open(cur())
   end, { desc = 'eqlens: diff against the baseline' })
   cmd('EqlensDetails', function()
     M.details(cur(), vim.api.nvim_win_get_cursor(0)[1])
