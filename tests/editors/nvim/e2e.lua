@@ -268,6 +268,23 @@ function M.run(H)
     H.contains(d.message, 'old returns 10, new returns 11', 'message')
   end)
 
+  H.step('the diagnostic’s related location opens the baseline text', function()
+    local d = vim.diagnostic.get(buf, { severity = vim.diagnostic.severity.WARN })[1]
+    local loc = vim.tbl_get(d, 'user_data', 'lsp', 'relatedInformation', 1, 'location')
+    H.ok(loc and vim.startswith(loc.uri, 'eqlens-baseline://'), 'related location: %s', H.show(d))
+    -- What Neovim does to jump to a location.
+    vim.lsp.util.show_document(loc, 'utf-16', { focus = true })
+    local bb = vim.api.nvim_get_current_buf()
+    H.ok(bb ~= buf, 'a buffer of its own')
+    H.eq(vim.api.nvim_buf_get_lines(bb, 0, -1, false), committed, 'baseline text = committed text')
+    H.eq(vim.api.nvim_win_get_cursor(0)[1], loc.range.start.line + 1, 'cursor on the partner statement')
+    H.contains(vim.api.nvim_get_current_line(), 'return 10;', 'the baseline’s statement')
+    H.eq(vim.bo[bb].filetype, 'java', 'filetype')
+    H.eq(vim.bo[bb].modifiable, false, 'read-only')
+    vim.api.nvim_win_set_buf(win, buf)
+    vim.api.nvim_buf_delete(bb, { force = true })
+  end)
+
   H.step('hover on clamp shows the counterexample', function()
     local text = hover_text(H, win, line_of(buf, 'static int clamp'), 16, 'returns 11')
     for _, needle in ipairs({ ('a = %d'):format(cex_a), 'returns 10', 'returns 11', 'lines:' }) do

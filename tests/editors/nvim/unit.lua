@@ -173,6 +173,13 @@ function M.run(H)
     vim.api.nvim_buf_delete(buf, { force = true })
   end)
 
+  H.step('a baseline URI names its document', function()
+    local baseline = require('eqlens.baseline')
+    H.eq(baseline.document_uri('eqlens-baseline:///tmp/r/A.java?HEAD'), 'file:///tmp/r/A.java', 'git')
+    H.eq(baseline.document_uri('eqlens-baseline:///tmp/a%20b/A.java?pinned'), 'file:///tmp/a%20b/A.java', 'encoded path')
+    H.eq(baseline.document_uri('file:///tmp/r/A.java'), nil, 'another scheme')
+  end)
+
   H.step('actions are found by command, as CodeAction or bare Command', function()
     local actions = {
       { title = 'Pin', command = { command = 'eqlens.pinBaseline', arguments = { {} } } },

@@ -19,6 +19,14 @@ function M.request(client, method, params, handler, bufnr)
   return client.request(method, params, handler, bufnr)
 end
 
+--- Blocks until the answer (or timeout): { result =, err = } or nil, err.
+function M.request_sync(client, method, params, timeout_ms, bufnr)
+  if has_method_syntax then
+    return client:request_sync(method, params, timeout_ms, bufnr)
+  end
+  return client.request_sync(method, params, timeout_ms, bufnr)
+end
+
 function M.notify(client, method, params)
   if has_method_syntax then
     return client:notify(method, params)

@@ -53,6 +53,15 @@ local function define_autocmds()
       end
     end,
   })
+  -- Where the server's diagnostics point for a baseline that is not a
+  -- file (related information): its text, from the server.
+  vim.api.nvim_create_autocmd('BufReadCmd', {
+    group = group,
+    pattern = 'eqlens-baseline://*',
+    callback = function(args)
+      require('eqlens.baseline').read(args.buf, args.match)
+    end,
+  })
   -- A colour scheme clears highlight groups, our default links included.
   vim.api.nvim_create_autocmd('ColorScheme', {
     group = group,

@@ -1,5 +1,6 @@
--- :EqlensDiff — the baseline the server compares with (`eqlens/baseline`),
--- in a scratch buffer diffed against the buffer.
+-- The baseline the server compares a file with (`eqlens/baseline`), seen
+-- two ways: :EqlensDiff, and the buffers of `eqlens-baseline://` URIs (where
+-- the server's diagnostics point for a baseline that is not a file).
 local client = require('eqlens.client')
 
 local M = {}
@@ -78,6 +79,61 @@ function M.show(bufnr, text, label)
     end,
   })
   return scratch
+end
+
+local SCHEME = 'eqlens-baseline://'
+
+--- The `file://` URI of the document whose baseline an
+--- `eqlens-baseline://<path>?<label>` URI names (the server builds it from
+--- that document's URI).
+function M.document_uri(baseline_uri)
+  if not vim.startswith(baseline_uri, SCHEME) then
+    return nil
+  end
+  local rest = baseline_uri:sub(#SCHEME + 1):gsub('%?[^?/]*$', '')
+  return 'file://' .. rest
+end
+
+--- Fills the buffer of an `eqlens-baseline://` URI (BufReadCmd): the
+--- baseline text of the document, which must be open with a server.
+function M.read(buf, name)
+  local doc_uri = M.document_uri(name)
+  local doc_buf
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if doc_uri and vim.api.nvim_buf_is_loaded(b) and vim.uri_from_bufnr(b) == doc_uri then
+      doc_buf = b
+    end
+  end
+  local c = doc_buf and client.get(doc_buf)
+  local lines, err
+  if not c then
+    err = 'open ' .. (doc_uri and vim.uri_to_fname(doc_uri) or name) .. ' first: its server has the baseline'
+  else
+    -- Synchronous: BufReadCmd must fill the buffer before it returns.
+    local response, request_err = client.request_sync(c, 'eqlens/baseline', { uri = doc_uri }, 10000, doc_buf)
+    local result = response and response.result
+    if type(result) == 'table' and type(result.text) == 'string' then
+      lines = vim.split(result.text, '\n', { plain = true })
+      if lines[#lines] == '' then
+        table.remove(lines)
+      end
+    else
+      err = request_err or (response and response.err and response.err.message)
+        or (type(result) == 'table' and type(result.reason) == 'string' and result.reason)
+        or 'no baseline'
+    end
+  end
+  vim.bo[buf].modifiable = true
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines or {})
+  vim.bo[buf].buftype = 'nofile'
+  vim.bo[buf].swapfile = false
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].modified = false
+  if lines then
+    vim.bo[buf].filetype = vim.bo[doc_buf].filetype
+  else
+    notify('no baseline for ' .. name .. ': ' .. tostring(err), vim.log.levels.WARN)
+  end
 end
 
 return M
