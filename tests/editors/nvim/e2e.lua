@@ -474,9 +474,23 @@ function M.run(H)
     vim.cmd('tabclose')
   end)
 
-  H.step(':helptags on doc/ succeeds and every command has a tag', function()
+  H.step(':helptags on doc/ succeeds, every command has a tag, vimdoc parses', function()
     local doc = vim.api.nvim_get_runtime_file('doc/eqlens.txt', false)[1]
     H.ok(doc, 'doc/eqlens.txt on the runtimepath')
+    -- Neovim's own vimdoc grammar: an unclosed code span or example block
+    -- is a parse error (and renders wrongly).
+    local text = table.concat(vim.fn.readfile(doc), '\n') .. '\n'
+    local bad = {}
+    local function walk(node)
+      if node:type() == 'ERROR' or node:missing() then
+        table.insert(bad, ('line %d'):format(node:range() + 1))
+      end
+      for child in node:iter_children() do
+        walk(child)
+      end
+    end
+    walk(vim.treesitter.get_string_parser(text, 'vimdoc'):parse()[1]:root())
+    H.eq(bad, {}, 'vimdoc parse errors')
     local dir = vim.fn.tempname() .. '/doc'
     vim.fn.mkdir(dir, 'p')
     vim.fn.writefile(vim.fn.readfile(doc), dir .. '/eqlens.txt')
