@@ -12,6 +12,14 @@ local M = {}
 
 local group = vim.api.nvim_create_augroup('eqlens', { clear = true })
 
+-- nil and 0 mean the current buffer, as in Neovim's API.
+local function resolve(bufnr)
+  if bufnr == nil or bufnr == 0 then
+    return vim.api.nvim_get_current_buf()
+  end
+  return bufnr
+end
+
 local function is_ours(args)
   local c = args.data and vim.lsp.get_client_by_id(args.data.client_id)
   return c ~= nil and c.name == client.name
@@ -69,8 +77,9 @@ local function define_autocmds()
   })
 end
 
---- Configures the plugin; call again to change options. Settings that
---- differ from the previous call are sent to the running servers.
+--- Configures the plugin. Calling it again replaces the options (those not
+--- given return to their defaults); settings that differ from the previous
+--- call are sent to the running servers.
 ---@param opts table|nil see :help eqlens-setup
 function M.setup(opts)
   local before = vim.deepcopy(config.options.settings)
@@ -78,9 +87,14 @@ function M.setup(opts)
   virtual_text.define_highlights()
   commands.define()
   define_autocmds()
-  if not config.options.virtual_text then
-    for _, bufnr in ipairs(vim.api.nvim_list_bufs()) do
-      virtual_text.clear(bufnr)
+  -- The virtual text switched off or on: clear it, or draw it again.
+  for _, c in ipairs(client.all()) do
+    for bufnr in pairs(c.attached_buffers or {}) do
+      if config.options.virtual_text then
+        lenses.refresh(bufnr)
+      else
+        virtual_text.clear(bufnr)
+      end
     end
   end
   if not vim.deep_equal(before, config.options.settings) then
@@ -106,23 +120,23 @@ end
 --- spinner while checking, "eqlens: <why>" when nothing is checked, "" for
 --- buffers without eqlens.
 function M.status(bufnr)
-  return status.text(bufnr)
+  return status.text(resolve(bufnr))
 end
 
 --- The raw `eqlens/status` params of a buffer (or nil).
 function M.status_data(bufnr)
-  return status.get(bufnr == nil and vim.api.nvim_get_current_buf() or bufnr)
+  return status.get(resolve(bufnr))
 end
 
 --- The code lenses last shown for a buffer (LSP CodeLens objects), and the
 --- document version they are for.
 function M.lenses(bufnr)
-  return lenses.get(bufnr == nil and vim.api.nvim_get_current_buf() or bufnr)
+  return lenses.get(resolve(bufnr))
 end
 
 --- Fetches the buffer's lenses again (and redraws the virtual text).
 function M.refresh(bufnr)
-  lenses.refresh(bufnr)
+  lenses.refresh(resolve(bufnr))
 end
 
 return M
