@@ -58,6 +58,28 @@ function M.run(H)
     vim.api.nvim_del_autocmd(au)
   end)
 
+  H.step('a checking status that the lenses show finished is corrected', function()
+    local function lens(title)
+      return { range = { start = { line = 0, character = 0 } }, command = { title = title } }
+    end
+    -- What the server sent last (an older snapshot), and the lenses after.
+    local stale = { state = 'checking', version = 6, changed = 3, equivalent = 1, notEquivalent = 0, unknown = 0, pending = 2 }
+    local finished = {
+      lens('≡ equivalent · ardiff · 35 ms'),
+      lens('≢ not equivalent · a = 255'),
+      lens('≡ equivalent up to 8 iterations · symbolic · 3 ms'),
+      lens('unchanged'),
+    }
+    H.eq(status.reconcile(stale, finished, vt.kind), {
+      state = 'done', version = 6, changed = 3, equivalent = 2, notEquivalent = 1, unknown = 0, pending = 0,
+    }, 'corrected')
+    H.eq(stale.state, 'checking', 'the original is not modified')
+    H.eq(status.reconcile(stale, { lens('≡ equivalent · x'), lens('… checking'), lens('? unknown · timeout') }, vt.kind), nil, 'still checking')
+    H.eq(status.reconcile(stale, {}, vt.kind), nil, 'no lenses (lens = "off"): no evidence')
+    H.eq(status.reconcile({ state = 'done', changed = 1 }, { lens('≢ not equivalent · a = 1') }, vt.kind), nil, 'done already')
+    H.eq(status.reconcile(nil, finished, vt.kind), nil, 'no status')
+  end)
+
   H.step('status is current only for the version the server checked', function()
     local buf = vim.api.nvim_create_buf(false, true)
     vim.lsp.util.buf_versions[buf] = 7

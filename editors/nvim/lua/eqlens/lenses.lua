@@ -48,6 +48,10 @@ local function fetch(bufnr)
     end
     st.lenses = type(result) == 'table' and result or {}
     st.version = vim.lsp.util.buf_versions[bufnr]
+    local corrected = status.reconcile(status.get(bufnr), st.lenses, virtual_text.kind)
+    if corrected then
+      status.set(bufnr, corrected)
+    end
     if config.options.virtual_text then
       virtual_text.render(bufnr, st.lenses)
     end

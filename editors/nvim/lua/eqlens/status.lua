@@ -37,6 +37,49 @@ function M.format(st, frame)
   return counts
 end
 
+-- Lens verdict kinds (virtual_text.kind) → the status count they add to.
+local count_of_kind = {
+  equivalent = 'equivalent',
+  bounded = 'equivalent',
+  not_equivalent = 'notEquivalent',
+  unknown = 'unknown',
+}
+
+--- A "checking" status that lenses of the same document version show to be
+--- out of date, brought up to date from them (pure; nil when they agree).
+--- Why: the server may deliver an older snapshot's status after a newer
+--- one when two checks finish together, and no later status corrects it,
+--- which would leave the spinner running. Lenses are requested after a
+--- status arrives and answered from the server's current results, so they
+--- are never older than it.
+---@param st table|nil eqlens/status params
+---@param lenses table[] CodeLens list of the same version
+---@param kind_of fun(title: string): string verdict kind of a lens title
+---@return table|nil
+function M.reconcile(st, lenses, kind_of)
+  if type(st) ~= 'table' or st.state ~= 'checking' then
+    return nil
+  end
+  local counts = { equivalent = 0, notEquivalent = 0, unknown = 0 }
+  local changed = 0
+  for _, lens in ipairs(lenses) do
+    local title = type(lens.command) == 'table' and lens.command.title or ''
+    local kind = kind_of(title)
+    if kind == 'checking' then
+      return nil
+    elseif kind ~= 'unchanged' then
+      changed = changed + 1
+      local key = count_of_kind[kind]
+      counts[key] = counts[key] + 1
+    end
+  end
+  -- Without a lens per changed method (lens = "off") there is no evidence.
+  if changed ~= st.changed then
+    return nil
+  end
+  return vim.tbl_extend('force', st, counts, { state = 'done', pending = 0 })
+end
+
 --- The spinner frame for a time in nanoseconds (vim.uv.hrtime()).
 function M.frame_at(ns)
   local step = math.floor(ns / (M.spinner_interval_ms * 1e6))
