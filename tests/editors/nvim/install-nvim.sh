@@ -8,7 +8,7 @@
 set -euo pipefail
 
 nvim_version=0.11.4
-tools="${EQLENS_EDITOR_TOOLS:-$HOME/.cache/eqlens-editor-tools}"
+tools="${EQLENS_EDITOR_TOOLS:-${HOME:-/tmp}/.cache/eqlens-editor-tools}"
 die() { printf 'install-nvim: FAIL: %s\n' "$*" >&2; exit 1; }
 
 if [ -n "${EQLENS_NVIM:-}" ]; then
