@@ -87,11 +87,12 @@ export class ServerConnection implements vscode.Disposable {
       this.reportProblem(resolution.message);
       return;
     }
-    this.output.info(`starting ${resolution.path} serve (found via ${resolution.source})`);
+    const settings = currentServerSettings();
+    this.output.info(`starting ${resolution.path} serve (found via ${resolution.source}) with ${JSON.stringify(settings)}`);
     const serverOptions: ServerOptions = { command: resolution.path, args: ["serve"] };
     const clientOptions: LanguageClientOptions = {
       documentSelector: DOCUMENT_SELECTOR,
-      initializationOptions: currentServerSettings(),
+      initializationOptions: settings,
       outputChannel: this.output,
       middleware: this.middleware,
     };
@@ -141,9 +142,9 @@ export class ServerConnection implements vscode.Disposable {
     if (this.current?.isRunning() !== true) {
       return;
     }
-    await this.current.sendNotification(DidChangeConfigurationNotification.type, {
-      settings: { eqlens: currentServerSettings() },
-    });
+    const settings = currentServerSettings();
+    this.output.info(`settings changed: ${JSON.stringify(settings)}`);
+    await this.current.sendNotification(DidChangeConfigurationNotification.type, { settings: { eqlens: settings } });
   }
 
   private reportProblem(message: string): void {

@@ -32,11 +32,6 @@ export class StatusBar implements vscode.Disposable {
     this.render();
   }
 
-  /** The latest status of a document, if the server has sent one. */
-  statusOf(uri: vscode.Uri): StatusParams | undefined {
-    return this.statuses.get(uri.toString());
-  }
-
   update(status: StatusParams): void {
     this.statuses.set(status.uri, status);
     this.render();

@@ -102,6 +102,8 @@ function git(...args) {
   execFileSync("git", ["-c", "user.email=e2e@example.com", "-c", "user.name=e2e", "-c", "init.defaultBranch=main", ...args], { cwd: dirs.repo, stdio: "pipe" });
 }
 
+const userSettingsFile = path.join(dirs.userData, "User", "settings.json");
+
 function prepareWorkspace() {
   for (const dir of Object.values(dirs)) {
     mkdirSync(dir, { recursive: true });
@@ -113,7 +115,7 @@ function prepareWorkspace() {
   writeFileSync(codeServerConfig, "auth: none\ncert: false\n");
   mkdirSync(path.join(dirs.userData, "User"), { recursive: true });
   writeFileSync(
-    path.join(dirs.userData, "User", "settings.json"),
+    userSettingsFile,
     JSON.stringify(
       {
         // The only eqlens setting: where the binary under test is.
@@ -392,5 +394,23 @@ step("clicking the ≢ lens opens the verdict's details", async () => {
     const tabs = await wb.page.$$eval(".tabs-container .tab", (t) => t.map((e) => e.getAttribute("aria-label") ?? ""));
     observe(tabs);
     return tabs.some((t) => t.includes("A.java clamp(1).md"));
+  });
+  await wb.closeTab("A.java clamp(1).md");
+});
+
+step("a setting changed in the Settings editor reaches the running server: eqlens.lens = all labels twice unchanged", async () => {
+  await wb.chooseSetting("eqlens.lens", "all");
+  await wb.waitFor("the Settings editor to write eqlens.lens to settings.json", async (observe) => {
+    const written = JSON.parse(readFileSync(userSettingsFile, "utf8"))["eqlens.lens"];
+    observe(written);
+    return written === "all";
+  });
+  await wb.waitFor("an `unchanged` lens above twice", async (observe) => {
+    const lenses = await wb.codeLenses();
+    const lines = await wb.editorLines();
+    const twice = lines.find((l) => l.text.includes("static int twice("));
+    const above = twice && lenses.filter((l) => l.top < twice.top).at(-1);
+    observe({ lenses, twice });
+    return above?.text === "unchanged";
   });
 });

@@ -58,8 +58,21 @@ export class Workbench {
     return this.page.$$eval(".quick-input-widget .quick-input-list .monaco-list-row", (rows) => rows.map((r) => r.getAttribute("aria-label") ?? ""));
   }
 
+  /**
+   * Keys typed while a webview (e.g. the markdown preview) has focus go to
+   * its iframe, not to the workbench's keybindings: take focus back first.
+   */
+  async focusWorkbench() {
+    await this.page.evaluate(() => {
+      if (document.activeElement?.tagName === "IFRAME") {
+        document.activeElement.blur();
+      }
+    });
+  }
+
   /** Opens a file of the workspace with Quick Open, and waits for its tab to be active. */
   async openFile(name) {
+    await this.focusWorkbench();
     await this.page.keyboard.press("Control+P");
     const input = this.page.locator(".quick-input-widget input");
     await input.waitFor({ timeout: WAIT_MS });
@@ -80,6 +93,7 @@ export class Workbench {
 
   /** Runs a command from the palette by its exact title ("eqlens: Compare with baseline"). */
   async runCommand(title) {
+    await this.focusWorkbench();
     await this.page.keyboard.press("F1");
     const input = this.page.locator(".quick-input-widget input");
     await input.waitFor({ timeout: WAIT_MS });
@@ -158,6 +172,41 @@ export class Workbench {
       await this.page.waitForTimeout(200);
     }
     return undefined;
+  }
+
+  /**
+   * Closes the editor whose tab label contains `labelPart` with the tab's
+   * close button: a webview that takes focus as it loads would close a
+   * command palette opened to do it by keyboard.
+   */
+  async closeTab(labelPart) {
+    const tab = this.page.locator(".tabs-container .tab", { has: this.page.locator(".label-name", { hasText: labelPart }) }).first();
+    await tab.hover();
+    await tab.locator(".tab-actions .action-label").first().click();
+    await this.waitFor(`the tab "${labelPart}" to close`, async (observe) => {
+      const tabs = await this.page.$$eval(".tabs-container .tab", (t) => t.map((e) => e.getAttribute("aria-label") ?? ""));
+      observe(tabs);
+      return !tabs.some((t) => t.includes(labelPart));
+    });
+  }
+
+  /** Sets an enum setting in the Settings editor, as a person would, and closes the editor. */
+  async chooseSetting(id, value) {
+    await this.runCommand("Preferences: Open User Settings");
+    const search = this.page.locator(".settings-editor .suggest-input-container textarea, .settings-editor .suggest-input-container input").first();
+    await search.waitFor({ timeout: WAIT_MS });
+    await search.fill(id);
+    const select = this.page.locator(`.settings-editor select[aria-label="${id}"]`);
+    await select.waitFor({ timeout: WAIT_MS });
+    await select.click();
+    const option = this.page.locator(".monaco-select-box-dropdown-container .monaco-list-row", { hasText: new RegExp(`^${value}`) }).first();
+    await option.click();
+    await this.waitFor(`${id} to show ${value}`, async (observe) => {
+      const shown = await select.inputValue();
+      observe(shown);
+      return shown === value;
+    });
+    await this.runCommand("View: Close Editor");
   }
 
   async screenshot(path) {
