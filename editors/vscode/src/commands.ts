@@ -16,7 +16,7 @@ import { baselineUriFor } from "./baselineUri";
 import { isCheckedDocument, UserFacingError, type ServerConnection } from "./connection";
 import { ExtensionCommand } from "./extensionCommands";
 import { type DetailsResponse, type MethodArgs, ServerCommand, type ServerCommandName } from "./protocol";
-import { checkedMethods, findServerCommand, methodOfCommand, type CheckedMethod, type WireCommand } from "./serverActions";
+import { asMethodArgs, checkedMethods, findServerCommand, methodOfCommand, type CheckedMethod, type WireCommand } from "./serverActions";
 import type { BaselineDocuments, DetailsDocuments } from "./virtualDocuments";
 
 function activeCheckedEditor(): vscode.TextEditor {
@@ -61,7 +61,7 @@ export class Commands {
       [ExtensionCommand.abstractSelection]: () => this.onSelection(ServerCommand.abstractBlock),
       [ExtensionCommand.refineSelection]: () => this.onSelection(ServerCommand.refineBlock),
       [ExtensionCommand.recheckWithLargerLoopBound]: () => this.recheckWithLargerLoopBound(),
-      [ExtensionCommand.showMethodDetails]: (args?: MethodArgs) => this.showMethodDetails(args),
+      [ExtensionCommand.showMethodDetails]: (arg?: unknown) => this.showMethodDetails(asMethodArgs(arg)),
       [ExtensionCommand.restartServer]: () => this.connection.restart(),
     };
     return Object.entries(bodies).map(([name, body]) => vscode.commands.registerCommand(name, reportingErrors(body)));

@@ -41,18 +41,24 @@ export function findServerCommand(actions: readonly WireAction[] | null | undefi
   return undefined;
 }
 
-function isMethodArgs(value: unknown): value is MethodArgs {
+/**
+ * `value` as a method's arguments, if it is one. A command runs with
+ * whatever its caller passes: a lens passes `{uri, method, arity}`, the
+ * editor's context menu passes the document's `Uri`, the palette nothing.
+ */
+export function asMethodArgs(value: unknown): MethodArgs | undefined {
   if (typeof value !== "object" || value === null) {
-    return false;
+    return undefined;
   }
   const v = value as Record<string, unknown>;
-  return typeof v.uri === "string" && typeof v.method === "string" && typeof v.arity === "number";
+  return typeof v.uri === "string" && typeof v.method === "string" && typeof v.arity === "number"
+    ? { uri: v.uri, method: v.method, arity: v.arity }
+    : undefined;
 }
 
 /** The method (uri, name, arity) a command's first argument names, if it names one. */
 export function methodOfCommand(command: WireCommand | undefined): MethodArgs | undefined {
-  const arg = command?.arguments?.[0];
-  return isMethodArgs(arg) ? { uri: arg.uri, method: arg.method, arity: arg.arity } : undefined;
+  return asMethodArgs(command?.arguments?.[0]);
 }
 
 export interface CheckedMethod {

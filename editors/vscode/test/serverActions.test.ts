@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ServerCommand } from "../src/protocol";
-import { checkedMethods, findServerCommand, methodOfCommand, type WireAction, type WireLens } from "../src/serverActions";
+import { asMethodArgs, checkedMethods, findServerCommand, methodOfCommand, type WireAction, type WireLens } from "../src/serverActions";
 
 const uri = "file:///w/A.java";
 const abstractArgs = { uri, method: "sum", arity: 2, firstLine: 3, lastLine: 4 };
@@ -50,4 +50,12 @@ test("changed methods from the lenses, in line order, ignoring lenses without de
     { args: { uri, method: "clamp", arity: 1 }, verdict: "≢ not equivalent · a = 11", line: 6 },
   ]);
   assert.deepEqual(checkedMethods(null), []);
+});
+
+test("only a lens's {uri, method, arity} counts as a method: a context-menu Uri or nothing does not", () => {
+  assert.deepEqual(asMethodArgs({ uri, method: "clamp", arity: 1, extra: true }), { uri, method: "clamp", arity: 1 });
+  // What VS Code passes from the editor's context menu: the document's Uri.
+  assert.equal(asMethodArgs({ scheme: "file", path: "/w/A.java", fsPath: "/w/A.java" }), undefined);
+  assert.equal(asMethodArgs(undefined), undefined);
+  assert.equal(asMethodArgs({ uri, method: "clamp", arity: "1" }), undefined);
 });
