@@ -53,10 +53,12 @@ cleanup() {
     [ -n "$pgid" ] || continue
     kill -KILL -- "-$pgid" 2>/dev/null || true
   done <"$PIDS"
-  if [ "$status" -eq 0 ] && [ "${EQLENS_KEEP_WORK:-0}" != 1 ]; then
-    rm -rf "$WORK"
-  else
+  # Kept when there is something to look at: a failure after the
+  # end-to-end test started, or on request.
+  if [ "${EQLENS_KEEP_WORK:-0}" = 1 ] || { [ "$status" -ne 0 ] && [ -d "$WORK/e2e" ]; }; then
     echo "tests/editors/vscode: logs and screenshots kept in $WORK" >&2
+  else
+    rm -rf "$WORK"
   fi
   exit "$status"
 }

@@ -241,7 +241,7 @@ step("code-server serves the workbench on a free loopback port", async () => {
     timeoutMs: WAIT_MS,
   });
   browser = await chromium.connectOverCDP(browserProcess.match[1], { timeout: WAIT_MS });
-  const context = await browser.newContext({ viewport: { width: 1280, height: 760 } });
+  const context = await browser.newContext({ viewport: { width: 1100, height: 600 } });
   const page = await context.newPage();
   page.setDefaultTimeout(WAIT_MS);
   wb = new Workbench(page);
