@@ -1,9 +1,11 @@
 // End-to-end: the packaged extension in a real VS Code (code-server),
 // driven through headless Chromium as a person would use it. A git
 // repository holds A.java; the test types two edits into the editor and
-// checks what VS Code shows: the code lenses, the Problems count, the
-// status bar item, the hover, the lightbulb menu, and two of the
-// extension's commands. Screenshots for the docs are taken on the way.
+// checks what VS Code shows: the code lenses, the Problems count and
+// message, the status bar item, the hover, the light-bulb menu; then
+// "Abstract selected block", the status bar click (diff with HEAD), a lens
+// click (details), and a setting changed in the Settings editor. Screenshots
+// for the docs are taken on the way.
 //
 // Inputs (set by tests/editors/vscode/run.sh): EQLENS_BIN, EQLENS_VSIX,
 // CODE_SERVER_BIN, CHROMIUM_BIN, PLAYWRIGHT_CORE_DIR, EQLENS_E2E_WORK (an
