@@ -176,7 +176,11 @@ export class Commands {
     if (args === undefined) {
       return;
     }
-    const details = await this.execute<DetailsResponse | null>({ command: ServerCommand.showDetails, arguments: [args] });
+    // quiet: the details preview shows them; no toast from the server too.
+    const details = await this.execute<DetailsResponse | null>({
+      command: ServerCommand.showDetails,
+      arguments: [{ ...args, quiet: true }],
+    });
     if (details === null) {
       throw new UserFacingError(`${args.method} has no verdict yet (still being checked).`);
     }

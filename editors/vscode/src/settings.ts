@@ -18,6 +18,7 @@ export const SERVER_SETTING_KEYS = [
   "lens",
   "debounceMs",
   "maxFileBytes",
+  "persistPins",
 ] as const;
 
 export type ServerSettingKey = (typeof SERVER_SETTING_KEYS)[number];

@@ -81,9 +81,13 @@ for (const doc of documented) {
     const schema = properties[`eqlens.${doc.key}`];
     assert.ok(schema, `eqlens.${doc.key} not contributed`);
     const numeric = /^\d+$/.test(doc.defaultValue);
-    assert.deepEqual(schema.default, numeric ? Number(doc.defaultValue) : doc.defaultValue);
+    const boolean = /^(true|false)$/.test(doc.defaultValue);
+    const expectedDefault = numeric ? Number(doc.defaultValue) : boolean ? doc.defaultValue === "true" : doc.defaultValue;
+    assert.deepEqual(schema.default, expectedDefault);
     const range = /^(\d+)\.\.=(\d+)/.exec(doc.values);
-    if (range) {
+    if (boolean) {
+      assert.equal(schema.type, "boolean");
+    } else if (range) {
       assert.equal(schema.type, "integer");
       assert.equal(schema.minimum, Number(range[1]));
       assert.equal(schema.maximum, Number(range[2]));

@@ -44,10 +44,10 @@ fn cut(s: &str, n: usize) -> String {
 }
 
 fn plural(n: usize, word: &str) -> String {
-    if n == 1 {
-        format!("{n} {word}")
-    } else {
-        format!("{n} {word}s")
+    match (n, word.strip_suffix('y')) {
+        (1, _) => format!("{n} {word}"),
+        (_, Some(stem)) => format!("{n} {stem}ies"), // query → queries
+        _ => format!("{n} {word}s"),
     }
 }
 

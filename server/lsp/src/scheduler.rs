@@ -160,6 +160,8 @@ pub struct Inner {
     pub lens_refresh: AtomicBool,
     /// The client accepts `window/workDoneProgress/create`.
     pub progress_supported: AtomicBool,
+    /// Serialises each document's publications (see [`Inner::publish`]).
+    publishing: DashMap<Uri, Arc<tokio::sync::Mutex<()>>>,
     /// The open `$/progress` of each document that is being checked.
     progress: tokio::sync::Mutex<HashMap<Uri, ProgressToken>>,
     next_id: AtomicU64,
@@ -185,6 +187,7 @@ impl Inner {
             lens_refresh: AtomicBool::new(false),
             progress_supported: AtomicBool::new(false),
             progress: Default::default(),
+            publishing: DashMap::new(),
             next_id: AtomicU64::new(1),
             startup_problems: Default::default(),
             root: RwLock::new(None),
@@ -569,6 +572,17 @@ impl Inner {
     /// Diagnostics, status, progress and a lens refresh for the document's
     /// view.
     pub async fn publish(&self, uri: &Uri) {
+        // One publication per document at a time, from reading the view to
+        // the last message: otherwise a slower publication of an older view
+        // could arrive after a newer one (seen: a stale `checking` status
+        // after `done`, leaving a client's spinner running).
+        let lock = self
+            .publishing
+            .entry(uri.clone())
+            .or_default()
+            .value()
+            .clone();
+        let _one_at_a_time = lock.lock().await;
         let Some(view) = self.docs.get(uri).map(|d| d.view.clone()) else {
             return;
         };
@@ -657,8 +671,10 @@ impl Inner {
             .await;
     }
 
-    /// Ends a closed document's progress.
+    /// Ends a closed document's progress (and forgets its publication
+    /// lock).
     pub async fn end_progress(&self, uri: &Uri) {
+        self.publishing.remove(uri);
         let token = self.progress.lock().await.remove(uri);
         if let Some(token) = token {
             self.client

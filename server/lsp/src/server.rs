@@ -348,10 +348,12 @@ impl LanguageServer for Backend {
             return Ok(None);
         };
         let mut actions = Vec::new();
-        let mut add = |c: Command| {
+        // Abstract/refine are refactorings of the proof (light bulb);
+        // re-check and pinning are source actions (menu only).
+        let mut add = |c: Command, kind: &str| {
             actions.push(CodeActionOrCommand::CodeAction(CodeAction {
                 title: c.title.clone(),
-                kind: Some(CodeActionKind::EMPTY),
+                kind: Some(CodeActionKind::from(kind.to_string())),
                 command: Some(c),
                 ..CodeAction::default()
             }))
@@ -359,7 +361,10 @@ impl LanguageServer for Backend {
         if let Some(mv) = convert::method_at(&view, p.range.start.line)
             && !matches!(mv.state, MethodState::Unchanged)
         {
+            // The lines as the override will store them: inside the method.
             let (first, last) = convert::line_range(p.range);
+            let (start, end) = (mv.m.new_span.line(), mv.m.new_span.end.line + 1);
+            let (first, last) = (first.max(start), last.min(end).max(first.max(start)));
             let lines = if first == last {
                 format!("line {first}")
             } else {
@@ -367,28 +372,44 @@ impl LanguageServer for Backend {
             };
             let args = json!({"uri": uri, "method": mv.m.name, "arity": mv.m.arity,
                               "firstLine": first, "lastLine": last});
-            add(convert::command(
-                format!("Abstract this block ({lines})"),
-                CMD_ABSTRACT,
-                args.clone(),
-            ));
-            add(convert::command(
-                format!("Refine this block ({lines})"),
-                CMD_REFINE,
-                args,
-            ));
+            add(
+                convert::command(
+                    format!("Abstract this block ({lines})"),
+                    CMD_ABSTRACT,
+                    args.clone(),
+                ),
+                KIND_PROOF,
+            );
+            add(
+                convert::command(format!("Refine this block ({lines})"), CMD_REFINE, args),
+                KIND_PROOF,
+            );
             let bound = mv.m.options.loop_bound.saturating_mul(2);
-            add(convert::command(
-                format!("Re-check with a larger loop bound ({bound})"),
-                CMD_RECHECK,
-                json!({"uri": uri, "loopBound": bound}),
-            ));
+            add(
+                convert::command(
+                    format!("Re-check with a larger loop bound ({bound})"),
+                    CMD_RECHECK,
+                    json!({"uri": uri, "loopBound": bound}),
+                ),
+                KIND_RECHECK,
+            );
         }
-        add(convert::command(
-            "Pin current version as baseline",
-            CMD_PIN,
-            json!({"uri": uri}),
-        ));
+        let pinned = self.inner.docs.get(&uri).is_some_and(|d| d.pin.is_some());
+        if pinned {
+            add(
+                convert::command("Unpin baseline", CMD_UNPIN, json!({"uri": uri})),
+                KIND_PIN,
+            );
+        } else {
+            add(
+                convert::command(
+                    "Pin current version as baseline",
+                    CMD_PIN,
+                    json!({"uri": uri}),
+                ),
+                KIND_PIN,
+            );
+        }
         Ok(Some(actions))
     }
 
@@ -476,7 +497,9 @@ impl LanguageServer for Backend {
                             ),
                             _ => render::lens_title(&r.report),
                         };
-                        self.inner.client.show_message(MessageType::INFO, msg).await;
+                        if !a.quiet {
+                            self.inner.client.show_message(MessageType::INFO, msg).await;
+                        }
                         Ok(Some(json!({
                             "markdown": render::hover_markdown(r, &view.baseline_label),
                             "report": r.report,

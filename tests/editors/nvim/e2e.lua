@@ -149,9 +149,14 @@ end
 
 -- Re-asks for the hover until it contains `needle` (the server re-checks
 -- in the background after a command), or until `accept(value)` when given.
+-- A hover of an interim verdict (a stronger check still running) is never
+-- the one asked for.
 local function hover_eventually(H, buf, win, line, col, needle, accept)
-  accept = accept or function(value)
+  local wanted = accept or function(value)
     return value:find(needle, 1, true) ~= nil
+  end
+  accept = function(value)
+    return not value:find('A stronger check is still running', 1, true) and wanted(value)
   end
   return H.wait_for('a hover ' .. (needle and ('containing ' .. needle) or 'as expected'), WAIT, function()
     local params = {

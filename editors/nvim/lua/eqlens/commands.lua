@@ -118,7 +118,8 @@ function M.details(bufnr, line)
       notify('the cursor is not inside a changed method', vim.log.levels.WARN)
       return
     end
-    local args = { uri = target.uri, method = target.method, arity = target.arity }
+    -- quiet: the float shows the details; no echo from the server too.
+    local args = { uri = target.uri, method = target.method, arity = target.arity, quiet = true }
     M.execute(bufnr, 'eqlens.showDetails', args, function(result)
       if type(result) ~= 'table' or type(result.markdown) ~= 'string' then
         notify(('%s(%d) has not been checked yet'):format(target.method, target.arity))
