@@ -14,7 +14,7 @@
 //! Results go into the cache (so undo is instant) and into whichever view
 //! of the document still shows that key.
 
-use crate::analysis::{self, CheckResult, JobEvent, MethodId, Planned, RelOverride};
+use crate::analysis::{self, CheckResult, JobEvent, Lowered, MethodId, Planned, RelOverride};
 use crate::baseline::{self, Baseline};
 use crate::config::{BaselineMode, Settings};
 use crate::convert;
@@ -103,6 +103,8 @@ pub struct Doc {
     parsed: Option<Parsed>,
     /// The baseline's program and the text it was lowered from.
     old_program: Option<(Arc<str>, Arc<Program>)>,
+    /// The last few versions lowered, newest first.
+    recent: Vec<Lowered>,
 }
 
 impl Doc {
@@ -123,6 +125,7 @@ impl Doc {
             running: HashMap::new(),
             parsed: None,
             old_program: None,
+            recent: Vec::new(),
         }
     }
 
@@ -293,7 +296,7 @@ impl Inner {
                 d.baseline = Some(b);
             }
         }
-        let Some((text, version, lang, base, overrides, loop_bound, kept_old, previous)) =
+        let Some((text, version, lang, base, overrides, loop_bound, kept_old, previous, recent)) =
             self.docs.get(&uri).map(|d| {
                 (
                     Arc::<str>::from(d.text.as_str()),
@@ -304,6 +307,7 @@ impl Inner {
                     d.loop_bound,
                     d.old_program.clone(),
                     d.parsed.clone(),
+                    d.recent.clone(),
                 )
             })
         else {
@@ -343,8 +347,14 @@ impl Inner {
             let (o, n, s) = (old_text.clone(), text.clone(), settings.clone());
             tokio::task::spawn_blocking(move || {
                 std::panic::catch_unwind(|| {
-                    let versions =
-                        analysis::lower_versions(lang, &o, &n, kept_old, previous.as_ref());
+                    let versions = analysis::lower_versions(
+                        lang,
+                        &o,
+                        &n,
+                        kept_old,
+                        previous.as_ref(),
+                        &recent,
+                    );
                     let plan = analysis::plan(lang, &versions, &o, &n, &s, loop_bound, &overrides);
                     (plan, versions)
                 })
@@ -358,6 +368,16 @@ impl Inner {
                 // since, is the right base for the next parse).
                 if let Some(mut d) = self.docs.get_mut(&uri) {
                     d.old_program = Some((old_text.clone(), versions.old.clone()));
+                    d.recent.retain(|r| r.text != text);
+                    d.recent.insert(
+                        0,
+                        Lowered {
+                            text: text.clone(),
+                            program: versions.new.clone(),
+                            parsed: versions.parsed.clone(),
+                        },
+                    );
+                    d.recent.truncate(analysis::RECENT_VERSIONS);
                     if d.generation == generation {
                         d.parsed = versions.parsed;
                     }
