@@ -54,18 +54,11 @@ fn plural(n: usize, word: &str) -> String {
 /// The short reason of an unknown verdict: the core's detail when it has
 /// one.
 pub fn unknown_reason(reason: &UnknownReason, detail: &str) -> String {
-    if !detail.is_empty() {
-        return detail.to_string();
+    if detail.is_empty() {
+        reason.words().to_string()
+    } else {
+        detail.to_string()
     }
-    match reason {
-        UnknownReason::Timeout => "timed out",
-        UnknownReason::SolverUnknown => "the solver gave up",
-        UnknownReason::SpuriousCounterexample => "a candidate counterexample did not replay",
-        UnknownReason::Bound => "may differ only beyond the loop bound",
-        UnknownReason::Unsupported { .. } => "unsupported",
-        UnknownReason::Internal => "internal error",
-    }
-    .to_string()
 }
 
 /// Who decided: `ardiff`, or `portfolio → syntax` is shortened to the

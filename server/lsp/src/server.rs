@@ -3,7 +3,7 @@
 //! wait for a check.
 
 use crate::analysis::RelOverride;
-use crate::baseline::{self, Baseline};
+use crate::baseline::Baseline;
 use crate::config::{BaselineMode, LensVerbosity};
 use crate::convert;
 use crate::pins;
@@ -106,13 +106,8 @@ impl Backend {
                 .find(|mv| &mv.m.name == method && mv.m.arity == arity)
                 .ok_or_else(|| invalid(format!("no checked method {method}({arity})")))?;
             let start = mv.m.new_span.line();
-            let end = mv.m.new_span.end.line + 1;
-            let (f, l) = (first.max(start), last.min(end));
-            if f > l {
-                return Err(invalid(format!(
-                    "lines {first}-{last} are outside {method}"
-                )));
-            }
+            let (f, l) = convert::lines_in_method(mv, first, last)
+                .ok_or_else(|| invalid(format!("lines {first}-{last} are outside {method}")))?;
             let list = d.overrides.entry((method.clone(), arity)).or_default();
             let o = RelOverride {
                 action,
@@ -358,13 +353,12 @@ impl LanguageServer for Backend {
                 ..CodeAction::default()
             }))
         };
+        let (first, last) = convert::line_range(p.range);
         if let Some(mv) = convert::method_at(&view, p.range.start.line)
             && !matches!(mv.state, MethodState::Unchanged)
-        {
             // The lines as the override will store them: inside the method.
-            let (first, last) = convert::line_range(p.range);
-            let (start, end) = (mv.m.new_span.line(), mv.m.new_span.end.line + 1);
-            let (first, last) = (first.max(start), last.min(end).max(first.max(start)));
+            && let Some((first, last)) = convert::lines_in_method(mv, first, last)
+        {
             let lines = if first == last {
                 format!("line {first}")
             } else {
@@ -523,13 +517,16 @@ impl Backend {
         let Some(path) = self.inner.docs.get(uri).and_then(|d| d.path.clone()) else {
             return;
         };
+        // The documents whose resolved baseline is this file (no file
+        // system access here: this runs on every keystroke). One whose
+        // baseline is not resolved yet reads this text when it is.
         let partners: Vec<Uri> = self
             .inner
             .docs
             .iter()
-            .filter(|d| {
-                d.path.as_ref().and_then(|p| baseline::paired_path(p).ok()) == Some(path.clone())
-            })
+            .filter(
+                |d| matches!(&d.baseline, Some(Baseline::Text { file: Some(f), .. }) if *f == path),
+            )
             .map(|d| d.uri.clone())
             .collect();
         for u in partners {
