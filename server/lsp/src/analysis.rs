@@ -55,6 +55,18 @@ pub struct Plan {
     pub methods: Vec<Planned>,
 }
 
+/// A version of a document lowered lately, kept so that returning to it
+/// (undo, redo) costs no parsing.
+#[derive(Clone)]
+pub struct Lowered {
+    pub text: Arc<str>,
+    pub program: Arc<Program>,
+    pub parsed: Option<Parsed>,
+}
+
+/// How many recent versions a document keeps lowered.
+pub const RECENT_VERSIONS: usize = 4;
+
 /// Both versions of a document, lowered.
 pub struct Versions {
     pub old: Arc<Program>,
@@ -72,11 +84,23 @@ pub fn lower_versions(
     new_text: &str,
     kept_old: Option<(Arc<str>, Arc<Program>)>,
     previous: Option<&Parsed>,
+    recent: &[Lowered],
 ) -> Versions {
     let old = match kept_old {
         Some((text, program)) if text == *old_text && program.lang == lang => program,
         _ => Arc::new(eqlens_core::lang::lower(lang, old_text)),
     };
+    // Undo, redo, or switching back: this very text was lowered lately.
+    if let Some(hit) = recent
+        .iter()
+        .find(|r| &*r.text == new_text && r.program.lang == lang)
+    {
+        return Versions {
+            old,
+            new: hit.program.clone(),
+            parsed: hit.parsed.clone(),
+        };
+    }
     let parsed = eqlens_core::lang::parse(lang, new_text, previous);
     let new = Arc::new(match &parsed {
         Some(p) => eqlens_core::lang::lower_parsed(p, new_text),
@@ -296,7 +320,7 @@ mod tests {
 
     /// Lowers from scratch and plans with default settings.
     fn plan_of(old: &str, new: &str) -> Plan {
-        let versions = lower_versions(Lang::Java, &Arc::from(old), new, None, None);
+        let versions = lower_versions(Lang::Java, &Arc::from(old), new, None, None, &[]);
         plan(
             Lang::Java,
             &versions,

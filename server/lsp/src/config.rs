@@ -77,6 +77,10 @@ const KNOWN: &[&str] = &[
     "persistPins",
 ];
 
+/// Keys of the `eqlens` section that belong to the editor client, not to
+/// the server: ignored rather than reported as unknown.
+const CLIENT_SIDE: &[&str] = &["server", "trace"];
+
 impl Settings {
     /// The core's options for these settings (overrides are per method and
     /// added by the scheduler).
@@ -97,10 +101,17 @@ impl Settings {
         let obj = match value.get("eqlens").unwrap_or(value) {
             Value::Object(o) => o,
             Value::Null => return Vec::new(),
+            // Lua clients encode an empty table as an array.
+            Value::Array(a) if a.is_empty() => return Vec::new(),
             other => return vec![format!("eqlens settings must be an object, got {other}")],
         };
         let mut problems = Vec::new();
         for (key, v) in obj {
+            // Client-side settings that editors keep in the same section
+            // (`eqlens.server.path`, `eqlens.trace.server`).
+            if CLIENT_SIDE.contains(&key.as_str()) {
+                continue;
+            }
             if let Err(e) = self.set(key, v) {
                 problems.push(format!(
                     "eqlens setting '{key}': {e} (kept the previous value)"
@@ -203,6 +214,11 @@ mod tests {
         assert_eq!(s.baseline, BaselineMode::Git);
         assert_eq!(problems.len(), 2, "{problems:?}");
         assert!(s.update(&json!(3)).len() == 1);
+        assert!(s.update(&json!([])).is_empty());
+        assert!(
+            s.update(&json!({"eqlens": {"server": {"path": "/x"}, "trace": {"server": "off"}}}))
+                .is_empty()
+        );
         assert!(s.update(&json!({"gitRef": "--output=x"})).len() == 1);
     }
 }

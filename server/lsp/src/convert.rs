@@ -154,6 +154,14 @@ pub fn line_range(r: Range) -> (u32, u32) {
     (first, last.max(first))
 }
 
+/// The one-based lines `first..=last` cut to the method's own lines;
+/// `None` when nothing of them is inside it.
+pub fn lines_in_method(mv: &MethodView, first: u32, last: u32) -> Option<(u32, u32)> {
+    let (start, end) = (mv.m.new_span.line(), mv.m.new_span.end.line + 1);
+    let (f, l) = (first.max(start), last.min(end));
+    (f <= l).then_some((f, l))
+}
+
 pub fn method_at(view: &View, line0: u32) -> Option<&MethodView> {
     view.methods
         .iter()

@@ -25,6 +25,12 @@ pub const COMMANDS: &[&str] = &[
     CMD_DETAILS,
 ];
 
+/// Code action kinds: abstract/refine (a refactoring of the proof, shown
+/// in the light bulb), re-check and pin/unpin (source actions).
+pub const KIND_PROOF: &str = "refactor.eqlens";
+pub const KIND_RECHECK: &str = "source.eqlens.recheck";
+pub const KIND_PIN: &str = "source.eqlens.pin";
+
 /// `eqlens/status`: the state of one document, for status bars and tests.
 pub enum StatusNotification {}
 
@@ -77,6 +83,10 @@ pub struct CommandArgs {
     pub first_line: Option<u32>,
     pub last_line: Option<u32>,
     pub loop_bound: Option<u32>,
+    /// `eqlens.showDetails`: only return the details (the client shows
+    /// them), no `window/showMessage`.
+    #[serde(default)]
+    pub quiet: bool,
 }
 
 pub fn invalid(msg: impl Into<String>) -> Error {

@@ -44,29 +44,21 @@ fn cut(s: &str, n: usize) -> String {
 }
 
 fn plural(n: usize, word: &str) -> String {
-    if n == 1 {
-        format!("{n} {word}")
-    } else {
-        format!("{n} {word}s")
+    match (n, word.strip_suffix('y')) {
+        (1, _) => format!("{n} {word}"),
+        (_, Some(stem)) => format!("{n} {stem}ies"), // query → queries
+        _ => format!("{n} {word}s"),
     }
 }
 
 /// The short reason of an unknown verdict: the core's detail when it has
 /// one.
 pub fn unknown_reason(reason: &UnknownReason, detail: &str) -> String {
-    if !detail.is_empty() {
-        return detail.to_string();
+    if detail.is_empty() {
+        reason.words().to_string()
+    } else {
+        detail.to_string()
     }
-    match reason {
-        UnknownReason::Timeout => "timed out",
-        UnknownReason::SolverUnknown => "the solver gave up",
-        UnknownReason::SpuriousCounterexample => "a candidate counterexample did not replay",
-        UnknownReason::Bound => "may differ only beyond the loop bound",
-        UnknownReason::Unsupported { .. } => "unsupported",
-        UnknownReason::Internal => "internal error",
-        UnknownReason::NotEncodable => "outside the loop encoding",
-    }
-    .to_string()
 }
 
 /// Who decided: `ardiff`, or `portfolio → syntax` is shortened to the

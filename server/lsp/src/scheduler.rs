@@ -14,7 +14,7 @@
 //! Results go into the cache (so undo is instant) and into whichever view
 //! of the document still shows that key.
 
-use crate::analysis::{self, CheckResult, JobEvent, MethodId, Planned, RelOverride};
+use crate::analysis::{self, CheckResult, JobEvent, Lowered, MethodId, Planned, RelOverride};
 use crate::baseline::{self, Baseline};
 use crate::config::{BaselineMode, Settings};
 use crate::convert;
@@ -25,7 +25,7 @@ use eqlens_core::ir::{Lang, Program};
 use eqlens_core::lang::Parsed;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 use tokio::sync::Semaphore;
@@ -72,6 +72,11 @@ pub struct View {
     pub methods: Vec<MethodView>,
 }
 
+/// States of a job's thread (see `Inner::job`).
+const RUNNING: u8 = 0;
+const FINISHED: u8 = 1;
+const ABANDONED: u8 = 2;
+
 /// A job that is running (or waiting for a worker) for one key.
 struct RunningJob {
     id: u64,
@@ -98,6 +103,8 @@ pub struct Doc {
     parsed: Option<Parsed>,
     /// The baseline's program and the text it was lowered from.
     old_program: Option<(Arc<str>, Arc<Program>)>,
+    /// The last few versions lowered, newest first.
+    recent: Vec<Lowered>,
 }
 
 impl Doc {
@@ -118,6 +125,7 @@ impl Doc {
             running: HashMap::new(),
             parsed: None,
             old_program: None,
+            recent: Vec::new(),
         }
     }
 
@@ -155,6 +163,8 @@ pub struct Inner {
     pub lens_refresh: AtomicBool,
     /// The client accepts `window/workDoneProgress/create`.
     pub progress_supported: AtomicBool,
+    /// Serialises each document's publications (see [`Inner::publish`]).
+    publishing: DashMap<Uri, Arc<tokio::sync::Mutex<()>>>,
     /// The open `$/progress` of each document that is being checked.
     progress: tokio::sync::Mutex<HashMap<Uri, ProgressToken>>,
     next_id: AtomicU64,
@@ -180,6 +190,7 @@ impl Inner {
             lens_refresh: AtomicBool::new(false),
             progress_supported: AtomicBool::new(false),
             progress: Default::default(),
+            publishing: DashMap::new(),
             next_id: AtomicU64::new(1),
             startup_problems: Default::default(),
             root: RwLock::new(None),
@@ -285,7 +296,7 @@ impl Inner {
                 d.baseline = Some(b);
             }
         }
-        let Some((text, version, lang, base, overrides, loop_bound, kept_old, previous)) =
+        let Some((text, version, lang, base, overrides, loop_bound, kept_old, previous, recent)) =
             self.docs.get(&uri).map(|d| {
                 (
                     Arc::<str>::from(d.text.as_str()),
@@ -296,6 +307,7 @@ impl Inner {
                     d.loop_bound,
                     d.old_program.clone(),
                     d.parsed.clone(),
+                    d.recent.clone(),
                 )
             })
         else {
@@ -335,8 +347,14 @@ impl Inner {
             let (o, n, s) = (old_text.clone(), text.clone(), settings.clone());
             tokio::task::spawn_blocking(move || {
                 std::panic::catch_unwind(|| {
-                    let versions =
-                        analysis::lower_versions(lang, &o, &n, kept_old, previous.as_ref());
+                    let versions = analysis::lower_versions(
+                        lang,
+                        &o,
+                        &n,
+                        kept_old,
+                        previous.as_ref(),
+                        &recent,
+                    );
                     let plan = analysis::plan(lang, &versions, &o, &n, &s, loop_bound, &overrides);
                     (plan, versions)
                 })
@@ -350,6 +368,16 @@ impl Inner {
                 // since, is the right base for the next parse).
                 if let Some(mut d) = self.docs.get_mut(&uri) {
                     d.old_program = Some((old_text.clone(), versions.old.clone()));
+                    d.recent.retain(|r| r.text != text);
+                    d.recent.insert(
+                        0,
+                        Lowered {
+                            text: text.clone(),
+                            program: versions.new.clone(),
+                            parsed: versions.parsed.clone(),
+                        },
+                    );
+                    d.recent.truncate(analysis::RECENT_VERSIONS);
                     if d.generation == generation {
                         d.parsed = versions.parsed;
                     }
@@ -449,13 +477,22 @@ impl Inner {
         }
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let (m2, t2) = (m.clone(), token.clone());
+        // running → finished, or running → abandoned (by the guard below).
+        let state = Arc::new(AtomicU8::new(RUNNING));
+        let thread_state = state.clone();
         // Detached: the thread stops when the check does (at its deadline
-        // or when cancelled); the permit is released only then.
+        // or when cancelled); its permit is released only then.
         let _detached = tokio::task::spawn_blocking(move || {
-            let _permit = permit;
             analysis::run(&old, &new, &m2, &t2, |e| {
                 let _ = tx.send(e);
             });
+            let abandoned = thread_state
+                .compare_exchange(RUNNING, FINISHED, Ordering::AcqRel, Ordering::Acquire)
+                .is_err();
+            if abandoned {
+                // The guard gave the pool a permit in this one's place.
+                permit.forget();
+            }
         });
         // The core enforces the timeout itself; this guard only catches a
         // job that ignores it, so that the method does not stay pending.
@@ -479,6 +516,18 @@ impl Inner {
                 }
                 Err(_) => {
                     token.cancel();
+                    // A Z3 call that ignores both its timeout and the
+                    // interrupt (it happens on libz3 4.8.12, in nonlinear
+                    // arithmetic) would hold its worker for good: the pool
+                    // gets a permit in its place so that the server keeps
+                    // checking; the stuck thread forgets its own permit
+                    // when (if) it ends, so the pool keeps its size.
+                    if state
+                        .compare_exchange(RUNNING, ABANDONED, Ordering::AcqRel, Ordering::Acquire)
+                        .is_ok()
+                    {
+                        self.pool.add_permits(1);
+                    }
                     break Some((
                         failed(
                             &m,
@@ -543,6 +592,17 @@ impl Inner {
     /// Diagnostics, status, progress and a lens refresh for the document's
     /// view.
     pub async fn publish(&self, uri: &Uri) {
+        // One publication per document at a time, from reading the view to
+        // the last message: otherwise a slower publication of an older view
+        // could arrive after a newer one (seen: a stale `checking` status
+        // after `done`, leaving a client's spinner running).
+        let lock = self
+            .publishing
+            .entry(uri.clone())
+            .or_default()
+            .value()
+            .clone();
+        let _one_at_a_time = lock.lock().await;
         let Some(view) = self.docs.get(uri).map(|d| d.view.clone()) else {
             return;
         };
@@ -631,8 +691,10 @@ impl Inner {
             .await;
     }
 
-    /// Ends a closed document's progress.
+    /// Ends a closed document's progress (and forgets its publication
+    /// lock).
     pub async fn end_progress(&self, uri: &Uri) {
+        self.publishing.remove(uri);
         let token = self.progress.lock().await.remove(uri);
         if let Some(token) = token {
             self.client

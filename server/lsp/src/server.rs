@@ -3,7 +3,7 @@
 //! wait for a check.
 
 use crate::analysis::RelOverride;
-use crate::baseline::{self, Baseline};
+use crate::baseline::Baseline;
 use crate::config::{BaselineMode, LensVerbosity};
 use crate::convert;
 use crate::pins;
@@ -106,13 +106,8 @@ impl Backend {
                 .find(|mv| &mv.m.name == method && mv.m.arity == arity)
                 .ok_or_else(|| invalid(format!("no checked method {method}({arity})")))?;
             let start = mv.m.new_span.line();
-            let end = mv.m.new_span.end.line + 1;
-            let (f, l) = (first.max(start), last.min(end));
-            if f > l {
-                return Err(invalid(format!(
-                    "lines {first}-{last} are outside {method}"
-                )));
-            }
+            let (f, l) = convert::lines_in_method(mv, first, last)
+                .ok_or_else(|| invalid(format!("lines {first}-{last} are outside {method}")))?;
             let list = d.overrides.entry((method.clone(), arity)).or_default();
             let o = RelOverride {
                 action,
@@ -348,18 +343,22 @@ impl LanguageServer for Backend {
             return Ok(None);
         };
         let mut actions = Vec::new();
-        let mut add = |c: Command| {
+        // Abstract/refine are refactorings of the proof (light bulb);
+        // re-check and pinning are source actions (menu only).
+        let mut add = |c: Command, kind: &str| {
             actions.push(CodeActionOrCommand::CodeAction(CodeAction {
                 title: c.title.clone(),
-                kind: Some(CodeActionKind::EMPTY),
+                kind: Some(CodeActionKind::from(kind.to_string())),
                 command: Some(c),
                 ..CodeAction::default()
             }))
         };
+        let (first, last) = convert::line_range(p.range);
         if let Some(mv) = convert::method_at(&view, p.range.start.line)
             && !matches!(mv.state, MethodState::Unchanged)
+            // The lines as the override will store them: inside the method.
+            && let Some((first, last)) = convert::lines_in_method(mv, first, last)
         {
-            let (first, last) = convert::line_range(p.range);
             let lines = if first == last {
                 format!("line {first}")
             } else {
@@ -367,28 +366,44 @@ impl LanguageServer for Backend {
             };
             let args = json!({"uri": uri, "method": mv.m.name, "arity": mv.m.arity,
                               "firstLine": first, "lastLine": last});
-            add(convert::command(
-                format!("Abstract this block ({lines})"),
-                CMD_ABSTRACT,
-                args.clone(),
-            ));
-            add(convert::command(
-                format!("Refine this block ({lines})"),
-                CMD_REFINE,
-                args,
-            ));
+            add(
+                convert::command(
+                    format!("Abstract this block ({lines})"),
+                    CMD_ABSTRACT,
+                    args.clone(),
+                ),
+                KIND_PROOF,
+            );
+            add(
+                convert::command(format!("Refine this block ({lines})"), CMD_REFINE, args),
+                KIND_PROOF,
+            );
             let bound = mv.m.options.loop_bound.saturating_mul(2);
-            add(convert::command(
-                format!("Re-check with a larger loop bound ({bound})"),
-                CMD_RECHECK,
-                json!({"uri": uri, "loopBound": bound}),
-            ));
+            add(
+                convert::command(
+                    format!("Re-check with a larger loop bound ({bound})"),
+                    CMD_RECHECK,
+                    json!({"uri": uri, "loopBound": bound}),
+                ),
+                KIND_RECHECK,
+            );
         }
-        add(convert::command(
-            "Pin current version as baseline",
-            CMD_PIN,
-            json!({"uri": uri}),
-        ));
+        let pinned = self.inner.docs.get(&uri).is_some_and(|d| d.pin.is_some());
+        if pinned {
+            add(
+                convert::command("Unpin baseline", CMD_UNPIN, json!({"uri": uri})),
+                KIND_PIN,
+            );
+        } else {
+            add(
+                convert::command(
+                    "Pin current version as baseline",
+                    CMD_PIN,
+                    json!({"uri": uri}),
+                ),
+                KIND_PIN,
+            );
+        }
         Ok(Some(actions))
     }
 
@@ -476,7 +491,9 @@ impl LanguageServer for Backend {
                             ),
                             _ => render::lens_title(&r.report),
                         };
-                        self.inner.client.show_message(MessageType::INFO, msg).await;
+                        if !a.quiet {
+                            self.inner.client.show_message(MessageType::INFO, msg).await;
+                        }
                         Ok(Some(json!({
                             "markdown": render::hover_markdown(r, &view.baseline_label),
                             "report": r.report,
@@ -500,13 +517,16 @@ impl Backend {
         let Some(path) = self.inner.docs.get(uri).and_then(|d| d.path.clone()) else {
             return;
         };
+        // The documents whose resolved baseline is this file (no file
+        // system access here: this runs on every keystroke). One whose
+        // baseline is not resolved yet reads this text when it is.
         let partners: Vec<Uri> = self
             .inner
             .docs
             .iter()
-            .filter(|d| {
-                d.path.as_ref().and_then(|p| baseline::paired_path(p).ok()) == Some(path.clone())
-            })
+            .filter(
+                |d| matches!(&d.baseline, Some(Baseline::Text { file: Some(f), .. }) if *f == path),
+            )
             .map(|d| d.uri.clone())
             .collect();
         for u in partners {

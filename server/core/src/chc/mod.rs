@@ -9,8 +9,9 @@
 //! clauses with the symbolic executor run on each loop-free stretch;
 //! `solve.rs` asks Spacer.
 //!
-//! *Invariants:* a proof comes only from an unsatisfiable query over the
-//! whole input space, with every construct encoded by the same executor as
+//! *Invariants:* a proof comes only from Horn clauses that Spacer finds
+//! satisfiable (inductive invariants exist, so no bad state is reachable
+//! from any input; see `solve.rs` for the polarity), with every construct encoded by the same executor as
 //! the bounded checkers (so meaning equals the interpreter's,
 //! `docs/semantics.md`); anything outside the encoding is an error naming
 //! the construct. A satisfiable query is never a refutation here: it may

@@ -306,6 +306,19 @@ impl UnknownReason {
     pub fn is_unsupported(&self) -> bool {
         matches!(self, UnknownReason::Unsupported { .. })
     }
+
+    /// The reason in words, for front layers that have no detail to show.
+    pub fn words(&self) -> &'static str {
+        match self {
+            UnknownReason::Timeout => "timed out",
+            UnknownReason::SolverUnknown => "the solver gave up",
+            UnknownReason::SpuriousCounterexample => "a candidate counterexample did not replay",
+            UnknownReason::Bound => "may differ only beyond the loop bound",
+            UnknownReason::Unsupported { .. } => "unsupported",
+            UnknownReason::Internal => "internal error",
+            UnknownReason::NotEncodable => "outside the loop encoding",
+        }
+    }
 }
 
 /// A named input value.
@@ -551,17 +564,6 @@ pub fn check_pair(pair: &MethodPair<'_>, options: &Options) -> MethodReport {
         loop_bound: options.loop_bound,
         time: start.elapsed(),
     }
-}
-
-/// [`check_pair`] that stops early when `token` is cancelled (from another
-/// thread): `None` then, since a cut-short check has no verdict to offer.
-pub fn check_pair_cancellable(
-    pair: &MethodPair<'_>,
-    options: &Options,
-    token: &crate::cancel::Cancellation,
-) -> Option<MethodReport> {
-    let report = crate::cancel::with_cancellation(token, || check_pair(pair, options));
-    (!token.is_cancelled()).then_some(report)
 }
 
 /// Lowering errors of the pair (and of the callees it reaches), as a verdict.

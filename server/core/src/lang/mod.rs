@@ -49,10 +49,6 @@ pub struct TextEdit {
 }
 
 impl Parsed {
-    pub fn lang(&self) -> Lang {
-        self.lang
-    }
-
     /// Records an edit of the text this tree was parsed from (in order, for
     /// several); the next [`parse`] given this tree is incremental.
     pub fn edit(&mut self, e: &TextEdit) {

@@ -194,8 +194,18 @@ impl<'a> Executor<'a> {
             return false;
         }
         let start = Instant::now();
-        let unsat =
-            self.feasibility.check_assumptions(std::slice::from_ref(pc)) == z3::SatResult::Unsat;
+        // Z3's own timeout is not honoured by every tactic: the watchdog
+        // interrupts the check at its share and on cancellation. (On
+        // EqBench's ell/ellProgram a nonlinear check under libz3 4.8.12
+        // ignores even the interrupt; the callers' hard limits cover that:
+        // the bench kills its child, the server's job guard replaces the
+        // worker.)
+        let limit = (start + Duration::from_millis(u64::from(FEASIBILITY_CHECK_MS)))
+            .min(start + FEASIBILITY_BUDGET.saturating_sub(self.feasibility_spent))
+            .min(self.deadline);
+        let unsat = crate::check::watchdog::until(limit, || {
+            self.feasibility.check_assumptions(std::slice::from_ref(pc))
+        }) == z3::SatResult::Unsat;
         self.feasibility_spent += start.elapsed();
         unsat
     }
