@@ -30,7 +30,7 @@
 use super::shape::{NotEncodable, Shape, shape};
 use crate::ir::{Block, FuncId, Function, GlobalId, LocalId, Program, Semantics, Span, Type};
 use crate::symbolic::exec::{Executor, SegmentExits, State, Summary};
-use crate::symbolic::ops::{EncodeError, Ops, Sym, Ufs};
+use crate::symbolic::ops::{EncodeError, Ops, Sym, UfApplication, Ufs};
 use crate::symbolic::{InputSpace, InputVar, Strings};
 use std::collections::HashMap;
 use std::time::Instant;
@@ -89,6 +89,10 @@ pub struct Relation {
 pub struct Encoding {
     pub rules: Vec<Bool>,
     pub relations: Vec<Relation>,
+    /// Functions without an exact encoding the clauses apply (as
+    /// Ackermann constants): the proof's assumption that they are
+    /// functions (deterministic, no observable effects).
+    pub uninterpreted: Vec<String>,
 }
 
 /// One version's state as a vector: its scalar locals, then its globals.
@@ -234,6 +238,7 @@ fn version_pieces(
     );
     let layout = Layout::new(&ops, f, program, tag).map_err(enc)?;
     let last = shape.loops.len();
+    ex.ufs.origin = origin(0, in_old);
     let entry_state = ex.entry_state(func).map_err(enc)?;
     let exits = ex
         .segment(func, &shape.segments[0], entry_state)
@@ -243,6 +248,7 @@ fn version_pieces(
     let mut bodies = Vec::new();
     let mut after = Vec::new();
     for (k, lp) in shape.loops.iter().enumerate() {
+        ex.ufs.origin = origin(1 + 2 * k, in_old);
         let mut head = layout
             .symbolic_state(&ops, f, &ex, Bool::from_bool(true))
             .map_err(enc)?;
@@ -262,6 +268,7 @@ fn version_pieces(
             step(ex, &layout, f, exits, last)
         };
         bodies.push(run(&mut ex, g.clone(), &lp.body, false).map_err(enc)?);
+        ex.ufs.origin = origin(2 + 2 * k, in_old);
         after.push(run(&mut ex, g.not(), &shape.segments[k + 1], k + 1 == last).map_err(enc)?);
         guards.push(g);
     }
@@ -412,7 +419,7 @@ pub fn encode(
         ));
     }
     let mut inputs = InputSpace::default();
-    let mut ufs = Ufs::default();
+    let mut ufs = Ufs::ackermann();
     let mut strings = Strings::default();
     let o = version_pieces(
         ops,
@@ -438,12 +445,10 @@ pub fn encode(
         deadline,
         "new",
     )?;
-    if !ufs.used.is_empty() || !ufs.facts.is_empty() {
-        let used: Vec<&str> = ufs.used.iter().map(String::as_str).collect();
-        return Err(EncodeFailure::pair(format!(
-            "operations without an exact encoding ({}) in a method with loops",
-            used.join(", ")
-        )));
+    if !ufs.facts.is_empty() {
+        return Err(EncodeFailure::pair(
+            "internal: a fact about an uninterpreted function outside Ackermann mode",
+        ));
     }
     let pair_err = |e: EncodeError| EncodeFailure {
         timeout: e.is_timeout(),
@@ -487,6 +492,7 @@ pub fn encode(
 
     let mut rules = Rules {
         quantified,
+        applications: ufs.applications().to_vec(),
         rules: Vec::new(),
     };
     let pre0 = Bool::and(&inputs.preconditions());
@@ -555,6 +561,15 @@ pub fn encode(
     Ok(Encoding {
         rules: rules.rules,
         relations,
+        // Products, quotients and remainders are exact operations the
+        // encoding chose to abstract (see `Ufs::abstracts_nonlinear`): no
+        // assumption about them.
+        uninterpreted: ufs
+            .used
+            .iter()
+            .filter(|f| !matches!(f.as_str(), "mul" | "div" | "rem"))
+            .cloned()
+            .collect(),
     })
 }
 
@@ -569,9 +584,13 @@ struct Alike {
 }
 
 /// The clauses being built, each quantified over every input and state
-/// constant (plus its own witnesses).
+/// constant (plus its own witnesses and the results of the uninterpreted
+/// function applications it mentions).
 struct Rules {
     quantified: Vec<Dynamic>,
+    /// Applications of functions without an exact encoding (`exp`, `pow`,
+    /// bitwise operators under `math`), as Ackermann constants.
+    applications: Vec<UfApplication>,
     rules: Vec<Bool>,
 }
 
@@ -580,7 +599,71 @@ impl Rules {
         let mut vars: Vec<&dyn Ast> = self.quantified.iter().map(|v| v as &dyn Ast).collect();
         vars.extend(extra.iter().map(|v| v as &dyn Ast));
         let rule = body.implies(&head);
+        let (hypotheses, results) = self.ackermann(&rule);
+        vars.extend(results.iter().map(|v| v as &dyn Ast));
+        let rule = if hypotheses.is_empty() {
+            rule
+        } else {
+            Bool::and(&hypotheses).implies(&rule)
+        };
         self.rules.push(z3::ast::forall_const(&vars, &[], &rule));
+    }
+
+    /// The applications `rule` mentions (directly or inside the arguments
+    /// of one it mentions): their results, to quantify, and as hypotheses
+    /// their facts and Ackermann's constraints (equal arguments → equal
+    /// results) pairwise. Such a clause is at least as strong as the
+    /// clause with any function that satisfies the facts in place of the
+    /// constants, so invariants for it are invariants for every such
+    /// function.
+    fn ackermann(&self, rule: &Bool) -> (Vec<Bool>, Vec<Dynamic>) {
+        let mut included = vec![false; self.applications.len()];
+        let mut terms: Vec<Dynamic> = vec![Dynamic::from_ast(rule)];
+        loop {
+            let mut grew = false;
+            for (i, app) in self.applications.iter().enumerate() {
+                if included[i] || !terms.iter().any(|t| mentions(t, &app.result)) {
+                    continue;
+                }
+                included[i] = true;
+                terms.extend(app.args.iter().cloned());
+                grew = true;
+            }
+            if !grew {
+                break;
+            }
+        }
+        let apps: Vec<&UfApplication> = self
+            .applications
+            .iter()
+            .zip(&included)
+            .filter_map(|(a, inc)| inc.then_some(a))
+            .collect();
+        let mut hypotheses: Vec<Bool> = apps.iter().flat_map(|a| a.facts.iter().cloned()).collect();
+        for (i, a) in apps.iter().enumerate() {
+            for b in &apps[i + 1..] {
+                // Only between the two versions' runs of corresponding
+                // stretches, where a lockstep proof needs "equal operands,
+                // equal results"; leaving a constraint out only makes the
+                // clause stronger (still sound) and keeps it small (the
+                // constraints are quadratic in the applications).
+                if a.key != b.key
+                    || a.args.len() != b.args.len()
+                    || !corresponding(a.origin, b.origin)
+                {
+                    continue;
+                }
+                let args_eq: Vec<Bool> = a.args.iter().zip(&b.args).map(|(x, y)| x.eq(y)).collect();
+                let mut same_args = Bool::and(&args_eq);
+                // The uninterpreted product is commutative, as the real one.
+                if a.key.starts_with("mul:") && a.args.len() == 2 {
+                    let swapped = Bool::and(&[a.args[0].eq(&b.args[1]), a.args[1].eq(&b.args[0])]);
+                    same_args = Bool::or(&[same_args, swapped]);
+                }
+                hypotheses.push(same_args.implies(a.result.eq(&b.result)));
+            }
+        }
+        (hypotheses, apps.iter().map(|a| a.result.clone()).collect())
     }
 
     /// Where both versions run a stretch from `pre`: they go on together
@@ -613,6 +696,26 @@ impl Rules {
         );
         Ok(())
     }
+}
+
+/// The [`Ufs::origin`] of applications made while running stretch `stretch`
+/// (0 the entry, then per loop its body and the stretch after it) of one
+/// version.
+fn origin(stretch: usize, in_old: bool) -> u32 {
+    (stretch as u32) * 2 + u32::from(!in_old)
+}
+
+/// Applications made by the two versions in the same stretch.
+fn corresponding(a: u32, b: u32) -> bool {
+    a / 2 == b / 2 && a % 2 != b % 2
+}
+
+/// Whether `term` contains the constant `c`: replacing it changes the term
+/// (terms are hash-consed, so an unchanged term is the same pointer). No
+/// classification of Z3 terms by kind (wrong on libz3 4.8.12).
+fn mentions(term: &Dynamic, c: &Dynamic) -> bool {
+    let probe = Dynamic::fresh_const("probe", &c.get_sort());
+    term.substitute(&[(c, &probe)]).get_z3_ast() != term.get_z3_ast()
 }
 
 fn global_names(p: &Program) -> Vec<&str> {

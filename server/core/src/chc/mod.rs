@@ -28,6 +28,15 @@ use crate::symbolic::ops::Ops;
 use encode::EncodeFailure;
 use std::time::Instant;
 
+/// A proof by the loop checker.
+#[derive(Debug)]
+pub struct LoopProof {
+    /// One per pair of loops: the certificate.
+    pub invariants: Vec<LoopInvariant>,
+    /// What the proof assumes, in words.
+    pub assumptions: Vec<String>,
+}
+
 /// Tries to prove the pair equivalent by a lockstep invariant: the
 /// invariants found (one per pair of loops), or why not.
 pub fn prove_lockstep(
@@ -35,7 +44,7 @@ pub fn prove_lockstep(
     old: (&Program, FuncId),
     new: (&Program, FuncId),
     deadline: Instant,
-) -> Result<Vec<LoopInvariant>, Unknown> {
+) -> Result<LoopProof, Unknown> {
     if ops.sem == crate::ir::Semantics::Machine {
         // The encoding itself works over bit-vectors, but Spacer on libz3
         // 4.8.12 finds no invariant for even the simplest 32-bit counter
@@ -75,7 +84,14 @@ pub fn prove_lockstep(
         let enc = encode::encode(ops, &vo, &vn, deadline).map_err(not_encodable)?;
         match solve::solve(&enc, deadline) {
             solve::Answer::Safe(formulas) => {
-                return Ok(enc
+                let mut assumptions = Vec::new();
+                if !enc.uninterpreted.is_empty() {
+                    assumptions.push(format!(
+                        "{} treated as uninterpreted functions (equal arguments give equal results)",
+                        enc.uninterpreted.join(", ")
+                    ));
+                }
+                let invariants = enc
                     .relations
                     .iter()
                     .zip(formulas)
@@ -87,7 +103,11 @@ pub fn prove_lockstep(
                         new_peeled: u32::from(*p == Peel::New),
                         formula,
                     })
-                    .collect());
+                    .collect();
+                return Ok(LoopProof {
+                    invariants,
+                    assumptions,
+                });
             }
             // Not in step this way: try the next alignment.
             solve::Answer::Unsafe => last = Some(solve::Answer::Unsafe),
@@ -194,7 +214,7 @@ mod tests {
             lang: Lang::Java,
         };
         let deadline = Instant::now() + Duration::from_secs(20);
-        prove_lockstep(ops, (&po, FuncId(0)), (&pn, FuncId(0)), deadline)
+        prove_lockstep(ops, (&po, FuncId(0)), (&pn, FuncId(0)), deadline).map(|p| p.invariants)
     }
 
     fn method(body: &str) -> String {
@@ -343,13 +363,54 @@ mod tests {
     }
 
     #[test]
-    fn nonlinear_division_in_a_loop_is_an_honest_unknown() {
-        // Spacer does not take `div` by a variable; the answer says so.
+    fn nonlinear_operations_in_a_loop_are_uninterpreted() {
+        // Spacer does not take `div` by a variable: the quotient is an
+        // uninterpreted function of its operands, which is all this proof
+        // needs (both versions divide the same numbers, fault at the same
+        // iteration when d - i = 0).
         let old = "int f(int n, int d) { int s = 0; for (int i = 0; i < n; i++) { s += 100 / (d - i); } return s; }";
         let same = "int f(int n, int d) { int s = 0; int i = 0; while (i < n) { int q = 100 / (d - i); s = s + q; i++; } return s; }";
-        let u = not_proved(old, same);
-        assert_eq!(u.reason, UnknownReason::SolverUnknown);
-        assert!(u.detail.contains("div"), "{}", u.detail);
+        proved(old, same);
+        // Products commute: i * s and s * i are one product.
+        let old =
+            "int f(int n) { int s = 1; for (int i = 1; i < n; i++) { s = s * i + 1; } return s; }";
+        let same =
+            "int f(int n) { int s = 1; for (int i = 1; i < n; i++) { s = 1 + i * s; } return s; }";
+        proved(old, same);
+        // But an abstraction proves nothing wrong: a different divisor.
+        let other = "int f(int n, int d) { int s = 0; for (int i = 0; i < n; i++) { s += 100 / (d + i); } return s; }";
+        let old = "int f(int n, int d) { int s = 0; for (int i = 0; i < n; i++) { s += 100 / (d - i); } return s; }";
+        not_proved(old, other);
+        // Library functions are uninterpreted, named in the assumptions.
+        let (po, pn) = (
+            crate::lang::lower(
+                Lang::Java,
+                &method(
+                    "double f(int n) { double s = 0; for (int i = 0; i < n; i++) { s += Math.sqrt(i) * 2; } return s; }",
+                ),
+            ),
+            crate::lang::lower(
+                Lang::Java,
+                &method(
+                    "double f(int n) { double s = 0; int i = 0; while (i < n) { double r = Math.sqrt(i); s = s + 2 * r; i = i + 1; } return s; }",
+                ),
+            ),
+        );
+        let ops = Ops {
+            sem: Semantics::Math,
+            lang: Lang::Java,
+        };
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let proof = prove_lockstep(ops, (&po, FuncId(0)), (&pn, FuncId(0)), deadline)
+            .unwrap_or_else(|u| panic!("expected a proof, got {u:?}"));
+        assert_eq!(
+            proof.assumptions,
+            vec!["sqrt treated as uninterpreted functions (equal arguments give equal results)"]
+        );
+        not_proved(
+            "double f(int n) { double s = 0; for (int i = 0; i < n; i++) { s += Math.sqrt(i); } return s; }",
+            "double f(int n) { double s = 0; for (int i = 0; i < n; i++) { s += Math.sqrt(i + 1); } return s; }",
+        );
     }
 
     #[test]

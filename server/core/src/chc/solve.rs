@@ -41,6 +41,11 @@ pub fn solve(enc: &Encoding, deadline: Instant) -> Answer {
     for r in &enc.rules {
         solver.assert(r);
     }
+    // For diagnosing the encoding: the clauses as SMT-LIB, e.g. to replay
+    // with `z3 fp.engine=spacer`.
+    if let Some(path) = std::env::var_os("EQLENS_DUMP_CHC") {
+        let _ = std::fs::write(path, format!("{solver}\n(check-sat)\n"));
+    }
     let result = crate::check::watchdog::until(deadline, || solver.check());
     match result {
         SatResult::Sat => {
@@ -105,6 +110,7 @@ mod tests {
                 old_span: Default::default(),
                 new_span: Default::default(),
             }],
+            uninterpreted: Vec::new(),
         }
     }
 

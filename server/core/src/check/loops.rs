@@ -46,10 +46,10 @@ pub(crate) fn prove(pair: &MethodPair<'_>, options: &Options, deadline: Instant)
     // The z3 crate panics on some Z3 errors; a panic here is an unknown
     // verdict, never a crash of the caller.
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
-        Ok(Ok(invariants)) => Verdict::Equivalent(Proof {
+        Ok(Ok(proof)) => Verdict::Equivalent(Proof {
             bounded: None,
-            assumptions: Vec::new(),
-            invariants,
+            assumptions: proof.assumptions,
+            invariants: proof.invariants,
         }),
         Ok(Err(unknown)) => Verdict::Unknown(unknown),
         Err(_) => super::symbolic::unknown(

@@ -308,12 +308,23 @@ impl Ops {
             (Sym::Int(x), Sym::Int(y)) => match op {
                 Add => Sym::Int(Int::add(&[x, y])),
                 Sub => Sym::Int(Int::sub(&[x, y])),
+                Mul if uf.abstracts_nonlinear()
+                    && x.simplify().as_i64().is_none()
+                    && y.simplify().as_i64().is_none() =>
+                {
+                    let (a, b) = commuted(x, y);
+                    Sym::Int(uf.apply_int("mul", &[a, b]))
+                }
                 Mul => Sym::Int(Int::mul(&[x, y])),
                 Div | Rem => {
                     faults.push(MayFault {
                         cond: y.eq(Int::from_i64(0)),
                         code: FaultCode::DivisionByZero,
                     });
+                    if uf.abstracts_nonlinear() && y.simplify().as_i64().is_none() {
+                        let name = if op == Div { "div" } else { "rem" };
+                        return Ok((Sym::Int(uf.apply_int(name, &[x, y])), faults));
+                    }
                     let q = tdiv(x, y);
                     if op == Div {
                         Sym::Int(q)
@@ -341,7 +352,38 @@ impl Ops {
             (Sym::Real(x), Sym::Real(y)) => match op {
                 Add => Sym::Real(Real::add(&[x, y])),
                 Sub => Sym::Real(Real::sub(&[x, y])),
+                Mul if uf.abstracts_nonlinear()
+                    && x.simplify().as_rational().is_none()
+                    && y.simplify().as_rational().is_none() =>
+                {
+                    let (a, b) = commuted(x, y);
+                    let r = uf.apply(
+                        "mul",
+                        &[Dynamic::from_ast(a), Dynamic::from_ast(b)],
+                        &Sort::real(),
+                    );
+                    Sym::Real(
+                        r.as_real()
+                            .ok_or_else(|| EncodeError::new("internal: real product"))?,
+                    )
+                }
                 Mul => Sym::Real(Real::mul(&[x, y])),
+                Div | Rem if uf.abstracts_nonlinear() && y.simplify().as_rational().is_none() => {
+                    faults.push(MayFault {
+                        cond: y.eq(real0()),
+                        code: FaultCode::DivisionByZero,
+                    });
+                    let name = if op == Div { "div" } else { "rem" };
+                    let r = uf.apply(
+                        name,
+                        &[Dynamic::from_ast(x), Dynamic::from_ast(y)],
+                        &Sort::real(),
+                    );
+                    Sym::Real(
+                        r.as_real()
+                            .ok_or_else(|| EncodeError::new("internal: real division"))?,
+                    )
+                }
                 Div => {
                     faults.push(MayFault {
                         cond: y.eq(real0()),
@@ -704,18 +746,29 @@ impl Ops {
                 let out = self.from_dyn(ty, &r)?;
                 // Cheap sound facts.
                 if let (Sqrt, Sym::Real(x), Sym::Real(y)) = (f, &args[0], &out) {
-                    uf.facts.push(x.ge(real0()).implies(y.ge(real0())));
+                    uf.fact(x.ge(real0()).implies(y.ge(real0())));
                 }
                 // A positive base to any power is positive (so never a zero divisor).
                 if let (Pow, Some(Sym::Real(b)), Sym::Real(y)) = (f, args.first(), &out) {
-                    uf.facts.push(b.gt(real0()).implies(y.gt(real0())));
+                    uf.fact(b.gt(real0()).implies(y.gt(real0())));
                 }
                 if let (Exp, Sym::Real(y)) = (f, &out) {
-                    uf.facts.push(y.gt(real0()));
+                    uf.fact(y.gt(real0()));
                 }
                 Ok(out)
             }
         }
+    }
+}
+
+/// The operands of a commutative operator in a fixed order (by Z3's term
+/// identity, the same in both versions for the same terms), so that `a * b`
+/// and `b * a` are one application of an uninterpreted product.
+fn commuted<'t, T: Ast>(x: &'t T, y: &'t T) -> (&'t T, &'t T) {
+    if x.get_z3_ast().as_ptr() <= y.get_z3_ast().as_ptr() {
+        (x, y)
+    } else {
+        (y, x)
     }
 }
 
@@ -727,9 +780,68 @@ pub struct Ufs {
     pub facts: Vec<Bool>,
     /// Names of the functions used, for the verdict's explanation.
     pub used: std::collections::BTreeSet<String>,
+    /// Ackermann mode: applications are fresh constants recorded here
+    /// instead of Z3 function applications (see [`Ufs::ackermann`]).
+    applications: Option<Vec<UfApplication>>,
+    /// The application the next [`Ufs::fact`] is about.
+    last: Option<usize>,
+    /// Where the applications being made come from (the CHC encoding's
+    /// stretch and version), recorded in each [`UfApplication`].
+    pub origin: u32,
+}
+
+/// One application in Ackermann mode: `result` stands for `key(args)`.
+#[derive(Clone, Debug)]
+pub struct UfApplication {
+    /// The function's name and sorts: applications of the same key with
+    /// equal arguments have equal results.
+    pub key: String,
+    pub args: Vec<Dynamic>,
+    pub result: Dynamic,
+    /// Sound facts about this application (e.g. `exp(x) > 0`).
+    pub facts: Vec<Bool>,
+    /// [`Ufs::origin`] when it was made.
+    pub origin: u32,
 }
 
 impl Ufs {
+    /// Ufs whose applications are fresh constants ([`Ufs::applications`])
+    /// rather than Z3 function symbols. The CHC encoding needs this: a free
+    /// function symbol in Horn clauses is one the solver may *choose*,
+    /// while ours must stand for every function; with Ackermann's reduction
+    /// each clause holds for all results consistent with "equal arguments,
+    /// equal results", hence for every interpretation.
+    pub fn ackermann() -> Ufs {
+        Ufs {
+            applications: Some(Vec::new()),
+            ..Ufs::default()
+        }
+    }
+
+    /// The applications made in Ackermann mode (empty otherwise).
+    pub fn applications(&self) -> &[UfApplication] {
+        self.applications.as_deref().unwrap_or(&[])
+    }
+
+    /// Whether nonlinear products and divisions by a non-constant are
+    /// uninterpreted functions too (in Ackermann mode: Spacer gives up on
+    /// nonlinear division and rarely finds nonlinear invariants, while
+    /// "equal operands, equal results" is all most equivalence proofs need).
+    pub fn abstracts_nonlinear(&self) -> bool {
+        self.applications.is_some()
+    }
+
+    /// Records a sound fact about the application just made.
+    pub fn fact(&mut self, fact: Bool) {
+        match (self.applications.as_mut(), self.last) {
+            (Some(apps), Some(i)) => match apps.get_mut(i) {
+                Some(app) => app.facts.push(fact),
+                None => self.facts.push(fact),
+            },
+            _ => self.facts.push(fact),
+        }
+    }
+
     pub fn apply(&mut self, name: &str, args: &[Dynamic], range: &Sort) -> Dynamic {
         let sorts: Vec<Sort> = args.iter().map(|a| a.get_sort()).collect();
         let key = format!(
@@ -740,11 +852,38 @@ impl Ufs {
                 .collect::<Vec<_>>()
                 .join(",")
         );
+        self.used.insert(name.to_string());
+        if let Some(apps) = self.applications.as_mut() {
+            // Syntactically the same arguments (terms are hash-consed):
+            // the same result term, so both versions' terms stay equal.
+            let same = apps.iter().position(|a| {
+                a.key == key
+                    && a.args.len() == args.len()
+                    && a.args
+                        .iter()
+                        .zip(args)
+                        .all(|(x, y)| x.get_z3_ast() == y.get_z3_ast())
+            });
+            let i = match same {
+                Some(i) => i,
+                None => {
+                    apps.push(UfApplication {
+                        result: Dynamic::fresh_const(name, range),
+                        key,
+                        args: args.to_vec(),
+                        facts: Vec::new(),
+                        origin: self.origin,
+                    });
+                    apps.len() - 1
+                }
+            };
+            self.last = Some(i);
+            return apps[i].result.clone();
+        }
         let decl = self.decls.entry(key).or_insert_with(|| {
             let refs: Vec<&Sort> = sorts.iter().collect();
             FuncDecl::new(format!("{name}!{}", sorts.len()), &refs, range)
         });
-        self.used.insert(name.to_string());
         let refs: Vec<&dyn Ast> = args.iter().map(|a| a as &dyn Ast).collect();
         decl.apply(&refs)
     }
