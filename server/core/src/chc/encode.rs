@@ -75,8 +75,26 @@ impl EncodeFailure {
     }
 }
 
+/// One clause, unquantified: `hypotheses ∧ body → head`, where `body`
+/// mentions at most one relation, as that relation's `application` (so a
+/// candidate interpretation is put in by substituting it), and the head is
+/// a relation applied to terms or `false`.
+pub struct Clause {
+    pub hypotheses: Vec<Bool>,
+    pub body: Bool,
+    /// `Some((k, args))`: `Inv_k(args)`; `None`: `false`.
+    pub head: Option<(usize, Vec<Dynamic>)>,
+}
+
 /// One relation of the system: the invariant of a pair of loops.
 pub struct Relation {
+    /// Its position in [`Encoding::relations`].
+    pub index: usize,
+    /// Its parameters: the old version's state constants, then the new
+    /// one's (what `application` applies it to).
+    pub params: Vec<Dynamic>,
+    /// Parameters of the same variable in both versions (old, new index).
+    pub same_name: Vec<(usize, usize)>,
     pub decl: FuncDecl,
     /// `Inv_k` applied to the named state constants (`old.i`, `new.i`):
     /// evaluated in the solver's model it reads as the invariant.
@@ -87,7 +105,10 @@ pub struct Relation {
 
 /// The Horn clauses of the lockstep product of a pair.
 pub struct Encoding {
+    /// The clauses as Spacer gets them (universally quantified).
     pub rules: Vec<Bool>,
+    /// The same clauses, unquantified, for checking candidate invariants.
+    pub clauses: Vec<Clause>,
     pub relations: Vec<Relation>,
     /// Functions without an exact encoding the clauses apply (as
     /// Ackermann constants): the proof's assumption that they are
@@ -101,6 +122,8 @@ struct Layout {
     globals: Vec<(GlobalId, Type)>,
     /// The named constants standing for a state at a loop head.
     vars: Vec<Dynamic>,
+    /// The variables' names in the source (pairing the versions' state).
+    names: Vec<String>,
 }
 
 impl Layout {
@@ -117,11 +140,14 @@ impl Layout {
         };
         let mut locals = Vec::new();
         let mut vars = Vec::new();
+        let mut names = Vec::new();
         for (i, l) in f.locals.iter().enumerate() {
             if matches!(l.ty, Type::Void | Type::Str | Type::Array(_)) {
                 continue;
             }
-            vars.push(Dynamic::new_const(name(&l.name), &ops.sort(&l.ty)?));
+            let n = name(&l.name);
+            names.push(n.trim_start_matches(tag).to_string());
+            vars.push(Dynamic::new_const(n, &ops.sort(&l.ty)?));
             locals.push((LocalId(i as u32), l.ty.clone()));
         }
         let mut globals = Vec::new();
@@ -129,13 +155,16 @@ impl Layout {
             if g.constant.is_some() {
                 continue;
             }
-            vars.push(Dynamic::new_const(name(&g.name), &ops.sort(&g.ty)?));
+            let n = name(&g.name);
+            names.push(n.trim_start_matches(tag).to_string());
+            vars.push(Dynamic::new_const(n, &ops.sort(&g.ty)?));
             globals.push((GlobalId(i as u32), g.ty.clone()));
         }
         Ok(Layout {
             locals,
             globals,
             vars,
+            names,
         })
     }
 
@@ -482,7 +511,29 @@ pub fn encode(
         let decl = FuncDecl::new(format!("inv{}", k + 1), &refs, &Sort::bool());
         let application = apply(&decl, o.layout.vars.iter().chain(&n.layout.vars))
             .ok_or_else(|| EncodeFailure::pair("internal: relation application"))?;
+        let params: Vec<Dynamic> = o
+            .layout
+            .vars
+            .iter()
+            .chain(&n.layout.vars)
+            .cloned()
+            .collect();
+        let old_arity = o.layout.vars.len();
+        let same_name = o
+            .layout
+            .names
+            .iter()
+            .enumerate()
+            .filter_map(|(i, name)| {
+                let j = n.layout.names.iter().position(|m| m == name)?;
+                (params[i].get_sort() == params[old_arity + j].get_sort())
+                    .then_some((i, old_arity + j))
+            })
+            .collect();
         relations.push(Relation {
+            index: k,
+            params,
+            same_name,
             decl,
             application,
             old_span: o.spans[k],
@@ -494,6 +545,7 @@ pub fn encode(
         quantified,
         applications: ufs.applications().to_vec(),
         rules: Vec::new(),
+        clauses: Vec::new(),
     };
     let pre0 = Bool::and(&inputs.preconditions());
     let pieces = |a: &Step, b: &Step| -> Result<(Bool, Vec<Dynamic>), EncodeFailure> {
@@ -536,7 +588,7 @@ pub fn encode(
         let inv = &relations[k].application;
         let (go, gn) = (&o.guards[k], &n.guards[k]);
         // Guards agree at every head: the loops run in lockstep.
-        rules.add(Bool::and(&[inv, &go.xor(gn)]), Bool::from_bool(false), &[]);
+        rules.add(Bool::and(&[inv, &go.xor(gn)]), None, &[]);
         let differs = pieces(&o.bodies[k], &n.bodies[k])?;
         let al = alike(k, &o.bodies[k], &n.bodies[k])?;
         rules.stretch(
@@ -560,6 +612,7 @@ pub fn encode(
     }
     Ok(Encoding {
         rules: rules.rules,
+        clauses: rules.clauses,
         relations,
         // Products, quotients and remainders are exact operations the
         // encoding chose to abstract (see `Ufs::abstracts_nonlinear`): no
@@ -592,21 +645,34 @@ struct Rules {
     /// bitwise operators under `math`), as Ackermann constants.
     applications: Vec<UfApplication>,
     rules: Vec<Bool>,
+    clauses: Vec<Clause>,
 }
 
 impl Rules {
-    fn add(&mut self, body: Bool, head: Bool, extra: &[Dynamic]) {
+    /// Adds `body → head` (`head`: relation `k` applied to the terms, or
+    /// `false`), quantified over `extra` too.
+    fn add(&mut self, body: Bool, head: Option<(usize, Bool, Vec<Dynamic>)>, extra: &[Dynamic]) {
         let mut vars: Vec<&dyn Ast> = self.quantified.iter().map(|v| v as &dyn Ast).collect();
         vars.extend(extra.iter().map(|v| v as &dyn Ast));
-        let rule = body.implies(&head);
+        let head_formula = match &head {
+            Some((_, app, _)) => app.clone(),
+            None => Bool::from_bool(false),
+        };
+        let rule = body.implies(&head_formula);
         let (hypotheses, results) = self.ackermann(&rule);
         vars.extend(results.iter().map(|v| v as &dyn Ast));
-        let rule = if hypotheses.is_empty() {
+        let quantified_rule = if hypotheses.is_empty() {
             rule
         } else {
             Bool::and(&hypotheses).implies(&rule)
         };
-        self.rules.push(z3::ast::forall_const(&vars, &[], &rule));
+        self.rules
+            .push(z3::ast::forall_const(&vars, &[], &quantified_rule));
+        self.clauses.push(Clause {
+            hypotheses,
+            body,
+            head: head.map(|(k, _, args)| (k, args)),
+        });
     }
 
     /// The applications `rule` mentions (directly or inside the arguments
@@ -682,18 +748,19 @@ impl Rules {
         if let (Some(next), Some(va), Some(vb)) = (next, &a.cont_values, &b.cont_values) {
             let head = apply(&next.decl, va.iter().chain(vb))
                 .ok_or_else(|| EncodeFailure::pair("internal: relation application"))?;
-            self.add(Bool::and(&[&pre, &a.cont, &b.cont]), head, &[]);
+            let args: Vec<Dynamic> = va.iter().chain(vb).cloned().collect();
+            self.add(
+                Bool::and(&[&pre, &a.cont, &b.cont]),
+                Some((next.index, head, args)),
+                &[],
+            );
         }
         let mismatch = Bool::or(&[
             Bool::and(&[&a.cont, &b.term, &alike.old_alone.not()]),
             Bool::and(&[&a.term, &b.cont, &alike.new_alone.not()]),
             Bool::and(&[&a.term, &b.term, &differs]),
         ]);
-        self.add(
-            Bool::and(&[&pre, &mismatch]),
-            Bool::from_bool(false),
-            &witnesses,
-        );
+        self.add(Bool::and(&[&pre, &mismatch]), None, &witnesses);
         Ok(())
     }
 }

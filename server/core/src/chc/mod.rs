@@ -19,6 +19,8 @@
 //! `symbolic` checker's job, replayed by the interpreter).
 
 pub mod encode;
+pub mod hoist;
+pub mod houdini;
 pub mod shape;
 pub mod solve;
 
@@ -57,6 +59,10 @@ pub fn prove_lockstep(
                 .into(),
         });
     }
+    // Loops inside branches, brought to the top level (same meaning).
+    let (old_hoisted, new_hoisted) = (hoist::hoisted(old.0, old.1), hoist::hoisted(new.0, new.1));
+    let old = (old_hoisted.as_ref().unwrap_or(old.0), old.1);
+    let new = (new_hoisted.as_ref().unwrap_or(new.0), new.1);
     let old = encode::Version::new(old.0, old.1, true).map_err(not_encodable)?;
     let new = encode::Version::new(new.0, new.1, false).map_err(not_encodable)?;
     let loops = old.shape.loops.len();
@@ -82,7 +88,13 @@ pub fn prove_lockstep(
             encode::Version { shape: n, ..new },
         );
         let enc = encode::encode(ops, &vo, &vn, deadline).map_err(not_encodable)?;
-        match solve::solve(&enc, deadline) {
+        // Candidate invariants first (milliseconds when they apply), then
+        // Spacer.
+        let answer = match houdini::prove(&enc, deadline) {
+            Some(formulas) => solve::Answer::Safe(formulas),
+            None => solve::solve(&enc, deadline),
+        };
+        match answer {
             solve::Answer::Safe(formulas) => {
                 let mut assumptions = Vec::new();
                 if !enc.uninterpreted.is_empty() {

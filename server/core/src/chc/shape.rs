@@ -233,6 +233,14 @@ fn find_stmt(stmts: &[Stmt], pred: &dyn Fn(&StmtKind) -> bool) -> Option<Span> {
     found
 }
 
+/// Whether `s` is or contains a loop.
+pub(super) fn contains_loop(s: &Stmt) -> bool {
+    find_stmt(std::slice::from_ref(s), &|k| {
+        matches!(k, StmtKind::Loop { .. })
+    })
+    .is_some()
+}
+
 /// Visits `s` and every statement nested in it, in preorder.
 fn walk(s: &Stmt, f: &mut dyn FnMut(&Stmt)) {
     f(s);

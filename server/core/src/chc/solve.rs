@@ -88,7 +88,7 @@ pub fn solve(enc: &Encoding, deadline: Instant) -> Answer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use z3::ast::{Ast, Bool, Int};
+    use z3::ast::{Ast, Bool, Dynamic, Int};
     use z3::{FuncDecl, Sort};
 
     /// `x := 0; loop x := x + 1` with the bad state `x = bad`.
@@ -104,7 +104,11 @@ mod tests {
         ];
         Encoding {
             rules,
+            clauses: Vec::new(),
             relations: vec![super::super::encode::Relation {
+                index: 0,
+                params: vec![Dynamic::from_ast(&x)],
+                same_name: Vec::new(),
                 application: app(&x),
                 decl: inv,
                 old_span: Default::default(),

@@ -1,0 +1,267 @@
+//! Loops inside branches, brought to the top level of the body so that the
+//! lockstep encoding ([`super::shape`]) can cut at them.
+//!
+//! `if (c) { A; while (g) B; C } else { D }` means exactly
+//!
+//! ```text
+//! $branch1 = c;
+//! if ($branch1) { A }
+//! while ($branch1 && g) B
+//! if ($branch1) { C }
+//! $branch2 = !$branch1;
+//! if ($branch2) { D }
+//! ```
+//!
+//! because `$branch1` is a fresh local nothing else writes: `c` is
+//! evaluated once, where it was (same faults), the loop runs only when the
+//! branch was taken (`&&` does not evaluate `g` otherwise), and exactly one
+//! of the two branches' statements run, in their order. Branches nested in
+//! branches get a flag that already includes the outer one
+//! (`$inner = $outer && c`), so a guard is always one flag.
+//!
+//! A `do … while` loop under a flag becomes `if (flag) { B } while (flag &&
+//! g) B` — the shape's own rewriting of `do`, guarded. Loops inside
+//! `switch` or labeled statements stay where they are (the shape refuses
+//! them with their name).
+
+use super::shape::contains_loop;
+use crate::ir::{
+    BinOp, Block, Expr, ExprKind, FuncId, Function, Local, LocalId, LocalKind, LoopKind, Place,
+    Program, Stmt, StmtKind, Type, UnOp,
+};
+
+/// `program` with `func`'s loops hoisted out of its branches, or `None`
+/// when no loop sits in a branch (nothing to do).
+pub fn hoisted(program: &Program, func: FuncId) -> Option<Program> {
+    let f = program.function(func).body.as_ref().ok()?;
+    let needed = f.body.iter().any(|s| match &s.kind {
+        StmtKind::If { .. } | StmtKind::Block(_) => loop_in_branch(s),
+        _ => false,
+    });
+    if !needed {
+        return None;
+    }
+    let mut g = f.clone();
+    let mut out = Vec::new();
+    hoist_block(&f.body, None, &mut out, &mut g);
+    g.body = out;
+    let mut p = program.clone();
+    if let Some(def) = p.functions.get_mut(func.0 as usize) {
+        def.body = Ok(g);
+    }
+    Some(p)
+}
+
+/// Whether `s` (an `if` or a block) has a loop inside one of its `if`s.
+fn loop_in_branch(s: &Stmt) -> bool {
+    match &s.kind {
+        StmtKind::If { .. } => contains_loop(s),
+        StmtKind::Block(b) => b.iter().any(loop_in_branch),
+        _ => false,
+    }
+}
+
+fn hoist_block(stmts: &Block, guard: Option<LocalId>, out: &mut Block, f: &mut Function) {
+    for s in stmts {
+        match &s.kind {
+            StmtKind::Block(b) => hoist_block(b, guard, out, f),
+            StmtKind::If {
+                cond,
+                then_branch,
+                else_branch,
+            } if contains_loop(s) => {
+                let taken = flag(f, s);
+                out.push(assign(taken, guarded_cond(guard, cond.clone()), s));
+                hoist_block(then_branch, Some(taken), out, f);
+                if !else_branch.is_empty() {
+                    // Not taken: the outer guard held and `c` did not.
+                    let other = flag(f, s);
+                    let not_taken = negate(read(taken, s));
+                    out.push(assign(other, guarded_cond(guard, not_taken), s));
+                    hoist_block(else_branch, Some(other), out, f);
+                }
+            }
+            StmtKind::Loop {
+                label,
+                kind,
+                cond,
+                body,
+                step,
+            } => match guard {
+                None => out.push(s.clone()),
+                Some(g) => {
+                    if *kind == LoopKind::DoWhile {
+                        let mut first = body.clone();
+                        first.extend(step.iter().cloned());
+                        out.push(under(g, first, s));
+                    }
+                    out.push(Stmt {
+                        kind: StmtKind::Loop {
+                            label: *label,
+                            kind: LoopKind::While,
+                            cond: and(read(g, s), cond.clone()),
+                            body: body.clone(),
+                            step: step.clone(),
+                        },
+                        span: s.span,
+                    });
+                }
+            },
+            _ => match guard {
+                None => out.push(s.clone()),
+                Some(g) => out.push(under(g, vec![s.clone()], s)),
+            },
+        }
+    }
+}
+
+/// A fresh boolean local for the branch `at`, numbered in the order of the
+/// branches (so both versions' flags pair up by name when their branches
+/// do).
+fn flag(f: &mut Function, at: &Stmt) -> LocalId {
+    let id = LocalId(f.locals.len() as u32);
+    let n = f
+        .locals
+        .iter()
+        .filter(|l| l.kind == LocalKind::Temp && l.name.starts_with("$branch"))
+        .count();
+    f.locals.push(Local {
+        name: format!("$branch{}", n + 1),
+        ty: Type::Bool,
+        kind: LocalKind::Temp,
+        span: at.span,
+    });
+    id
+}
+
+fn read(l: LocalId, at: &Stmt) -> Expr {
+    Expr {
+        kind: ExprKind::Local(l),
+        ty: Type::Bool,
+        span: at.span,
+    }
+}
+
+fn and(a: Expr, b: Expr) -> Expr {
+    let span = b.span;
+    Expr {
+        kind: ExprKind::Binary(BinOp::And, Box::new(a), Box::new(b)),
+        ty: Type::Bool,
+        span,
+    }
+}
+
+fn negate(e: Expr) -> Expr {
+    let span = e.span;
+    Expr {
+        kind: ExprKind::Unary(UnOp::Not, Box::new(e)),
+        ty: Type::Bool,
+        span,
+    }
+}
+
+/// `guard && c` (lazy: `c` is evaluated only when the guard holds), or `c`.
+fn guarded_cond(guard: Option<LocalId>, c: Expr) -> Expr {
+    match guard {
+        Some(g) => {
+            let span = c.span;
+            and(
+                Expr {
+                    kind: ExprKind::Local(g),
+                    ty: Type::Bool,
+                    span,
+                },
+                c,
+            )
+        }
+        None => c,
+    }
+}
+
+fn assign(l: LocalId, value: Expr, at: &Stmt) -> Stmt {
+    Stmt {
+        kind: StmtKind::Assign {
+            place: Place::Local(l),
+            value,
+        },
+        span: at.span,
+    }
+}
+
+fn under(g: LocalId, stmts: Block, at: &Stmt) -> Stmt {
+    Stmt {
+        kind: StmtKind::If {
+            cond: read(g, at),
+            then_branch: stmts,
+            else_branch: Vec::new(),
+        },
+        span: at.span,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::interp::{self, Inputs, Limits};
+    use crate::ir::{Lang, Semantics};
+    use crate::value::Value;
+
+    fn run(p: &Program, args: &[i64]) -> interp::Execution {
+        let inputs = Inputs {
+            args: args.iter().map(|a| Value::Int((*a).into())).collect(),
+            globals: Default::default(),
+        };
+        interp::execute(p, FuncId(0), &inputs, Semantics::Math, &Limits::default())
+    }
+
+    /// Runs `f` of both programs on `args` with the interpreter.
+    fn agree(src: &str, inputs: &[Vec<i64>]) {
+        let p = crate::lang::lower(Lang::Java, src);
+        let h = hoisted(&p, FuncId(0)).expect("a loop in a branch");
+        let body = h.function(FuncId(0)).body.as_ref().expect("lowered");
+        assert!(
+            body.body
+                .iter()
+                .all(|s| !matches!(&s.kind, StmtKind::If { .. }) || !contains_loop(s)),
+            "every loop at the top level: {:#?}",
+            body.body
+        );
+        for args in inputs {
+            let (a, b) = (run(&p, args), run(&h, args));
+            assert_eq!(a.outcome, b.outcome, "inputs {args:?}");
+            assert!(
+                !matches!(a.outcome, interp::Outcome::Limit(_)),
+                "inputs {args:?} ran out of steps"
+            );
+        }
+    }
+
+    #[test]
+    fn hoisting_keeps_the_meaning() {
+        let inputs: Vec<Vec<i64>> = (-2..4)
+            .flat_map(|a| (-2..5).map(move |b| vec![a, b]))
+            .collect();
+        agree(
+            "class A { int f(int t, int c) { int x = 0; if (0 < t) { x = 5; while (0 < c) { x++; c--; } x = x * 2; } else { x = 7; do { x--; c++; } while (c < 3); } return x + c; } }",
+            &inputs,
+        );
+        agree(
+            "class A { int f(int t, int c) { int x = 1; if (t > 0) { if (c > 1) { while (c > 0) { x = x + t; c--; } } else { return 100 / t; } } return x; } }",
+            &inputs,
+        );
+        // The condition changes what the branch reads: evaluated once.
+        agree(
+            "class A { int f(int t, int c) { int x = 0; if (c > 0) { c = -1; for (int i = 0; i < t; i++) { x += 2; } } else { x = 3; } return x + c; } }",
+            &inputs,
+        );
+    }
+
+    #[test]
+    fn nothing_to_do_without_a_loop_in_a_branch() {
+        let p = crate::lang::lower(
+            Lang::Java,
+            "class A { int f(int n) { int s = 0; if (n < 0) { return 0; } while (s < n) { s++; } return s; } }",
+        );
+        assert!(hoisted(&p, FuncId(0)).is_none());
+    }
+}
