@@ -2,10 +2,11 @@
 //! them into: loop-free stretches and the top-level loops between them.
 //!
 //! The first cut takes a body whose loops all sit at its top level (blocks
-//! are flattened; `for` initialisers are plain statements before the loop),
-//! whose loop bodies contain no nested loop, no call, no `return`, no
-//! `continue` and no `break` out of the loop, and which uses no arrays and
-//! prints nothing. Everything else is [`NotEncodable`] with the construct
+//! are flattened; `for` initialisers are plain statements before the loop;
+//! loops in branches are hoisted first, `hoist.rs`), whose loop bodies
+//! contain no nested loop, no `continue` and no `break` out of the loop
+//! (a `return` and calls of loop-free functions are fine), and which uses
+//! no arrays and prints nothing. Everything else is [`NotEncodable`] with the construct
 //! named, so the checker can say `unknown: <construct>` instead of guessing.
 
 use crate::ir::{Block, Expr, ExprKind, Function, LabelId, LoopKind, Span, Stmt, StmtKind, Type};
@@ -48,9 +49,10 @@ pub struct LoopPiece {
 
 impl Shape {
     /// Runs the first iteration of loop `k` before it, as `if (c) body`:
-    /// `while (c) B` means exactly `if (c) B; while (c) B` when `B` cannot
-    /// leave the loop early (which [`shape`] guarantees), so the shape
-    /// means the same afterwards. Used to align loops whose iteration
+    /// `while (c) B` means exactly `if (c) B; while (c) B` when `B` has no
+    /// `break` or `continue` of the loop (which [`shape`] guarantees; a
+    /// `return` in `B` ends the run in either form), so the shape means the
+    /// same afterwards. Used to align loops whose iteration
     /// counts differ by one. `false` when there is no loop `k`.
     pub fn peel(&mut self, k: usize) -> bool {
         let Some(lp) = self.loops.get(k) else {
@@ -160,8 +162,10 @@ fn check_loop_body<'a>(
             }
             let what = match &s.kind {
                 StmtKind::Loop { .. } => Some("a nested loop"),
-                StmtKind::Call { .. } => Some("a call inside a loop"),
-                StmtKind::Return(_) => Some("a return inside a loop"),
+                // Calls are inlined by the executor (a callee with a loop
+                // or recursion is refused when its stretch is encoded), and
+                // a `return` ends the run inside the body's stretch, which
+                // the clauses compare like any other end.
                 StmtKind::Continue(_) => Some("a continue inside a loop"),
                 StmtKind::Break(l) if *l == label || !inner.contains(l) => {
                     Some("a break out of a loop")
