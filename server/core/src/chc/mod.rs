@@ -18,6 +18,7 @@
 //! only mean the loops do not run in lockstep (counterexamples are the
 //! `symbolic` checker's job, replayed by the interpreter).
 
+pub mod constants;
 pub mod encode;
 pub mod hoist;
 pub mod houdini;
@@ -59,10 +60,9 @@ pub fn prove_lockstep(
                 .into(),
         });
     }
-    // Loops inside branches, brought to the top level (same meaning).
-    let (old_hoisted, new_hoisted) = (hoist::hoisted(old.0, old.1), hoist::hoisted(new.0, new.1));
-    let old = (old_hoisted.as_ref().unwrap_or(old.0), old.1);
-    let new = (new_hoisted.as_ref().unwrap_or(new.0), new.1);
+    let (old_prepared, new_prepared) = (prepared(old.0, old.1), prepared(new.0, new.1));
+    let old = (old_prepared.as_ref().unwrap_or(old.0), old.1);
+    let new = (new_prepared.as_ref().unwrap_or(new.0), new.1);
     let old = encode::Version::new(old.0, old.1, true).map_err(not_encodable)?;
     let new = encode::Version::new(new.0, new.1, false).map_err(not_encodable)?;
     let loops = old.shape.loops.len();
@@ -149,6 +149,23 @@ pub fn prove_lockstep(
                 .into(),
         },
     })
+}
+
+/// `program` with `func` rewritten for the encoding, each step keeping its
+/// meaning: loops inside branches brought to the top level, constant
+/// locals replaced by their values. `None` when nothing changed.
+fn prepared(program: &Program, func: FuncId) -> Option<Program> {
+    let hoisted = hoist::hoisted(program, func);
+    let base = hoisted.as_ref().unwrap_or(program);
+    let mut f = base.function(func).body.as_ref().ok()?.clone();
+    if !constants::propagate(&mut f) {
+        return hoisted;
+    }
+    let mut p = hoisted.unwrap_or_else(|| program.clone());
+    if let Some(def) = p.functions.get_mut(func.0 as usize) {
+        def.body = Ok(f);
+    }
+    Some(p)
 }
 
 /// At most this many alignments are tried (each an encoding and a Spacer
