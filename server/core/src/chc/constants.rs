@@ -20,7 +20,7 @@ const MAX_DEPTH: usize = 200;
 
 /// Propagates `f`'s constant locals into their reads; whether any was.
 pub fn propagate(f: &mut Function) -> bool {
-    if f.body.iter().any(|s| too_deep(s)) {
+    if f.body.iter().any(too_deep) {
         return false;
     }
     let mut assignments = vec![0usize; f.locals.len()];
