@@ -298,7 +298,8 @@ fn version_pieces(
         };
         bodies.push(run(&mut ex, g.clone(), &lp.body, false).map_err(enc)?);
         ex.ufs.origin = origin(2 + 2 * k, in_old);
-        after.push(run(&mut ex, g.not(), &shape.segments[k + 1], k + 1 == last).map_err(enc)?);
+        let ends = shape.after_destination(k).is_none();
+        after.push(run(&mut ex, g.not(), &shape.segments[k + 1], ends).map_err(enc)?);
         guards.push(g);
     }
     Ok(Pieces {
@@ -432,6 +433,12 @@ pub fn encode(
             "the versions have {n_old} and {n_new} top-level loops \
              (aligning unbalanced loops is not implemented yet)"
         )));
+    }
+    let parents = |s: &Shape| s.loops.iter().map(|l| l.parent).collect::<Vec<_>>();
+    if parents(old_shape) != parents(new_shape) {
+        return Err(EncodeFailure::pair(
+            "the versions nest their loops differently (lockstep needs the same nesting)",
+        ));
     }
     if ops.sem == Semantics::Machine
         && [old_fn, new_fn]
@@ -590,24 +597,30 @@ pub fn encode(
         // Guards agree at every head: the loops run in lockstep.
         rules.add(Bool::and(&[inv, &go.xor(gn)]), None, &[]);
         let differs = pieces(&o.bodies[k], &n.bodies[k])?;
-        let al = alike(k, &o.bodies[k], &n.bodies[k])?;
+        // The body runs to its first inner loop's head or back to its own;
+        // after the exit the run goes to the next loop at the same level,
+        // the enclosing loop's head or the end (the same in both versions,
+        // checked above).
+        let into = old_shape.body_destination(k);
+        let al = alike(into, &o.bodies[k], &n.bodies[k])?;
         rules.stretch(
             Bool::and(&[inv, go, gn]),
             &o.bodies[k],
             &n.bodies[k],
             differs,
             al,
-            Some(&relations[k]),
+            relations.get(into),
         )?;
         let differs = pieces(&o.after[k], &n.after[k])?;
-        let al = alike(k + 1, &o.after[k], &n.after[k])?;
+        let next = old_shape.after_destination(k);
+        let al = alike(next.unwrap_or(usize::MAX), &o.after[k], &n.after[k])?;
         rules.stretch(
             Bool::and(&[inv, &go.not(), &gn.not()]),
             &o.after[k],
             &n.after[k],
             differs,
             al,
-            relations.get(k + 1),
+            next.and_then(|j| relations.get(j)),
         )?;
     }
     Ok(Encoding {

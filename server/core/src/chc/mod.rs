@@ -443,14 +443,47 @@ mod tests {
     }
 
     #[test]
+    fn nested_loops_run_in_lockstep_level_by_level() {
+        let inv = proved(
+            "int f(int n, int m) { int s = 0; for (int i = 0; i < n; i++) { for (int j = 0; j < m; j++) { s += i + j; } s = s * 1; } return s; }",
+            "int f(int n, int m) { int s = 0; int i = 0; while (i < n) { int j = 0; while (j < m) { s = s + j + i; j++; } i = i + 1; } return s; }",
+        );
+        assert_eq!(inv.len(), 2, "one invariant per loop pair: {inv:?}");
+        // The inner bound differs: never proved.
+        not_proved(
+            "int f(int n, int m) { int s = 0; for (int i = 0; i < n; i++) { for (int j = 0; j < m; j++) { s += i + j; } } return s; }",
+            "int f(int n, int m) { int s = 0; for (int i = 0; i < n; i++) { for (int j = 0; j <= m; j++) { s += i + j; } } return s; }",
+        );
+        // A loop in a branch of a loop stays outside the encoding.
+        let u = not_proved(
+            "int f(int n) { int s = 0; for (int i = 0; i < n; i++) { if (i > 2) { for (int j = 0; j < i; j++) { s++; } } } return s; }",
+            "int f(int n) { int s = 0; for (int i = 0; i < n; i++) { if (i > 2) { for (int j = 0; j < i; j++) { s++; } } } return s + 0; }",
+        );
+        assert!(
+            u.detail.contains("a loop inside a branch of a loop"),
+            "{}",
+            u.detail
+        );
+    }
+
+    #[test]
     fn constructs_outside_the_encoding_are_named() {
         let u = not_proved(
-            "int f(int n) { int s = 0; for (int i = 0; i < n; i++) { s += i; } return s; }",
-            "int f(int n) { int s = 0; for (int i = 0; i < n; i++) { for (int j = 0; j < 1; j++) { s += i; } } return s; }",
+            "int f(int n) { int s = 0; for (int i = 0; i < n; i++) { s += i; } for (int j = 0; j < n; j++) { s += j; } return s; }",
+            "int f(int n) { int s = 0; for (int i = 0; i < n; i++) { s += i; for (int j = 0; j < 0; j++) { s += j; } } return s; }",
         );
         assert_eq!(u.reason, UnknownReason::NotEncodable);
         assert!(
-            u.detail.contains("nested loop") && u.detail.contains("new version"),
+            u.detail.contains("nest their loops differently"),
+            "{}",
+            u.detail
+        );
+        let u = not_proved(
+            "int f(int n) { int s = 0; do { for (int i = 0; i < n; i++) { s += i; } } while (s < 0); return s; }",
+            "int f(int n) { int s = 0; for (int i = 0; i < n; i++) { s += i; } return s; }",
+        );
+        assert!(
+            u.detail.contains("a loop inside a do-while loop") && u.detail.contains("old version"),
             "{}",
             u.detail
         );

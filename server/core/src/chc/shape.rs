@@ -42,9 +42,12 @@ pub struct Shape {
 pub struct LoopPiece {
     pub cond: Expr,
     /// The body followed by the step (without `continue` the step always
-    /// runs after the body).
+    /// runs after the body) — up to the first inner loop, when it has
+    /// some (the rest is in the stretches after the inner loops).
     pub body: Block,
     pub span: Span,
+    /// The loop this one is nested in (loops are numbered in preorder).
+    pub parent: Option<usize>,
 }
 
 impl Shape {
@@ -55,6 +58,11 @@ impl Shape {
     /// same afterwards. Used to align loops whose iteration
     /// counts differ by one. `false` when there is no loop `k`.
     pub fn peel(&mut self, k: usize) -> bool {
+        // Only when every loop is at the top level: then `segments[k]` is
+        // the stretch right before loop k and its body is all in `body`.
+        if !self.is_flat() {
+            return false;
+        }
         let Some(lp) = self.loops.get(k) else {
             return false;
         };
@@ -84,14 +92,76 @@ pub fn shape(f: &Function) -> Result<Shape, NotEncodable> {
         segments: vec![Vec::new()],
         loops: Vec::new(),
     };
-    cut(&f.body, &mut out)?;
+    cut(&f.body, &mut out, None, &mut Stretch::Segment(0))?;
     Ok(out)
 }
 
-fn cut(stmts: &Block, out: &mut Shape) -> Result<(), NotEncodable> {
+/// Where the statements being cut go: the stretch after loop `k` (or the
+/// entry stretch, `Segment(0)`), or the start of loop `k`'s body.
+#[derive(Clone, Copy)]
+enum Stretch {
+    Segment(usize),
+    Body(usize),
+}
+
+impl Shape {
+    fn stretch(&mut self, at: Stretch) -> Option<&mut Block> {
+        match at {
+            Stretch::Segment(i) => self.segments.get_mut(i),
+            Stretch::Body(k) => self.loops.get_mut(k).map(|l| &mut l.body),
+        }
+    }
+
+    /// Whether every loop sits at the top level of the body.
+    pub fn is_flat(&self) -> bool {
+        self.loops.iter().all(|l| l.parent.is_none())
+    }
+
+    /// Where the run goes after loop `k`'s body stretch: its first inner
+    /// loop's head, else back to its own head.
+    pub fn body_destination(&self, k: usize) -> usize {
+        match self.loops.get(k + 1) {
+            Some(next) if next.parent == Some(k) => k + 1,
+            _ => k,
+        }
+    }
+
+    /// Where the run goes after loop `k` exits and the stretch after it
+    /// runs: the next loop at the same level, else the enclosing loop's
+    /// head, else the end of the method (`None`).
+    pub fn after_destination(&self, k: usize) -> Option<usize> {
+        let parent = self.loops.get(k)?.parent;
+        // The first loop after k's inner loops (preorder): a sibling when
+        // it has the same parent.
+        let next = (k + 1..self.loops.len()).find(|&j| !self.inside(j, k));
+        match next {
+            Some(j) if self.loops[j].parent == parent => Some(j),
+            _ => parent,
+        }
+    }
+
+    /// Whether loop `j` is nested (at any depth) inside loop `k`.
+    fn inside(&self, j: usize, k: usize) -> bool {
+        let mut p = self.loops.get(j).and_then(|l| l.parent);
+        while let Some(q) = p {
+            if q == k {
+                return true;
+            }
+            p = self.loops.get(q).and_then(|l| l.parent);
+        }
+        false
+    }
+}
+
+fn cut(
+    stmts: &Block,
+    out: &mut Shape,
+    parent: Option<usize>,
+    at: &mut Stretch,
+) -> Result<(), NotEncodable> {
     for s in stmts {
         match &s.kind {
-            StmtKind::Block(b) => cut(b, out)?,
+            StmtKind::Block(b) => cut(b, out, parent, at)?,
             StmtKind::Loop {
                 label,
                 kind,
@@ -103,24 +173,38 @@ fn cut(stmts: &Block, out: &mut Shape) -> Result<(), NotEncodable> {
                 let mut whole: Block = body.clone();
                 whole.extend(step.iter().cloned());
                 if *kind == LoopKind::DoWhile {
+                    if whole.iter().any(contains_loop) {
+                        return Err(NotEncodable::new("a loop inside a do-while loop", s.span));
+                    }
                     // do B while (c)  ≡  B; while (c) B
-                    if let Some(seg) = out.segments.last_mut() {
-                        seg.extend(whole.iter().cloned());
+                    if let Some(stretch) = out.stretch(*at) {
+                        stretch.extend(whole.iter().cloned());
                     }
                 }
+                let k = out.loops.len();
                 out.loops.push(LoopPiece {
                     cond: cond.clone(),
-                    body: whole,
+                    body: Vec::new(),
                     span: s.span,
+                    parent,
                 });
                 out.segments.push(Vec::new());
+                // The body up to its first inner loop is loop k's body
+                // stretch; inner loops and the stretches after them follow.
+                let mut inner = Stretch::Body(k);
+                cut(&whole, out, Some(k), &mut inner)?;
+                *at = Stretch::Segment(k + 1);
             }
             _ => {
                 if let Some(span) = find_stmt(std::slice::from_ref(s), &|k| {
                     matches!(k, StmtKind::Loop { .. })
                 }) {
                     return Err(NotEncodable::new(
-                        "a loop inside a branch, switch or labeled block",
+                        if parent.is_some() {
+                            "a loop inside a branch of a loop"
+                        } else {
+                            "a loop inside a branch, switch or labeled block"
+                        },
                         span,
                     ));
                 }
@@ -129,8 +213,8 @@ fn cut(stmts: &Block, out: &mut Shape) -> Result<(), NotEncodable> {
                 }) {
                     return Err(NotEncodable::new("printing in a method with loops", span));
                 }
-                if let Some(seg) = out.segments.last_mut() {
-                    seg.push(s.clone());
+                if let Some(stretch) = out.stretch(*at) {
+                    stretch.push(s.clone());
                 }
             }
         }
@@ -161,7 +245,8 @@ fn check_loop_body<'a>(
                 return;
             }
             let what = match &s.kind {
-                StmtKind::Loop { .. } => Some("a nested loop"),
+                // Inner loops are cut like the outer ones (`cut`); one in
+                // a branch is refused there.
                 // Calls are inlined by the executor (a callee with a loop
                 // or recursion is refused when its stretch is encoded), and
                 // a `return` ends the run inside the body's stretch, which
@@ -372,7 +457,23 @@ mod tests {
     fn constructs_outside_the_first_cut_are_named() {
         let nested = "class A { int f(int n) { int s = 0; for (int i = 0; i < n; i++) { \
                       for (int j = 0; j < i; j++) { s++; } } return s; } }";
-        assert_eq!(shape_of(nested).unwrap_err().what, "a nested loop");
+        let s = shape_of(nested).expect("nested loops are cut");
+        assert_eq!(s.loops.len(), 2);
+        assert_eq!(s.loops[1].parent, Some(0));
+        // The outer body runs into the inner loop; after the inner loop's
+        // exit the step `i++` runs and the outer head comes back; after the
+        // outer loop's exit, the return.
+        assert_eq!(s.body_destination(0), 1);
+        assert_eq!(s.body_destination(1), 1);
+        assert_eq!(s.after_destination(1), Some(0));
+        assert_eq!(s.after_destination(0), None);
+        assert!(!s.is_flat());
+        let in_branch = "class A { int f(int n) { int s = 0; for (int i = 0; i < n; i++) { \
+                         if (i > 1) { for (int j = 0; j < i; j++) { s++; } } } return s; } }";
+        assert_eq!(
+            shape_of(in_branch).unwrap_err().what,
+            "a loop inside a branch of a loop"
+        );
         let brk = "class A { int f(int n) { int i = 0; while (true) { if (i > n) break; i++; } return i; } }";
         assert_eq!(shape_of(brk).unwrap_err().what, "a break out of a loop");
         let inside_if =
