@@ -165,6 +165,7 @@ mod tests {
                     new_line: 5,
                     old_peeled: 0,
                     new_peeled: 0,
+                    rearranged: String::new(),
                     formula: "(= old.s new.s)".into(),
                 }])),
                 method(proof(Vec::new())),

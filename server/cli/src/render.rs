@@ -617,6 +617,7 @@ mod tests {
                 new_line: 4,
                 old_peeled: 1,
                 new_peeled: 0,
+                rearranged: String::new(),
                 formula: "(and (= old.i (+ new.i 1))\n     (= old.j new.j))".into(),
             }],
         });

@@ -267,6 +267,7 @@ mod tests {
                     new_line: 6,
                     old_peeled: 0,
                     new_peeled: 0,
+                    rearranged: String::new(),
                     formula: "(= old.s new.s)".into(),
                 }],
             }),
