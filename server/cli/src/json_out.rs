@@ -185,5 +185,7 @@ mod tests {
         assert_eq!(inv["new_line"], 5);
         assert_eq!(inv["formula"], "(= old.s new.s)");
         assert!(v["methods"][1].get("invariants").is_none());
+        // Only a rearranged pair of loops says how.
+        assert!(inv.get("rearranged").is_none());
     }
 }

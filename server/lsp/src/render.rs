@@ -179,12 +179,17 @@ pub fn hover_markdown(r: &CheckResult, baseline: &str) -> String {
             for i in &p.invariants {
                 writeln!(
                     out,
-                    "\nLoop invariant (line {} old, line {} new{}):\n```smt2\n{}\n```",
+                    "\nLoop invariant (line {} old, line {} new{}{}):\n```smt2\n{}\n```",
                     i.old_line,
                     i.new_line,
                     match (i.old_peeled, i.new_peeled) {
                         (0, 0) => String::new(),
                         (o, n) => format!("; iterations peeled first: {o} old, {n} new"),
+                    },
+                    if i.rearranged.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; {}", i.rearranged)
                     },
                     i.formula
                 )

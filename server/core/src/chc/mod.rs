@@ -86,9 +86,14 @@ fn prove_with(
         let enc = encode::encode(ops, &vo, &vn, deadline).map_err(not_encodable)?;
         tried += 1;
         // One hard candidate must not starve the others: each gets a
-        // third of what is left (at least a second).
+        // third of what is left (at least a second), and those after
+        // plain lockstep at most two seconds (proofs take well under one).
         let left = deadline.saturating_duration_since(Instant::now());
-        let mine = Instant::now() + (left / 3).max(Duration::from_secs(1));
+        let mut share = (left / 3).max(Duration::from_secs(1));
+        if tried > 1 {
+            share = share.min(Duration::from_secs(2));
+        }
+        let mine = Instant::now() + share;
         match solve::solve(&enc, mine.min(deadline)) {
             solve::Answer::Safe(formulas) => {
                 return Ok(enc
