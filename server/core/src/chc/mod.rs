@@ -1,13 +1,17 @@
-//! Unbounded loop equivalence with constrained Horn clauses (issue 6, first
-//! cut: lockstep).
+//! Unbounded loop equivalence with constrained Horn clauses (issue 6:
+//! lockstep, after decomposition and alignment).
 //!
 //! Two versions whose top-level loops correspond one to one are run as a
 //! product program: loop `k` of each version in step with the other's,
 //! related by an inductive invariant `Inv_k(V_old, V_new)` that Z3's CHC
 //! engine (Spacer) finds. `shape.rs` cuts the bodies at their loops and
-//! refuses what the first cut does not handle; `encode.rs` builds the
-//! clauses with the symbolic executor run on each loop-free stretch;
-//! `solve.rs` asks Spacer.
+//! refuses what the first cut does not handle; `rearrange.rs` rewrites one
+//! version's cut, exactly, so that loops which do not correspond one to
+//! one as written do (phases, unrolling, a peeled last iteration,
+//! fission); `encode.rs` builds the clauses with the symbolic executor run
+//! on each loop-free stretch; `solve.rs` asks Spacer. This module searches
+//! the candidate cuts ([`candidates`]), cheapest first, under the
+//! deadline.
 //!
 //! *Invariants:* a proof comes only from Horn clauses that Spacer finds
 //! satisfiable (inductive invariants exist, so no bad state is reachable

@@ -133,32 +133,37 @@ pub fn phantom(shape: &Shape, seg: usize, pos: usize, span: Span) -> Option<Shap
     Some(out)
 }
 
-/// Fission of loop `k` of `f` into `cuts.len() + 1` loops, cutting its
-/// body (without the step) before the top-level statements `cuts`:
+/// Fission of loop `k` into `cuts.len() + 1` loops, cutting its body
+/// (without the step) before the top-level statements `cuts`:
 /// `i = e0; …; while (c) { B1; B2; S }` becomes
 /// `i = e0; …; while (c) { B1; S }; i = e0; while (c) { B2; S }`.
+/// (Fusion is the same rewrite applied to the other version.)
 ///
-/// The step `S` is the longest suffix of the body writing only variables
+/// The step `S` is the longest suffix of the body assigning only variables
 /// the guard reads (the counters). Legal only when (each condition is
 /// needed):
-/// - no part can fault (fission reorders the iterations of different
-///   parts: a fault of `B2` in iteration 3 would come after `B1`'s
-///   iterations 4, 5, … — or a fault of `B1` in iteration 5 before `B2`'s
-///   iteration 3 — and the final state at a fault would differ); the
-///   shape already excludes printing, calls and early exits, which would
-///   be reordered alike;
-/// - no part reads what another writes (`B2` reading `B1`'s scalar would
-///   see its final value instead of the one of the same iteration, and
-///   the reverse for `B1`), and parts write disjoint variables (the last
-///   writer would change);
-/// - no part writes what the guard or `S` reads or writes: then the
-///   counters run through the same values in every loop, so every loop
-///   iterates equally often (or all forever) with the same counter values;
+/// - no part, no step and no guard can fault: fission reorders the
+///   iterations of different parts, so a fault would happen in another
+///   state (a fault of `B1` in iteration 5 comes, fissioned, before `B2`
+///   ran iterations 0–4; one of `B2` in iteration 3 after `B1` ran all of
+///   its iterations) — the final state at the fault differs. The shape
+///   already excludes printing, calls and early exits, which would be
+///   reordered alike; `Effects` refuses anything but scalar assignments
+///   and `if`s over fault-free expressions;
+/// - no part reads what another writes: `B2` reading `B1`'s scalar would
+///   see its final value instead of the one of the same iteration (and
+///   `B1` reading `B2`'s its initial one); and parts write disjoint
+///   variables, or the last writer would change;
+/// - no part writes what the guard or `S` reads or writes (the counters
+///   are written only by the step): then the counters run through the
+///   same values in every loop, so every loop iterates equally often, with
+///   the same counter values — or every loop forever, like the fused one
+///   (the first fissioned loop then never ends);
 /// - every counter `i` is set by a top-level `i = e0` in the stretch
-///   before the loop, with `e0` unable to fault, and neither the
-///   statements after it nor the loop write `i` (before the loop) or what
-///   `e0` reads: re-running `i = e0` between the loops restores the
-///   counters' start values exactly.
+///   before the loop, `e0` cannot fault, and neither the statements after
+///   it nor the loop write `i` (before the loop) or what `e0` reads:
+///   re-running `i = e0` between the loops restores the counters' start
+///   values exactly, and writes nothing else.
 ///
 /// Under these conditions each part runs through the same sequence of
 /// states of its own variables as in the fused loop, the counters end
@@ -481,10 +486,19 @@ pub fn translate(
             e.span,
         ));
     }
+    if depth(e) > MAX_GUARD_DEPTH {
+        return Err(not_encodable(
+            "a loop guard too deeply nested to carry over to the other version",
+            e.span,
+        ));
+    }
     let mut problem: Option<NotEncodable> = None;
     let out = map_expr(e, &mut |x| match &x.kind {
         ExprKind::Local(l) => {
-            let src = from.1.locals.get(l.0 as usize)?;
+            let Some(src) = from.1.locals.get(l.0 as usize) else {
+                problem.get_or_insert(not_encodable("internal: local out of range", x.span));
+                return None;
+            };
             if src.kind == LocalKind::Temp {
                 problem.get_or_insert(not_encodable(
                     "a loop guard over a temporary cannot split the other version's loop",
@@ -534,7 +548,10 @@ pub fn translate(
             }
         }
         ExprKind::Global(g) => {
-            let src = from.0.globals.get(g.0 as usize)?;
+            let Some(src) = from.0.globals.get(g.0 as usize) else {
+                problem.get_or_insert(not_encodable("internal: global out of range", x.span));
+                return None;
+            };
             match to.0.find_global(&src.name) {
                 Some(id) if to.0.global(id).ty == src.ty => Some(ExprKind::Global(id)),
                 _ => {
@@ -554,8 +571,23 @@ pub fn translate(
     }
 }
 
+/// Guards nested deeper than this are not translated ([`map_expr`]
+/// recurses).
+const MAX_GUARD_DEPTH: usize = 64;
+
+/// The nesting depth of an expression, without recursion.
+fn depth(e: &Expr) -> usize {
+    let mut max = 0;
+    let mut stack = vec![(e, 1usize)];
+    while let Some((e, d)) = stack.pop() {
+        max = max.max(d);
+        stack.extend(e.children().into_iter().map(|c| (c, d + 1)));
+    }
+    max
+}
+
 /// A copy of `e` with every leaf `f` maps replaced (recursion depth is
-/// bounded: only [`safe_expr`] guards, written by people, are mapped).
+/// bounded by [`MAX_GUARD_DEPTH`], checked by the caller).
 fn map_expr(e: &Expr, f: &mut dyn FnMut(&Expr) -> Option<ExprKind>) -> Expr {
     let kind = match f(e) {
         Some(k) => k,
