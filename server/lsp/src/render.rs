@@ -272,7 +272,7 @@ mod tests {
                     new_line: 6,
                     old_peeled: 0,
                     new_peeled: 0,
-                    rearranged: String::new(),
+                    rearranged: "old loop unrolled ×4".into(),
                     formula: "(= old.s new.s)".into(),
                 }],
             }),
@@ -292,7 +292,10 @@ mod tests {
         );
         assert!(md.contains("Proved for all inputs."), "{md}");
         assert!(
-            md.contains("Loop invariant (line 4 old, line 6 new):\n```smt2\n(= old.s new.s)\n```"),
+            md.contains(
+                "Loop invariant (line 4 old, line 6 new; old loop unrolled ×4):\n\
+                 ```smt2\n(= old.s new.s)\n```"
+            ),
             "{md}"
         );
         assert!(md.contains("decided by `loops`"), "{md}");
