@@ -821,6 +821,44 @@ mod tests {
         assert_eq!(ph.segments.len(), 3);
         same_runs(&p, &ph, &inputs2());
         assert!(phantom(&s, 5, 0, Span::default()).is_none());
+        // The last-iteration candidate: split, the next iteration peeled,
+        // an empty partner loop for the rest.
+        let f = func(&p);
+        let q = lower(
+            "class A { int f(int n, int k) { int i = 0; while (i < n - 1) { i++; } return i; } }",
+        );
+        let g = translate(&func(&q).body_of_loop_cond(), (&q, func(&q)), (&p, f)).expect("names");
+        let mut last = split(&s, 0, &[g]).expect("splits");
+        assert!(last.peel(1));
+        same_runs(&p, &last, &inputs2());
+    }
+
+    #[test]
+    fn fission_into_three_keeps_the_meaning() {
+        let p = lower(
+            "class A { int f(int n, int k) { int s = 0; int t = 1; int u = k; int i = 0; \
+             while (i < n) { s = s + i; t = t * 2 - i; if (u > 3) { u = u - 1; } i = i + 1; } \
+             return s + t + u; } }",
+        );
+        let s = shape(func(&p)).expect("encodable");
+        let fi = fission(&s, 0, &[1, 2]).expect("legal");
+        assert_eq!(fi.loops.len(), 3);
+        same_runs(&p, &fi, &inputs2());
+    }
+
+    #[test]
+    fn guards_that_may_fault_are_not_carried_over() {
+        let p = lower(SUM);
+        let q = lower(
+            "class A { int f(int n, int k) { int i = 0; while (i < n / k) { i++; } return i; } }",
+        );
+        let e = translate(
+            &func(&q).body_of_loop_cond(),
+            (&q, func(&q)),
+            (&p, func(&p)),
+        )
+        .expect_err("division");
+        assert!(e.what.contains("fault"), "{}", e.what);
     }
 
     #[test]
