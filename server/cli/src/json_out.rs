@@ -165,6 +165,7 @@ mod tests {
                     new_line: 5,
                     old_peeled: 0,
                     new_peeled: 0,
+                    rearranged: String::new(),
                     formula: "(= old.s new.s)".into(),
                 }])),
                 method(proof(Vec::new())),
@@ -184,5 +185,7 @@ mod tests {
         assert_eq!(inv["new_line"], 5);
         assert_eq!(inv["formula"], "(= old.s new.s)");
         assert!(v["methods"][1].get("invariants").is_none());
+        // Only a rearranged pair of loops says how.
+        assert!(inv.get("rearranged").is_none());
     }
 }

@@ -176,7 +176,8 @@ fn counterexample_lines(cex: &Counterexample) -> Vec<String> {
     out
 }
 
-/// `, 1 iteration of the old loop peeled` when the loops were aligned.
+/// `, 1 iteration of the old loop peeled` when the loops were aligned,
+/// and `, old loop unrolled ×4` when they were rearranged.
 fn peeled(i: &eqlens_core::check::LoopInvariant) -> String {
     let mut out = String::new();
     for (n, which) in [(i.old_peeled, "old"), (i.new_peeled, "new")] {
@@ -186,6 +187,10 @@ fn peeled(i: &eqlens_core::check::LoopInvariant) -> String {
                 plural(n as usize, "iteration")
             ));
         }
+    }
+    if !i.rearranged.is_empty() {
+        out.push_str(", ");
+        out.push_str(&i.rearranged);
     }
     out
 }
@@ -617,6 +622,7 @@ mod tests {
                 new_line: 4,
                 old_peeled: 1,
                 new_peeled: 0,
+                rearranged: String::new(),
                 formula: "(and (= old.i (+ new.i 1))\n     (= old.j new.j))".into(),
             }],
         });
@@ -626,6 +632,15 @@ mod tests {
                 "loops at lines 3 (old) / 4 (new), 1 iteration of the old loop peeled: \
                  (and (= old.i (+ new.i 1)) (= old.j new.j))"
             ),
+            "{text}"
+        );
+        if let Verdict::Equivalent(p) = &mut r.methods[0].verdict {
+            p.invariants[0].old_peeled = 0;
+            p.invariants[0].rearranged = "old loop unrolled ×4".into();
+        }
+        let text = plain(&render_text(&r));
+        assert!(
+            text.contains("loops at lines 3 (old) / 4 (new), old loop unrolled ×4: (and"),
             "{text}"
         );
     }

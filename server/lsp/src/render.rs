@@ -179,12 +179,17 @@ pub fn hover_markdown(r: &CheckResult, baseline: &str) -> String {
             for i in &p.invariants {
                 writeln!(
                     out,
-                    "\nLoop invariant (line {} old, line {} new{}):\n```smt2\n{}\n```",
+                    "\nLoop invariant (line {} old, line {} new{}{}):\n```smt2\n{}\n```",
                     i.old_line,
                     i.new_line,
                     match (i.old_peeled, i.new_peeled) {
                         (0, 0) => String::new(),
                         (o, n) => format!("; iterations peeled first: {o} old, {n} new"),
+                    },
+                    if i.rearranged.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; {}", i.rearranged)
                     },
                     i.formula
                 )
@@ -267,6 +272,7 @@ mod tests {
                     new_line: 6,
                     old_peeled: 0,
                     new_peeled: 0,
+                    rearranged: "old loop unrolled ×4".into(),
                     formula: "(= old.s new.s)".into(),
                 }],
             }),
@@ -286,7 +292,10 @@ mod tests {
         );
         assert!(md.contains("Proved for all inputs."), "{md}");
         assert!(
-            md.contains("Loop invariant (line 4 old, line 6 new):\n```smt2\n(= old.s new.s)\n```"),
+            md.contains(
+                "Loop invariant (line 4 old, line 6 new; old loop unrolled ×4):\n\
+                 ```smt2\n(= old.s new.s)\n```"
+            ),
             "{md}"
         );
         assert!(md.contains("decided by `loops`"), "{md}");

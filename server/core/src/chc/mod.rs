@@ -1,13 +1,17 @@
-//! Unbounded loop equivalence with constrained Horn clauses (issue 6, first
-//! cut: lockstep).
+//! Unbounded loop equivalence with constrained Horn clauses (issue 6:
+//! lockstep, after decomposition and alignment).
 //!
 //! Two versions whose top-level loops correspond one to one are run as a
 //! product program: loop `k` of each version in step with the other's,
 //! related by an inductive invariant `Inv_k(V_old, V_new)` that Z3's CHC
 //! engine (Spacer) finds. `shape.rs` cuts the bodies at their loops and
-//! refuses what the first cut does not handle; `encode.rs` builds the
-//! clauses with the symbolic executor run on each loop-free stretch;
-//! `solve.rs` asks Spacer.
+//! refuses what the first cut does not handle; `rearrange.rs` rewrites one
+//! version's cut, exactly, so that loops which do not correspond one to
+//! one as written do (phases, unrolling, a peeled last iteration,
+//! fission); `encode.rs` builds the clauses with the symbolic executor run
+//! on each loop-free stretch; `solve.rs` asks Spacer. This module searches
+//! the candidate cuts ([`candidates`]), cheapest first, under the
+//! deadline.
 //!
 //! *Invariants:* a proof comes only from Horn clauses that Spacer finds
 //! satisfiable (inductive invariants exist, so no bad state is reachable
@@ -22,6 +26,7 @@ pub mod constants;
 pub mod encode;
 pub mod hoist;
 pub mod houdini;
+pub mod rearrange;
 pub mod shape;
 pub mod solve;
 
@@ -29,7 +34,7 @@ use crate::check::{LoopInvariant, Unknown, UnknownReason};
 use crate::ir::{FuncId, Program};
 use crate::symbolic::ops::Ops;
 use encode::EncodeFailure;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// A proof by the loop checker.
 #[derive(Debug)]
@@ -48,6 +53,17 @@ pub fn prove_lockstep(
     new: (&Program, FuncId),
     deadline: Instant,
 ) -> Result<LoopProof, Unknown> {
+    prove_with(ops, old, new, deadline, &|_| true)
+}
+
+/// [`prove_lockstep`] over the candidates `keep` lets through.
+fn prove_with(
+    ops: Ops,
+    old: (&Program, FuncId),
+    new: (&Program, FuncId),
+    deadline: Instant,
+    keep: &dyn Fn(&Candidate) -> bool,
+) -> Result<LoopProof, Unknown> {
     if ops.sem == crate::ir::Semantics::Machine {
         // The encoding itself works over bit-vectors, but Spacer on libz3
         // 4.8.12 finds no invariant for even the simplest 32-bit counter
@@ -65,34 +81,43 @@ pub fn prove_lockstep(
     let new = (new_prepared.as_ref().unwrap_or(new.0), new.1);
     let old = encode::Version::new(old.0, old.1, true).map_err(not_encodable)?;
     let new = encode::Version::new(new.0, new.1, false).map_err(not_encodable)?;
-    let loops = old.shape.loops.len();
+    let (n_old, n_new) = (old.shape.loops.len(), new.shape.loops.len());
     let mut last = None;
-    for peels in alignments(loops).into_iter().take(MAX_ALIGNMENTS) {
-        if crate::cancel::expired(deadline) {
+    let mut tried = 0usize;
+    let mut refused: Option<String> = None;
+    for cand in candidates(&old, &new, &mut refused)
+        .into_iter()
+        .filter(|c| keep(c))
+    {
+        if tried >= MAX_CANDIDATES || crate::cancel::expired(deadline) {
             break;
         }
-        let (mut o, mut n) = (old.shape.clone(), new.shape.clone());
-        for (k, p) in peels.iter().enumerate() {
-            match p {
-                Peel::None => {}
-                Peel::Old => {
-                    o.peel(k);
-                }
-                Peel::New => {
-                    n.peel(k);
-                }
-            }
-        }
         let (vo, vn) = (
-            encode::Version { shape: o, ..old },
-            encode::Version { shape: n, ..new },
+            encode::Version {
+                shape: cand.old,
+                ..old
+            },
+            encode::Version {
+                shape: cand.new,
+                ..new
+            },
         );
         let enc = encode::encode(ops, &vo, &vn, deadline).map_err(not_encodable)?;
+        tried += 1;
+        // One hard candidate must not starve the others: each gets a
+        // third of what is left (at least a second), and those after
+        // plain lockstep at most two seconds (proofs take well under one).
+        let left = deadline.saturating_duration_since(Instant::now());
+        let mut share = (left / 3).max(Duration::from_secs(1));
+        if tried > 1 {
+            share = share.min(Duration::from_secs(2));
+        }
+        let mine = Instant::now() + share;
         // Candidate invariants first (milliseconds when they apply), then
         // Spacer.
-        let answer = match houdini::prove(&enc, deadline) {
+        let answer = match houdini::prove(&enc, mine.min(deadline)) {
             Some(formulas) => solve::Answer::Safe(formulas),
-            None => solve::solve(&enc, deadline),
+            None => solve::solve(&enc, mine.min(deadline)),
         };
         match answer {
             solve::Answer::Safe(formulas) => {
@@ -107,13 +132,18 @@ pub fn prove_lockstep(
                     .relations
                     .iter()
                     .zip(formulas)
-                    .zip(&peels)
-                    .map(|((r, formula), p)| LoopInvariant {
-                        old_line: r.old_span.line(),
-                        new_line: r.new_span.line(),
-                        old_peeled: u32::from(*p == Peel::Old),
-                        new_peeled: u32::from(*p == Peel::New),
-                        formula,
+                    .enumerate()
+                    .map(|(k, (r, formula))| {
+                        let (old_peeled, new_peeled) =
+                            cand.peeled.get(k).copied().unwrap_or((0, 0));
+                        LoopInvariant {
+                            old_line: r.old_span.line(),
+                            new_line: r.new_span.line(),
+                            old_peeled,
+                            new_peeled,
+                            rearranged: cand.notes.get(k).cloned().unwrap_or_default(),
+                            formula,
+                        }
                     })
                     .collect();
                 return Ok(LoopProof {
@@ -123,6 +153,9 @@ pub fn prove_lockstep(
             }
             // Not in step this way: try the next alignment.
             solve::Answer::Unsafe => last = Some(solve::Answer::Unsafe),
+            solve::Answer::Unknown(r) if r == "timeout" && !crate::cancel::expired(deadline) => {
+                last = Some(solve::Answer::Unknown(r));
+            }
             other => {
                 last = Some(other);
                 break;
@@ -138,15 +171,31 @@ pub fn prove_lockstep(
             reason: UnknownReason::SolverUnknown,
             detail: format!("the CHC solver gave up: {r}"),
         },
+        None if n_old != n_new && !crate::cancel::expired(deadline) => Unknown {
+            reason: UnknownReason::NotEncodable,
+            detail: format!(
+                "the versions have {n_old} and {n_new} top-level loops and no loop split, \
+                 unrolling or fission aligns them{}",
+                refused.map(|r| format!(" ({r})")).unwrap_or_default()
+            ),
+        },
         None => Unknown {
             reason: UnknownReason::Timeout,
             detail: "no time left for the loop checker".into(),
         },
         _ => Unknown {
             reason: UnknownReason::SolverUnknown,
-            detail: "no relational invariant found in lockstep, with or without peeling \
-                     one iteration (the versions may differ, or their loops do not run in step)"
-                .into(),
+            detail: format!(
+                "no relational invariant found in lockstep, with or without peeling \
+                 one iteration{} (the versions may differ, or their loops do not run in step)",
+                if tried > 1 && n_old != n_new {
+                    ", splitting, unrolling or fission"
+                } else if tried > 1 {
+                    ", unrolling or peeling the last iteration"
+                } else {
+                    ""
+                }
+            ),
         },
     })
 }
@@ -166,6 +215,240 @@ fn prepared(program: &Program, func: FuncId) -> Option<Program> {
         def.body = Ok(f);
     }
     Some(p)
+}
+
+/// At most this many candidate shapes are encoded and solved (each a
+/// Spacer query, tens of milliseconds on the pairs we see): plain
+/// lockstep, peeling, then rearrangements; pairs no candidate fits fail
+/// after these.
+const MAX_CANDIDATES: usize = 12;
+
+/// A pair of shapes to run in lockstep, and how they came about (per pair
+/// of loops: iterations peeled before it, and what was rearranged).
+struct Candidate {
+    old: shape::Shape,
+    new: shape::Shape,
+    peeled: Vec<(u32, u32)>,
+    notes: Vec<String>,
+}
+
+/// The candidates, cheapest and likeliest first: plain lockstep and the
+/// first-iteration peels when the loop counts agree, then the
+/// rearrangements of [`rearrange`] (one version rewritten, the other
+/// kept): with equal counts, unrolling by the counters' step ratio and a
+/// peeled last iteration; with one version having more loops, unrolling
+/// with a remainder loop, splitting into phases and fission. `refused`
+/// keeps the first reason a rearrangement did not apply.
+fn candidates(
+    old: &encode::Version<'_>,
+    new: &encode::Version<'_>,
+    refused: &mut Option<String>,
+) -> Vec<Candidate> {
+    let (n_old, n_new) = (old.shape.loops.len(), new.shape.loops.len());
+    let mut out = Vec::new();
+    if n_old == n_new {
+        for peels in alignments(n_old).into_iter().take(MAX_ALIGNMENTS) {
+            let (mut o, mut n) = (old.shape.clone(), new.shape.clone());
+            for (k, p) in peels.iter().enumerate() {
+                match p {
+                    Peel::None => {}
+                    Peel::Old => {
+                        o.peel(k);
+                    }
+                    Peel::New => {
+                        n.peel(k);
+                    }
+                }
+            }
+            let peeled = peels
+                .iter()
+                .map(|p| (u32::from(*p == Peel::Old), u32::from(*p == Peel::New)))
+                .collect();
+            out.push(Candidate {
+                old: o,
+                new: n,
+                peeled,
+                notes: Vec::new(),
+            });
+            // Beyond the first peel of each loop the rearrangements
+            // below are likelier.
+            if out.len() > 2 * n_old.min(2) {
+                break;
+            }
+        }
+    }
+    for old_side in [true, false] {
+        let (this, other) = if old_side { (old, new) } else { (new, old) };
+        let (me, them) = if old_side {
+            ("old", "new")
+        } else {
+            ("new", "old")
+        };
+        let (p, q) = (this.shape.loops.len(), other.shape.loops.len());
+        let translate =
+            |e: &crate::ir::Expr, refused: &mut Option<String>| match rearrange::translate(
+                e,
+                (other.program, other.body),
+                (this.program, this.body),
+            ) {
+                Ok(g) => Some(g),
+                Err(e) => {
+                    refused.get_or_insert(format!("{} at {}", e.what, e.span));
+                    None
+                }
+            };
+        let push = |out: &mut Vec<Candidate>,
+                    this_shape: shape::Shape,
+                    other_shape: shape::Shape,
+                    notes: Vec<String>,
+                    peeled_this: Vec<u32>| {
+            let peeled = peeled_this
+                .iter()
+                .map(|&n| if old_side { (n, 0) } else { (0, n) })
+                .collect();
+            let (o, n) = if old_side {
+                (this_shape, other_shape)
+            } else {
+                (other_shape, this_shape)
+            };
+            out.push(Candidate {
+                old: o,
+                new: n,
+                peeled,
+                notes,
+            });
+        };
+        if p == q {
+            for j in 0..p {
+                let (lt, lo) = (&this.shape.loops[j], &other.shape.loops[j]);
+                // Unrolled by the ratio of the counters' steps.
+                if let Some(m) = rearrange::unroll_factor((lt, this.body), (lo, other.body))
+                    && let Some(s) = rearrange::unroll(&this.shape, j, m, &lt.cond)
+                {
+                    let mut notes = vec![String::new(); p];
+                    notes[j] = format!("{me} loop unrolled ×{m}");
+                    push(&mut out, s, other.shape.clone(), notes, vec![0; p]);
+                }
+                // The other version stops one iteration early and does
+                // the last body after its loop: run this loop while the
+                // other's guard holds, peel the next iteration, and give
+                // the rest (which then does not run) an empty partner.
+                let Some(g) = translate(&lo.cond, refused) else {
+                    continue;
+                };
+                if g == lt.cond {
+                    continue;
+                }
+                let Some(mut s) = rearrange::split(&this.shape, j, std::slice::from_ref(&g)) else {
+                    continue;
+                };
+                s.peel(j + 1);
+                let after = &other.shape.segments[j + 1];
+                let pos = after
+                    .iter()
+                    .position(|st| matches!(st.kind, crate::ir::StmtKind::Return(_)))
+                    .unwrap_or(after.len());
+                let Some(ph) = rearrange::phantom(&other.shape, j + 1, pos, lo.span) else {
+                    continue;
+                };
+                let mut notes = vec![String::new(); p + 1];
+                notes[j] = format!("{me} loop run while the {them} loop's guard holds");
+                notes[j + 1] = format!(
+                    "{me} loop's last iteration peeled after it; the {them} version runs \
+                     its last iteration after its loop (no loop here)"
+                );
+                let mut peeled = vec![0; p + 1];
+                peeled[j + 1] = 1;
+                push(&mut out, s, ph, notes, peeled);
+            }
+        }
+        if q <= p {
+            continue;
+        }
+        let d = q - p;
+        for j in 0..p {
+            let lt = &this.shape.loops[j];
+            let guards: Option<Vec<_>> = other.shape.loops[j..j + d]
+                .iter()
+                .map(|l| translate(&l.cond, refused))
+                .collect();
+            let base_notes = |what: &dyn Fn(usize) -> String| {
+                let mut notes = vec![String::new(); q];
+                for (i, note) in notes.iter_mut().enumerate().skip(j).take(d + 1) {
+                    *note = what(i - j);
+                }
+                notes
+            };
+            if let Some(guards) = &guards {
+                // Unrolled, then a remainder loop: the first phase does
+                // `m` iterations per iteration of the other's.
+                if d == 1
+                    && let Some(m) = rearrange::unroll_factor(
+                        (lt, this.body),
+                        (&other.shape.loops[j], other.body),
+                    )
+                    && let Some(sp) = rearrange::split(&this.shape, j, guards)
+                    && let Some(s) = rearrange::unroll(&sp, j, m, &lt.cond)
+                {
+                    let notes = base_notes(&|i| {
+                        if i == 0 {
+                            format!(
+                                "{me} loop split at the {them} loops' guards; phase 1 unrolled ×{m}"
+                            )
+                        } else {
+                            format!(
+                                "{me} loop split at the {them} loops' guards; phase 2 (remainder)"
+                            )
+                        }
+                    });
+                    push(&mut out, s, other.shape.clone(), notes, vec![0; q]);
+                }
+                if let Some(s) = rearrange::split(&this.shape, j, guards) {
+                    let notes = base_notes(&|i| {
+                        format!(
+                            "{me} loop split at the {them} loops' guards: phase {} of {}",
+                            i + 1,
+                            d + 1
+                        )
+                    });
+                    push(&mut out, s, other.shape.clone(), notes, vec![0; q]);
+                }
+            }
+            // Fission: the cuts whose parts are closest in size to the
+            // other version's loop bodies first; two at most.
+            let mut cuts = rearrange::fission_cuts(lt, d + 1);
+            let want: Vec<usize> = other.shape.loops[j..=j + d]
+                .iter()
+                .map(rearrange::work_len)
+                .collect();
+            cuts.sort_by_key(|c| {
+                rearrange::part_lens(lt, c)
+                    .iter()
+                    .zip(&want)
+                    .map(|(a, b)| a.abs_diff(*b))
+                    .sum::<usize>()
+            });
+            let mut legal = 0;
+            for c in cuts {
+                if legal == 2 {
+                    break;
+                }
+                match rearrange::fission(&this.shape, j, &c) {
+                    Ok(s) => {
+                        legal += 1;
+                        let notes = base_notes(&|i| {
+                            format!("{me} loop split by fission: part {} of {}", i + 1, d + 1)
+                        });
+                        push(&mut out, s, other.shape.clone(), notes, vec![0; q]);
+                    }
+                    Err(e) => {
+                        refused.get_or_insert(format!("{} at {}", e.what, e.span));
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 /// At most this many alignments are tried (each an encoding and a Spacer
@@ -231,7 +514,6 @@ fn not_encodable(e: EncodeFailure) -> Unknown {
 mod tests {
     use super::*;
     use crate::ir::{Lang, Semantics};
-    use std::time::Duration;
 
     fn prove_java(old: &str, new: &str) -> Result<Vec<LoopInvariant>, Unknown> {
         let (po, pn) = (
@@ -487,10 +769,115 @@ mod tests {
             "{}",
             u.detail
         );
+        // An extra loop that splitting cannot align (a different guard
+        // variable, missing in the other version) is named with the counts.
         let u = not_proved(
             "int f(int n) { int s = 0; for (int i = 0; i < n; i++) { s += i; } return s; }",
-            "int f(int n) { int s = 0; for (int i = 0; i < n; i++) { s += i; } for (int i = 0; i < 0; i++) { } return s; }",
+            "int f(int n) { int s = 0; for (int k = 0; k < n; k++) { s += k; } for (int j = 0; j < 0; j++) { } return s; }",
         );
         assert!(u.detail.contains("1 and 2 top-level loops"), "{}", u.detail);
+        assert!(u.detail.contains("missing"), "{}", u.detail);
+    }
+
+    fn note_of(inv: &[LoopInvariant]) -> String {
+        inv.iter()
+            .map(|i| i.rearranged.as_str())
+            .collect::<Vec<_>>()
+            .join(" | ")
+    }
+
+    #[test]
+    fn a_loop_split_into_phases_is_proved() {
+        let single = "int f(int n) { int s = 0; int i = 0; \
+                      while (i < n) { if (i < 10) { s = s + 2; } else { s = s + 1; } i++; } return s; }";
+        let two = "int f(int n) { int s = 0; int i = 0; while (i < n && i < 10) { s = s + 2; i++; } \
+                   while (i < n) { s = s + 1; i++; } return s; }";
+        let inv = proved(single, two);
+        assert_eq!(inv.len(), 2);
+        assert!(note_of(&inv).contains("old loop split"), "{inv:?}");
+        // And the other way round.
+        let inv = proved(two, single);
+        assert!(note_of(&inv).contains("new loop split"), "{inv:?}");
+        // A dropped phase is not proved.
+        let dropped = "int f(int n) { int s = 0; int i = 0; while (i < n && i < 10) { s = s + 2; i++; } \
+                       while (i < n - 1) { s = s + 1; i++; } return s; }";
+        not_proved(single, dropped);
+    }
+
+    #[test]
+    fn unrolled_loops_with_and_without_remainder_are_proved() {
+        let single = "int f(int n) { int s = 0; int i = 0; while (i < n) { s = s + 3; i = i + 1; } return s; }";
+        for m in [2, 4, 8] {
+            let copies = "s = s + 3; ".repeat(m);
+            let unrolled = format!(
+                "int f(int n) {{ int s = 0; int i = 0; while (i + {} < n) {{ {copies}i = i + {m}; }} \
+                 while (i < n) {{ s = s + 3; i = i + 1; }} return s; }}",
+                m - 1
+            );
+            let inv = proved(single, &unrolled);
+            assert!(note_of(&inv).contains(&format!("unrolled ×{m}")), "{inv:?}");
+            // A wrong remainder (one iteration short) is not proved.
+            let wrong = unrolled.replace("while (i < n)", "while (i < n - 1)");
+            not_proved(single, &wrong);
+        }
+        // Without a remainder: the counter of the unrolled loop counts blocks.
+        let blocks = "int f(int n) { int s = 0; int i = 0; while (i < 4 * n) { s = s + 3; i = i + 1; } return s; }";
+        let unrolled = "int f(int n) { int s = 0; int k = 0; while (k < n) { s = s + 3; s = s + 3; \
+                        s = s + 3; s = s + 3; k = k + 1; } return s; }";
+        let inv = proved(blocks, unrolled);
+        assert!(note_of(&inv).contains("unrolled ×4"), "{inv:?}");
+    }
+
+    #[test]
+    fn a_peeled_last_iteration_is_proved() {
+        // Consecutive states are not related linearly (s is reset past
+        // 10): peeling the first iteration does not align these.
+        let plain = "int f(int n) { int s = 0; int i = 0; \
+                     while (i < n) { if (s > 10) { s = 0; } s = s + i; i++; } return s; }";
+        let last = "int f(int n) { int s = 0; int i = 0; \
+                    while (i < n - 1) { if (s > 10) { s = 0; } s = s + i; i++; } \
+                    if (i < n) { if (s > 10) { s = 0; } s = s + i; i++; } return s; }";
+        // Spacer aligns them by peeling the first iteration anyway; the
+        // peeled last iteration, alone, proves them too.
+        proved(plain, last);
+        proved(last, plain);
+        let only_last = |c: &Candidate| c.notes.iter().any(|n| n.contains("last iteration"));
+        let (po, pn) = (
+            crate::lang::lower(Lang::Java, &method(plain)),
+            crate::lang::lower(Lang::Java, &method(last)),
+        );
+        let ops = Ops {
+            sem: Semantics::Math,
+            lang: Lang::Java,
+        };
+        let deadline = Instant::now() + Duration::from_secs(20);
+        for (a, b) in [(&po, &pn), (&pn, &po)] {
+            let inv = prove_with(ops, (a, FuncId(0)), (b, FuncId(0)), deadline, &only_last)
+                .expect("proved by the peeled last iteration")
+                .invariants;
+            assert!(note_of(&inv).contains("last iteration"), "{inv:?}");
+            assert_eq!(inv.len(), 2);
+        }
+        let wrong = last.replace("s = s + i; i++; } return", "s = s + i + 1; i++; } return");
+        not_proved(plain, &wrong);
+    }
+
+    #[test]
+    fn fission_and_fusion_are_proved_when_legal() {
+        let fused = "int f(int n) { int s = 0; int p = 1; int i = 0; \
+                     while (i < n) { s = s + i; p = p + 2 * i; i++; } return s - p; }";
+        let fissioned = "int f(int n) { int s = 0; int p = 1; int i = 0; \
+                         while (i < n) { s = s + i; i++; } i = 0; \
+                         while (i < n) { p = p + 2 * i; i++; } return s - p; }";
+        let inv = proved(fused, fissioned);
+        assert!(note_of(&inv).contains("fission"), "{inv:?}");
+        proved(fissioned, fused);
+        // B2 reads B1's scalar: fission would change what it reads.
+        let reads = "int f(int n) { int s = 0; int p = 1; int i = 0; \
+                     while (i < n) { s = s + i; p = p + s; i++; } return p; }";
+        let reads_split = "int f(int n) { int s = 0; int p = 1; int i = 0; \
+                           while (i < n) { s = s + i; i++; } i = 0; \
+                           while (i < n) { p = p + s; i++; } return p; }";
+        not_proved(reads, reads_split);
     }
 }

@@ -268,6 +268,11 @@ pub struct LoopInvariant {
     /// to align loops whose iteration counts differ by one).
     pub old_peeled: u32,
     pub new_peeled: u32,
+    /// How the loops were rearranged into lockstep (loop split into
+    /// phases, unrolled, fission, last iteration peeled), in words; empty
+    /// when they ran in step as written.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub rearranged: String,
     pub formula: String,
 }
 
