@@ -53,30 +53,16 @@ pub fn prove_lockstep(
     new: (&Program, FuncId),
     deadline: Instant,
 ) -> Result<LoopProof, Unknown> {
-    prove_with(ops, old, new, deadline, &|_| true, true)
+    prove_with(ops, old, new, deadline, &|_| true)
 }
 
-/// [`prove_lockstep`] by candidate invariants alone (`houdini.rs`), no
-/// Spacer: milliseconds on the pairs it proves, and little more on the
-/// others — cheap enough to try before anything else.
-pub fn prove_by_candidates(
-    ops: Ops,
-    old: (&Program, FuncId),
-    new: (&Program, FuncId),
-    deadline: Instant,
-) -> Result<LoopProof, Unknown> {
-    prove_with(ops, old, new, deadline, &|_| true, false)
-}
-
-/// [`prove_lockstep`] over the candidates `keep` lets through; Spacer is
-/// asked only when `spacer` is set.
+/// [`prove_lockstep`] over the candidates `keep` lets through.
 fn prove_with(
     ops: Ops,
     old: (&Program, FuncId),
     new: (&Program, FuncId),
     deadline: Instant,
     keep: &dyn Fn(&Candidate) -> bool,
-    spacer: bool,
 ) -> Result<LoopProof, Unknown> {
     if ops.sem == crate::ir::Semantics::Machine {
         // The encoding itself works over bit-vectors, but Spacer on libz3
@@ -125,18 +111,13 @@ fn prove_with(
         let mut share = (left / 3).max(Duration::from_secs(1));
         if tried > 1 {
             share = share.min(Duration::from_secs(2));
-        } else if !spacer {
-            // Candidates alone on plain lockstep: the likeliest proof, and
-            // on a large body (EqBench `ell/dbrent`) it needs the time.
-            share = left;
         }
         let mine = Instant::now() + share;
         // Candidate invariants first (milliseconds when they apply), then
         // Spacer.
         let answer = match houdini::prove(&enc, mine.min(deadline)) {
             Some(formulas) => solve::Answer::Safe(formulas),
-            None if spacer => solve::solve(&enc, mine.min(deadline)),
-            None => solve::Answer::Unsafe,
+            None => solve::solve(&enc, mine.min(deadline)),
         };
         match answer {
             solve::Answer::Safe(formulas) => {

@@ -31,32 +31,17 @@ impl Checker for LoopsChecker {
 /// The loop checker's verdict by `deadline`: a proof with its invariants,
 /// or unknown with the reason.
 pub(crate) fn prove(pair: &MethodPair<'_>, options: &Options, deadline: Instant) -> Verdict {
-    run(pair, options, deadline, true)
-}
-
-/// [`prove`] with candidate invariants only (no Spacer): what the
-/// portfolio tries first on pairs with loops.
-pub(crate) fn prove_quickly(
-    pair: &MethodPair<'_>,
-    options: &Options,
-    deadline: Instant,
-) -> Verdict {
-    run(pair, options, deadline, false)
-}
-
-fn run(pair: &MethodPair<'_>, options: &Options, deadline: Instant, spacer: bool) -> Verdict {
     let ops = Ops {
         sem: options.semantics,
         lang: pair.new_program.lang,
     };
-    let old = (pair.old_program, pair.old);
-    let new = (pair.new_program, pair.new);
     let run = || {
-        if spacer {
-            crate::chc::prove_lockstep(ops, old, new, deadline)
-        } else {
-            crate::chc::prove_by_candidates(ops, old, new, deadline)
-        }
+        crate::chc::prove_lockstep(
+            ops,
+            (pair.old_program, pair.old),
+            (pair.new_program, pair.new),
+            deadline,
+        )
     };
     // The z3 crate panics on some Z3 errors; a panic here is an unknown
     // verdict, never a crash of the caller.

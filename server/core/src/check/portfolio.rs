@@ -2,12 +2,13 @@
 //!
 //! 1. Normalized-syntax identity: both versions equal modulo renaming and
 //!    formatting, callees included → equivalent, in microseconds.
-//! 2. When both versions have loops: the `loops` checker with candidate
-//!    invariants only (no Spacer; 35 % of the budget, at most 3.5 s) —
-//!    an unbounded proof, taken at once.
+//! 2. When both versions have loops: concrete tests (a counterexample is
+//!    final), then the `loops` checker (35 % of the budget, at most 3.5 s)
+//!    — an unbounded proof, taken at once.
 //! 3. `ardiff` (which tests concretely before any solving).
 //! 4. When `ardiff` ended undecided or with a proof that holds only up to
-//!    the loop bound: the `loops` checker (a lockstep invariant, CHC) with
+//!    the loop bound, and the loop checker has not answered yet (or ran
+//!    out of time): the `loops` checker (a lockstep invariant, CHC) with
 //!    half the time left — its proof is taken, anything else ignored (it
 //!    never refutes) —
 //! 5. then the full `symbolic` checker with the time left; its answer
@@ -16,7 +17,7 @@
 //! The verdict names what decided it.
 
 use super::abstracted::AbstractingChecker;
-use super::symbolic::{MAX_CANDIDATES, bodies, decide, encode};
+use super::symbolic::{MAX_CANDIDATES, bodies, decide, encode, test_concretely};
 use super::{
     Checker, CheckerKind, Decider, Decision, MethodPair, Options, Proof, UnknownReason, Verdict,
 };
@@ -31,12 +32,12 @@ const ARDIFF_SHARE: f64 = 0.5;
 /// kept for the full checker, which can still find counterexamples).
 const LOOPS_SHARE: f64 = 0.5;
 
-/// Budget of the first, candidates-only loop pass: 35 % of the timeout, at
-/// most 3.5 s (EqBench `ell/dbrent`, a 60-line loop body with many
-/// branches, needs about 2 s alone; pairs it cannot prove usually fail in
-/// milliseconds).
-const QUICK_LOOPS_SHARE: f64 = 0.35;
-const QUICK_LOOPS_MAX: Duration = Duration::from_millis(3500);
+/// Budget of the loop checker's first try, before ARDiff: 35 % of the
+/// timeout, at most 3.5 s (EqBench `ell/dbrent`, a 60-line loop body with
+/// many branches, needs about 2 s; most loop pairs it proves take 0.1–0.6 s,
+/// most it cannot prove fail at once, outside the encoding).
+const FIRST_LOOPS_SHARE: f64 = 0.35;
+const FIRST_LOOPS_MAX: Duration = Duration::from_millis(3500);
 
 /// Whether `body` has a loop anywhere.
 fn has_loop(body: &[crate::ir::Stmt]) -> bool {
@@ -77,25 +78,35 @@ impl Checker for PortfolioChecker {
                 Decider::Syntax,
             );
         }
-        // Loops whose variables stay equal (or a constant apart) in both
-        // versions: candidate invariants prove them without a bound in
-        // milliseconds, where ARDiff would spend half the budget on a
-        // proof up to the bound.
-        if has_loop(&old_fn.body) && has_loop(&new_fn.body) {
-            let quick = Duration::from_millis(options.timeout_ms)
-                .mul_f64(QUICK_LOOPS_SHARE)
-                .min(QUICK_LOOPS_MAX);
-            let verdict = super::loops::prove_quickly(pair, options, Instant::now() + quick);
+        // Pairs with loops: concrete tests first (a buggy loop is refuted
+        // in milliseconds), then the loop checker with part of the budget
+        // — an unbounded proof in well under a second on the loop pairs it
+        // proves, where ARDiff would spend half the budget on a proof up
+        // to the bound.
+        let loops_in_both = has_loop(&old_fn.body) && has_loop(&new_fn.body);
+        let mut loops_done = false;
+        if loops_in_both {
+            if let Some(cex) = test_concretely(pair, old_fn, new_fn, options) {
+                return Decision::plain(Verdict::NotEquivalent(Box::new(cex)), Decider::Testing);
+            }
+            let first = Duration::from_millis(options.timeout_ms)
+                .mul_f64(FIRST_LOOPS_SHARE)
+                .min(FIRST_LOOPS_MAX);
+            let verdict = super::loops::prove(pair, options, Instant::now() + first);
             if verdict.is_proved() {
                 return Decision::plain(verdict, Decider::Loops);
             }
+            // Only a timeout is worth a second try after ARDiff.
+            loops_done =
+                !matches!(&verdict, Verdict::Unknown(u) if u.reason == UnknownReason::Timeout);
         }
         // ARDiff decides most pairs it can decide quickly; keep part of the
         // budget for the full checker, which some loop-heavy pairs need
         // whole (abstraction can turn a constant loop bound symbolic).
         let budget = Duration::from_millis(options.timeout_ms);
         let ardiff_deadline = Instant::now() + budget.mul_f64(ARDIFF_SHARE);
-        let run = AbstractingChecker::ardiff().run(pair, options, &ctx, ardiff_deadline, true);
+        let run =
+            AbstractingChecker::ardiff().run(pair, options, &ctx, ardiff_deadline, !loops_in_both);
         // Undecided, or proved only up to the bound: the full checker, with
         // all the time left, may still do better (a constant loop unrolled
         // completely is a full proof; a query ARDiff's slices cut short may
@@ -121,7 +132,7 @@ impl Checker for PortfolioChecker {
             Verdict::Equivalent(p) => p.bounded.is_some(),
             Verdict::NotEquivalent(_) => false,
         };
-        if loops_may_help && !crate::cancel::expired(deadline) {
+        if loops_may_help && !loops_done && !crate::cancel::expired(deadline) {
             let left = deadline.saturating_duration_since(Instant::now());
             let loops_deadline = Instant::now() + left.mul_f64(LOOPS_SHARE);
             let by_loops = super::loops::prove(pair, options, loops_deadline);
