@@ -852,16 +852,9 @@ mod tests {
         };
         let deadline = Instant::now() + Duration::from_secs(20);
         for (a, b) in [(&po, &pn), (&pn, &po)] {
-            let inv = prove_with(
-                ops,
-                (a, FuncId(0)),
-                (b, FuncId(0)),
-                deadline,
-                &only_last,
-                true,
-            )
-            .expect("proved by the peeled last iteration")
-            .invariants;
+            let inv = prove_with(ops, (a, FuncId(0)), (b, FuncId(0)), deadline, &only_last)
+                .expect("proved by the peeled last iteration")
+                .invariants;
             assert!(note_of(&inv).contains("last iteration"), "{inv:?}");
             assert_eq!(inv.len(), 2);
         }
