@@ -104,20 +104,31 @@ fn prove_with(
         );
         let enc = encode::encode(ops, &vo, &vn, deadline).map_err(not_encodable)?;
         tried += 1;
-        // One hard candidate must not starve the others: each gets a
-        // third of what is left (at least a second), and those after
-        // plain lockstep at most two seconds (proofs take well under one).
+        // Candidate invariants first (`houdini.rs`: milliseconds when they
+        // apply, and they fail as fast where they do not). On plain
+        // lockstep they may take all that is left: they prove most pairs,
+        // and a large body (EqBench `ell/dbrent`) needs the time.
         let left = deadline.saturating_duration_since(Instant::now());
-        let mut share = (left / 3).max(Duration::from_secs(1));
-        if tried > 1 {
-            share = share.min(Duration::from_secs(2));
-        }
-        let mine = Instant::now() + share;
-        // Candidate invariants first (milliseconds when they apply), then
-        // Spacer.
-        let answer = match houdini::prove(&enc, mine.min(deadline)) {
+        let candidates_until = Instant::now()
+            + if tried == 1 {
+                left
+            } else {
+                (left / 3).min(Duration::from_secs(2))
+            };
+        let answer = match houdini::prove(&enc, candidates_until.min(deadline)) {
             Some(formulas) => solve::Answer::Safe(formulas),
-            None => solve::solve(&enc, mine.min(deadline)),
+            None => {
+                // Then Spacer. One hard candidate must not starve the
+                // others: each gets a third of what is left (at least a
+                // second), and those after plain lockstep at most two
+                // seconds (proofs take well under one).
+                let left = deadline.saturating_duration_since(Instant::now());
+                let mut share = (left / 3).max(Duration::from_secs(1));
+                if tried > 1 {
+                    share = share.min(Duration::from_secs(2));
+                }
+                solve::solve(&enc, (Instant::now() + share).min(deadline))
+            }
         };
         match answer {
             solve::Answer::Safe(formulas) => {

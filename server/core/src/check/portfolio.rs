@@ -3,7 +3,7 @@
 //! 1. Normalized-syntax identity: both versions equal modulo renaming and
 //!    formatting, callees included → equivalent, in microseconds.
 //! 2. When both versions have loops: concrete tests (a counterexample is
-//!    final), then the `loops` checker (35 % of the budget, at most 3.5 s)
+//!    final), then the `loops` checker (40 % of the budget, at most 4 s)
 //!    — an unbounded proof, taken at once.
 //! 3. `ardiff` (which tests concretely before any solving).
 //! 4. When `ardiff` ended undecided or with a proof that holds only up to
@@ -32,12 +32,12 @@ const ARDIFF_SHARE: f64 = 0.5;
 /// kept for the full checker, which can still find counterexamples).
 const LOOPS_SHARE: f64 = 0.5;
 
-/// Budget of the loop checker's first try, before ARDiff: 35 % of the
-/// timeout, at most 3.5 s (EqBench `ell/dbrent`, a 60-line loop body with
+/// Budget of the loop checker's first try, before ARDiff: 40 % of the
+/// timeout, at most 4 s (EqBench `ell/dbrent`, a 60-line loop body with
 /// many branches, needs about 2 s; most loop pairs it proves take 0.1–0.6 s,
 /// most it cannot prove fail at once, outside the encoding).
-const FIRST_LOOPS_SHARE: f64 = 0.35;
-const FIRST_LOOPS_MAX: Duration = Duration::from_millis(3500);
+const FIRST_LOOPS_SHARE: f64 = 0.4;
+const FIRST_LOOPS_MAX: Duration = Duration::from_secs(4);
 
 /// Whether `body` has a loop anywhere.
 fn has_loop(body: &[crate::ir::Stmt]) -> bool {
