@@ -6,9 +6,10 @@
 //! Each rewrite changes only how one version is *cut*, never what it does:
 //! same outcome, same fault, same final state, same (non-)termination, on
 //! every input and under both semantics. The arguments, one per rewrite,
-//! rest on what [`super::shape`] guarantees — a loop body cannot leave the
-//! loop early (no `return`, `break` out of it, `continue`, call or print) —
-//! and on one lemma:
+//! rest on what [`super::shape`] guarantees — a loop body has no `break`
+//! out of it, no `continue` and no print; a `return` or a call of a
+//! loop-free function inside `B` ends the run, or runs, the same way in
+//! either form (fission refuses both, see [`fission`]) — and on one lemma:
 //!
 //! **Guarded iterations.** Let `B` be a loop body and `c` its guard, and let
 //! a program run `B` only from states where `c` holds, stop only in a state
@@ -159,10 +160,10 @@ pub fn phantom(shape: &Shape, seg: usize, pos: usize, span: Span) -> Option<Shap
 ///   iterations of different parts, so a fault would happen in another
 ///   state (a fault of `B1` in iteration 5 comes, fissioned, before `B2`
 ///   ran iterations 0–4; one of `B2` in iteration 3 after `B1` ran all of
-///   its iterations) — the final state at the fault differs. The shape
-///   already excludes printing, calls and early exits, which would be
-///   reordered alike; `Effects` refuses anything but scalar assignments
-///   and `if`s over fault-free expressions;
+///   its iterations) — the final state at the fault differs. Calls and
+///   `return`s (which the shape allows in loop bodies) would be reordered
+///   alike: `Effects` refuses anything but scalar assignments and `if`s
+///   over fault-free expressions;
 /// - no part reads what another writes: `B2` reading `B1`'s scalar would
 ///   see its final value instead of the one of the same iteration (and
 ///   `B1` reading `B2`'s its initial one); and parts write disjoint
