@@ -99,6 +99,8 @@ mod tests {
                     bounded: Some(4),
                     assumptions: vec![],
                     invariants: Vec::new(),
+                    partial: false,
+                    summaries: Vec::new(),
                 })),
                 method(Verdict::Unknown(Unknown {
                     reason: UnknownReason::Timeout,
@@ -155,6 +157,8 @@ mod tests {
                 bounded: None,
                 assumptions: vec![],
                 invariants,
+                partial: false,
+                summaries: Vec::new(),
             })
         };
         let report = FileReport {

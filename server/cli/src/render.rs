@@ -205,6 +205,7 @@ fn method_row(m: &MethodReport) -> Row {
     match &m.verdict {
         Verdict::Equivalent(p) => {
             let (verdict, style) = match p.bounded {
+                None if p.partial => ("equivalent where both terminate".to_string(), green()),
                 None => ("equivalent".to_string(), green()),
                 Some(k) => (format!("equivalent up to {k} iterations"), yellow()),
             };
@@ -228,6 +229,18 @@ fn method_row(m: &MethodReport) -> Row {
                                 i.new_line,
                                 peeled(i),
                                 one_line(&i.formula)
+                            ),
+                        )
+                    }))
+                    .chain(p.summaries.iter().map(|s| {
+                        labelled(
+                            "summary",
+                            &format!(
+                                "{} ({}, line {}): {}",
+                                s.function,
+                                s.version,
+                                s.line,
+                                one_line(&s.formula)
                             ),
                         )
                     }))
@@ -485,6 +498,8 @@ mod tests {
                         bounded: None,
                         assumptions: vec![],
                         invariants: Vec::new(),
+                        partial: false,
+                        summaries: Vec::new(),
                     }),
                     12,
                 ),
@@ -495,6 +510,8 @@ mod tests {
                         bounded: Some(8),
                         assumptions: vec![],
                         invariants: Vec::new(),
+                        partial: false,
+                        summaries: Vec::new(),
                     }),
                     40,
                 ),
@@ -625,6 +642,8 @@ mod tests {
                 rearranged: String::new(),
                 formula: "(and (= old.i (+ new.i 1))\n     (= old.j new.j))".into(),
             }],
+            partial: false,
+            summaries: Vec::new(),
         });
         let text = plain(&render_text(&r));
         assert!(
@@ -652,6 +671,8 @@ mod tests {
             bounded: None,
             assumptions: vec!["array parameters do not alias".into()],
             invariants: Vec::new(),
+            partial: false,
+            summaries: Vec::new(),
         });
         let text = plain(&render_text(&r));
         assert!(

@@ -507,6 +507,20 @@ pub enum StmtKind {
     Block(Block),
 }
 
+/// Whether `body` has a loop statement anywhere (calls not followed).
+pub fn contains_loop(body: &[Stmt]) -> bool {
+    body.iter().any(|s| match &s.kind {
+        StmtKind::Loop { .. } => true,
+        StmtKind::If {
+            then_branch,
+            else_branch,
+            ..
+        } => contains_loop(then_branch) || contains_loop(else_branch),
+        StmtKind::Labeled { body, .. } | StmtKind::Block(body) => contains_loop(body),
+        _ => false,
+    })
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub enum LocalKind {
     Param,

@@ -1,7 +1,9 @@
 //! Table-driven check of the fixture corpus (`fixtures/<lang>/<case>/`).
 //!
 //! Every case directory holds `old.<ext>`, `new.<ext>` and `expect.json`
-//! (`{"method", "math", "machine", "why", "loop_bound"?}`); adding a case is
+//! (`{"method", "math", "machine", "why", "loop_bound"?}`; verdicts
+//! `equivalent`, `equivalent_bounded`, `equivalent_partial` — where both
+//! terminate —, `not_equivalent`, `unknown`, `unsupported`); adding a case is
 //! adding a directory. Each case is checked under both semantics and the entry
 //! method's verdict is compared to the expectation. All mismatches are
 //! collected and reported together in one table, so one broken case does not
@@ -21,6 +23,7 @@ use std::time::{Duration, Instant};
 const LABELS: &[&str] = &[
     "equivalent",
     "equivalent_bounded",
+    "equivalent_partial",
     "not_equivalent",
     "unknown",
     "unsupported",
@@ -80,6 +83,7 @@ struct Mismatch {
 fn label(verdict: &Verdict) -> &'static str {
     match verdict {
         Verdict::Equivalent(p) if p.bounded.is_some() => "equivalent_bounded",
+        Verdict::Equivalent(p) if p.partial => "equivalent_partial",
         Verdict::Equivalent(_) => "equivalent",
         Verdict::NotEquivalent(_) => "not_equivalent",
         Verdict::Unknown(u) if u.reason.is_unsupported() => "unsupported",
@@ -90,7 +94,7 @@ fn label(verdict: &Verdict) -> &'static str {
 /// A proof contradicting a counterexample (either way round) is a wrong
 /// verdict; everything else is a difference in precision.
 fn severity(expected: &str, got: &str) -> Severity {
-    let proved = |l: &str| l == "equivalent" || l == "equivalent_bounded";
+    let proved = |l: &str| l.starts_with("equivalent");
     if (proved(expected) && got == "not_equivalent")
         || (expected == "not_equivalent" && proved(got))
     {
@@ -474,6 +478,14 @@ fn severity_separates_wrong_verdicts_from_imprecision() {
         severity("not_equivalent", "equivalent_bounded"),
         Severity::Wrong
     );
+    assert_eq!(
+        severity("not_equivalent", "equivalent_partial"),
+        Severity::Wrong
+    );
+    assert_eq!(
+        severity("equivalent_partial", "not_equivalent"),
+        Severity::Wrong
+    );
     assert_eq!(severity("equivalent", "unknown"), Severity::Differs);
     assert_eq!(
         severity("equivalent", "equivalent_bounded"),
@@ -492,9 +504,16 @@ fn verdict_labels_follow_expect_json() {
             bounded,
             assumptions: vec![],
             invariants: Vec::new(),
+            partial: false,
+            summaries: Vec::new(),
         })
     };
     assert_eq!(label(&proof(None)), "equivalent");
+    let partial = Verdict::Equivalent(Proof {
+        partial: true,
+        ..Proof::new(None, Vec::new())
+    });
+    assert_eq!(label(&partial), "equivalent_partial");
     assert_eq!(label(&proof(Some(8))), "equivalent_bounded");
     let unknown = |reason| {
         Verdict::Unknown(Unknown {

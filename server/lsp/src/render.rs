@@ -77,6 +77,7 @@ pub fn lens_title(m: &MethodReport) -> String {
     match &m.verdict {
         Verdict::Equivalent(p) => {
             let mut t = match p.bounded {
+                None if p.partial => "≡ equivalent where both terminate".to_string(),
                 None => "≡ equivalent".to_string(),
                 Some(k) => format!("≡ equivalent up to {k} iterations"),
             };
@@ -166,6 +167,12 @@ pub fn hover_markdown(r: &CheckResult, baseline: &str) -> String {
         }
         Verdict::Equivalent(p) => {
             match p.bounded {
+                None if p.partial => writeln!(
+                    out,
+                    "Proved for all inputs on which both versions terminate (partial \
+                     equivalence: whether they terminate is not compared)."
+                )
+                .ok(),
                 None => writeln!(out, "Proved for all inputs.").ok(),
                 Some(k) => writeln!(
                     out,
@@ -192,6 +199,14 @@ pub fn hover_markdown(r: &CheckResult, baseline: &str) -> String {
                         format!("; {}", i.rearranged)
                     },
                     i.formula
+                )
+                .ok();
+            }
+            for s in &p.summaries {
+                writeln!(
+                    out,
+                    "\nSummary of `{}` ({}, line {}):\n```smt2\n{}\n```",
+                    s.function, s.version, s.line, s.formula
                 )
                 .ok();
             }
@@ -275,6 +290,8 @@ mod tests {
                     rearranged: "old loop unrolled ×4".into(),
                     formula: "(= old.s new.s)".into(),
                 }],
+                partial: false,
+                summaries: Vec::new(),
             }),
             checker: CheckerKind::Portfolio,
             decided_by: Some(eqlens_core::check::Decider::Loops),

@@ -27,8 +27,10 @@ pub mod encode;
 pub mod hoist;
 pub mod houdini;
 pub mod rearrange;
+pub mod recursion;
 pub mod shape;
 pub mod solve;
+pub mod summaries;
 
 use crate::check::{LoopInvariant, Unknown, UnknownReason};
 use crate::ir::{FuncId, Program};

@@ -1,6 +1,8 @@
 //! The `loops` checker: unbounded proofs for pairs whose loops run in
 //! lockstep, by a relational invariant found with Z3's CHC engine
-//! ([`crate::chc`]).
+//! ([`crate::chc`]); for pairs with recursion, by summaries of the
+//! recursive functions ([`crate::chc::recursion`], equivalence where both
+//! versions terminate).
 //!
 //! It proves or says why not; it never refutes (a satisfiable CHC query
 //! only says that no lockstep invariant exists). Counterexamples are the
@@ -35,22 +37,36 @@ pub(crate) fn prove(pair: &MethodPair<'_>, options: &Options, deadline: Instant)
         sem: options.semantics,
         lang: pair.new_program.lang,
     };
+    let recursive = !crate::chc::recursion::recursive_functions(pair.old_program, pair.old)
+        .is_empty()
+        || !crate::chc::recursion::recursive_functions(pair.new_program, pair.new).is_empty();
+    let old = (pair.old_program, pair.old);
+    let new = (pair.new_program, pair.new);
     let run = || {
-        crate::chc::prove_lockstep(
-            ops,
-            (pair.old_program, pair.old),
-            (pair.new_program, pair.new),
-            deadline,
-        )
+        if recursive {
+            // Recursion: summaries of the recursive functions (partial
+            // equivalence), not loop invariants.
+            crate::chc::recursion::prove_recursive(ops, old, new, deadline).map(|p| Proof {
+                bounded: None,
+                assumptions: p.assumptions,
+                invariants: Vec::new(),
+                partial: true,
+                summaries: p.summaries,
+            })
+        } else {
+            crate::chc::prove_lockstep(ops, old, new, deadline).map(|p| Proof {
+                bounded: None,
+                assumptions: p.assumptions,
+                invariants: p.invariants,
+                partial: false,
+                summaries: Vec::new(),
+            })
+        }
     };
     // The z3 crate panics on some Z3 errors; a panic here is an unknown
     // verdict, never a crash of the caller.
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
-        Ok(Ok(proof)) => Verdict::Equivalent(Proof {
-            bounded: None,
-            assumptions: proof.assumptions,
-            invariants: proof.invariants,
-        }),
+        Ok(Ok(proof)) => Verdict::Equivalent(proof),
         Ok(Err(unknown)) => Verdict::Unknown(unknown),
         Err(_) => super::symbolic::unknown(
             super::UnknownReason::Internal,

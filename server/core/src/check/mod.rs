@@ -210,6 +210,7 @@ impl Verdict {
     pub fn label(&self) -> &'static str {
         match self {
             Verdict::Equivalent(p) if p.bounded.is_some() => "equivalent up to bound",
+            Verdict::Equivalent(p) if p.partial => "equivalent where both terminate",
             Verdict::Equivalent(_) => "equivalent",
             Verdict::NotEquivalent(_) => "not equivalent",
             Verdict::Unknown(u) if u.reason.is_unsupported() => "unsupported",
@@ -254,6 +255,42 @@ pub struct Proof {
     /// relational invariant of each pair of loops (empty otherwise).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub invariants: Vec<LoopInvariant>,
+    /// Holds only for inputs on which both versions terminate (partial
+    /// equivalence: the recursion rule does not compare termination).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
+    /// The certificate of a proof by the recursion rule: a summary of each
+    /// recursive function (empty otherwise).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub summaries: Vec<FunctionSummary>,
+}
+
+impl Proof {
+    /// A proof for all inputs, or up to `bounded`, with no certificate.
+    pub fn new(bounded: Option<u32>, assumptions: Vec<String>) -> Proof {
+        Proof {
+            bounded,
+            assumptions,
+            invariants: Vec::new(),
+            partial: false,
+            summaries: Vec::new(),
+        }
+    }
+}
+
+/// What a recursive function computes, as Spacer found it: a formula over
+/// its parameters and `result` (an over-approximation of its graph on the
+/// inputs where it terminates), in SMT-LIB syntax.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FunctionSummary {
+    /// `old` or `new`: the version whose function it summarises; `both`:
+    /// the product of the two recursive entries (what they return on the
+    /// same arguments, terminating).
+    pub version: String,
+    pub function: String,
+    /// One-based line of its declaration.
+    pub line: u32,
+    pub formula: String,
 }
 
 /// The invariant relating one loop of the old version to its partner in the

@@ -39,21 +39,6 @@ const LOOPS_SHARE: f64 = 0.5;
 const FIRST_LOOPS_SHARE: f64 = 0.4;
 const FIRST_LOOPS_MAX: Duration = Duration::from_secs(4);
 
-/// Whether `body` has a loop anywhere.
-fn has_loop(body: &[crate::ir::Stmt]) -> bool {
-    use crate::ir::StmtKind;
-    body.iter().any(|s| match &s.kind {
-        StmtKind::Loop { .. } => true,
-        StmtKind::If {
-            then_branch,
-            else_branch,
-            ..
-        } => has_loop(then_branch) || has_loop(else_branch),
-        StmtKind::Labeled { body, .. } | StmtKind::Block(body) => has_loop(body),
-        _ => false,
-    })
-}
-
 pub struct PortfolioChecker;
 
 impl Checker for PortfolioChecker {
@@ -74,6 +59,8 @@ impl Checker for PortfolioChecker {
                     bounded: None,
                     assumptions: Vec::new(),
                     invariants: Vec::new(),
+                    partial: false,
+                    summaries: Vec::new(),
                 }),
                 Decider::Syntax,
             );
@@ -83,7 +70,8 @@ impl Checker for PortfolioChecker {
         // — an unbounded proof in well under a second on the loop pairs it
         // proves, where ARDiff would spend half the budget on a proof up
         // to the bound.
-        let loops_in_both = has_loop(&old_fn.body) && has_loop(&new_fn.body);
+        let loops_in_both =
+            crate::ir::contains_loop(&old_fn.body) && crate::ir::contains_loop(&new_fn.body);
         let mut loops_done = false;
         if loops_in_both {
             if let Some(cex) = test_concretely(pair, old_fn, new_fn, options) {

@@ -406,6 +406,8 @@ fn proved(
         bounded: bounded.then_some(options.loop_bound),
         assumptions,
         invariants: Vec::new(),
+        partial: false,
+        summaries: Vec::new(),
     })
 }
 
@@ -731,6 +733,8 @@ mod tests {
                     bounded: None,
                     assumptions: vec![],
                     invariants: Vec::new(),
+                    partial: false,
+                    summaries: Vec::new(),
                 })
             );
         }

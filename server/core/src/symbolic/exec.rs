@@ -15,7 +15,7 @@ use crate::ir::{
     BinOp, Block, Expr, ExprKind, FuncId, GlobalId, LabelId, LocalId, LoopKind, Place, PrintKind,
     Program, Stmt, StmtKind, Type, UnOp,
 };
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 use z3::Sort;
 use z3::ast::{Array, Ast, BV, Bool, Dynamic, Float, Int};
@@ -82,6 +82,17 @@ pub struct Summary {
     pub bound_exceeded: Bool,
 }
 
+/// A call left to a summary instead of being inlined
+/// ([`Executor::run_summarizing`]): `result` stands for what `func`
+/// returns on `args`, and the call happens only where `guard` holds.
+#[derive(Clone, Debug)]
+pub struct CallAtom {
+    pub func: FuncId,
+    pub args: Vec<Dynamic>,
+    pub result: Option<Dynamic>,
+    pub guard: Bool,
+}
+
 /// How a loop-free stretch of a function body ends ([`Executor::segment`]).
 pub struct SegmentExits {
     /// The state after the stretch's last statement (`None` when no path
@@ -134,6 +145,10 @@ pub struct Executor<'a> {
     faults: Vec<(State, FaultCode)>,
     bound: Vec<Bool>,
     stack: Vec<FuncId>,
+    /// Functions whose calls (below the top-level one) are not inlined but
+    /// recorded as [`CallAtom`]s: the recursion rule's summaries.
+    summarized: HashSet<FuncId>,
+    atoms: Vec<CallAtom>,
     feasibility: z3::Solver,
     feasibility_spent: Duration,
 }
@@ -180,6 +195,8 @@ impl<'a> Executor<'a> {
             faults: Vec::new(),
             bound: Vec::new(),
             stack: Vec::new(),
+            summarized: HashSet::new(),
+            atoms: Vec::new(),
             feasibility: feasibility_solver(ops),
             feasibility_spent: Duration::ZERO,
         }
@@ -233,6 +250,67 @@ impl<'a> Executor<'a> {
             param_arrays,
             bound_exceeded,
         )
+    }
+
+    /// [`Self::run`], except that calls to `summarized` functions below the
+    /// top-level one are not inlined: each becomes a [`CallAtom`] whose
+    /// result is a fresh constant, for a caller that constrains it with
+    /// the callee's summary (a Horn clause relation). Such calls must not
+    /// touch the caller's state (no stores, prints, faults): the caller
+    /// checks that with [`crate::abstraction::effects`].
+    pub fn run_summarizing(
+        mut self,
+        func: FuncId,
+        summarized: HashSet<FuncId>,
+    ) -> EResult<(Summary, Vec<CallAtom>)> {
+        self.summarized = summarized;
+        let (state, args, param_arrays) = self.entry_inputs(func)?;
+        let (normal, ret) = self.call(func, args, state)?;
+        let ret_ty = self.return_type(func)?;
+        let faults = std::mem::take(&mut self.faults);
+        let bound_exceeded = Bool::or(&self.bound);
+        let atoms = std::mem::take(&mut self.atoms);
+        let summary = self.summarize(
+            normal.map(|s| (s, ret)),
+            faults,
+            ret_ty,
+            param_arrays,
+            bound_exceeded,
+        )?;
+        Ok((summary, atoms))
+    }
+
+    /// A call to a summarized function: a fresh result, recorded.
+    fn call_atom(
+        &mut self,
+        func: FuncId,
+        args: Vec<Sym>,
+        state: State,
+    ) -> EResult<(Option<State>, Sym)> {
+        let ret_ty = self.return_type(func)?;
+        let mut dyn_args = Vec::with_capacity(args.len());
+        for a in &args {
+            dyn_args.push(
+                a.to_dyn()
+                    .ok_or_else(|| unsupported("an array argument to a recursive call"))?,
+            );
+        }
+        let name = &self.program.function(func).name;
+        let (result, value) = match &ret_ty {
+            Type::Void => (None, Sym::Void),
+            t => {
+                let r = Dynamic::fresh_const(&format!("{name}.result"), &self.ops.sort(t)?);
+                let v = self.ops.from_dyn(t, &r)?;
+                (Some(r), v)
+            }
+        };
+        self.atoms.push(CallAtom {
+            func,
+            args: dyn_args,
+            result,
+            guard: state.pc.clone(),
+        });
+        Ok((Some(state), value))
     }
 
     fn return_type(&self, func: FuncId) -> EResult<Type> {
@@ -502,6 +580,9 @@ impl<'a> Executor<'a> {
                 });
             }
         };
+        if !self.stack.is_empty() && self.summarized.contains(&func) {
+            return self.call_atom(func, args, state);
+        }
         let recursion = self.stack.iter().filter(|&&g| g == func).count() as u32;
         if recursion > self.loop_bound || self.stack.len() >= MAX_CALL_DEPTH {
             self.bound.push(state.pc.clone());
