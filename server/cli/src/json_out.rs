@@ -4,7 +4,8 @@
 //! change: the proof's `bounded` (a number or null, present only for
 //! `equivalent`) is renamed `bound`, and `bounded` becomes a boolean on
 //! every method, so consumers can tell a full proof from a bounded one
-//! without looking inside the tagged verdict.
+//! without looking inside the tagged verdict; likewise `partial` (a proof
+//! that holds where both versions terminate).
 
 use eqlens_core::check::{FileReport, MethodReport, Summary, Unpaired, Verdict};
 use eqlens_core::ir::Lang;
@@ -14,6 +15,7 @@ use std::path::Path;
 /// One method object: see the module docs.
 fn method_json(m: &MethodReport) -> serde_json::Value {
     let bounded = matches!(&m.verdict, Verdict::Equivalent(p) if p.bounded.is_some());
+    let partial = matches!(&m.verdict, Verdict::Equivalent(p) if p.partial);
     match serde_json::to_value(m) {
         Ok(serde_json::Value::Object(fields)) => {
             // Rebuilt in order, renaming in place (the feature
@@ -28,6 +30,7 @@ fn method_json(m: &MethodReport) -> serde_json::Value {
                 out.insert(k, v);
             }
             out.insert("bounded".to_string(), serde_json::Value::Bool(bounded));
+            out.insert("partial".to_string(), serde_json::Value::Bool(partial));
             serde_json::Value::Object(out)
         }
         Ok(other) => other,
