@@ -213,35 +213,13 @@ impl System {
             .body
             .as_ref()
             .map_err(|e| not_encodable(e.to_string()))?;
-        let mut sorts = Vec::new();
-        let mut params = Vec::new();
-        for p in &func.params {
-            let local = func.local(*p);
-            let sort = self.ops.sort(&local.ty).map_err(encoding_error)?;
-            params.push(Dynamic::new_const(local.name.as_str(), &sort));
-            sorts.push(sort);
-        }
-        let returns = !matches!(func.ret, Type::Void);
-        if returns {
-            let sort = self.ops.sort(&func.ret).map_err(encoding_error)?;
-            params.push(Dynamic::new_const("result", &sort));
-            sorts.push(sort);
-        }
-        self.results.push(usize::from(returns));
-        let refs: Vec<&Sort> = sorts.iter().collect();
-        let decl = FuncDecl::new(format!("{}.{}", side.tag(), def.name), &refs, &Sort::bool());
-        let application =
-            apply(&decl, &params).ok_or_else(|| not_encodable("internal: relation application"))?;
-        let index = self.relations.len();
-        self.relations.push(Relation {
-            index,
-            params,
-            same_name: Vec::new(),
-            decl,
-            application,
-            old_span: def.span,
-            new_span: def.span,
-        });
+        let results: &[&str] = if matches!(func.ret, Type::Void) {
+            &[]
+        } else {
+            &["result"]
+        };
+        let name = format!("{}.{}", side.tag(), def.name);
+        let index = self.relation(name, func, results, (def.span, def.span))?;
         self.index.insert((side.in_old, f), index);
         self.lines
             .push((Some(side.in_old), def.name.clone(), def.span.line()));
@@ -259,21 +237,37 @@ impl System {
         if matches!(func.ret, Type::Void) {
             return Err(not_encodable("recursive entries that return nothing"));
         }
+        let spans = (def.span, sides[1].program.function(sides[1].entry).span);
+        let name = format!("both.{}", def.name);
+        let index = self.relation(name, func, &["old.result", "new.result"], spans)?;
+        self.lines.push((None, def.name.clone(), def.span.line()));
+        Ok(index)
+    }
+
+    /// A relation over `func`'s parameters and `results` (constants of its
+    /// return sort, named so that the summary reads well).
+    fn relation(
+        &mut self,
+        name: String,
+        func: &crate::ir::Function,
+        results: &[&str],
+        (old_span, new_span): (crate::ir::Span, crate::ir::Span),
+    ) -> Result<usize, Unknown> {
         let mut params = Vec::new();
         for p in &func.params {
             let local = func.local(*p);
             let sort = self.ops.sort(&local.ty).map_err(encoding_error)?;
             params.push(Dynamic::new_const(local.name.as_str(), &sort));
         }
-        let sort = self.ops.sort(&func.ret).map_err(encoding_error)?;
-        params.push(Dynamic::new_const("old.result", &sort));
-        params.push(Dynamic::new_const("new.result", &sort));
-        self.results.push(2);
+        for r in results {
+            let sort = self.ops.sort(&func.ret).map_err(encoding_error)?;
+            params.push(Dynamic::new_const(*r, &sort));
+        }
         let sorts: Vec<Sort> = params.iter().map(|p| p.get_sort()).collect();
         let refs: Vec<&Sort> = sorts.iter().collect();
-        let decl = FuncDecl::new(format!("both.{}", def.name), &refs, &Sort::bool());
+        let decl = FuncDecl::new(name, &refs, &Sort::bool());
         let application =
-            apply(&decl, &params).ok_or_else(|| not_encodable("internal: product application"))?;
+            apply(&decl, &params).ok_or_else(|| not_encodable("internal: relation application"))?;
         let index = self.relations.len();
         self.relations.push(Relation {
             index,
@@ -281,10 +275,10 @@ impl System {
             same_name: Vec::new(),
             decl,
             application,
-            old_span: def.span,
-            new_span: sides[1].program.function(sides[1].entry).span,
+            old_span,
+            new_span,
         });
-        self.lines.push((None, def.name.clone(), def.span.line()));
+        self.results.push(results.len());
         Ok(index)
     }
 
@@ -304,6 +298,37 @@ impl System {
             return Err(not_encodable("internal: relation application (arity)"));
         }
         Ok((*k, args))
+    }
+
+    /// The clauses defining relation `k` by one run from its entry over
+    /// `inputs`: `k(arguments, results)` in the head.
+    #[allow(clippy::too_many_arguments)]
+    fn define(
+        &mut self,
+        k: usize,
+        inputs: &InputSpace,
+        arguments: &[Dynamic],
+        results: Vec<Dynamic>,
+        applications: &[UfApplication],
+        atoms: &[(bool, &CallAtom)],
+        limit: usize,
+    ) -> Result<(), Unknown> {
+        let head_args: Vec<Dynamic> = arguments.iter().cloned().chain(results).collect();
+        if head_args.len() != self.relations[k].params.len() {
+            return Err(not_encodable("internal: relation head (arity)"));
+        }
+        self.add(
+            Clause {
+                quantified: &input_constants(inputs),
+                arguments,
+                hypotheses: &inputs.preconditions(),
+                applications,
+                body: Bool::from_bool(true),
+                head: Some((k, head_args)),
+            },
+            atoms,
+            limit,
+        )
     }
 
     /// One clause per combination of `atoms` taken: `hypotheses ∧ taken
@@ -631,26 +656,18 @@ pub fn prove_recursive(
                     side.name(f)
                 )));
             }
-            let arguments = entry_arguments(&inputs, side.program, f)?;
-            let mut head_args = arguments.clone();
-            head_args.extend(summary.ret.to_dyn());
             let k = *system
                 .index
                 .get(&(side.in_old, f))
                 .ok_or_else(|| not_encodable("internal: undeclared relation"))?;
-            if head_args.len() != system.relations[k].params.len() {
-                return Err(not_encodable("internal: relation head (arity)"));
-            }
             let tagged: Vec<(bool, &CallAtom)> = atoms.iter().map(|a| (side.in_old, a)).collect();
-            system.add(
-                Clause {
-                    quantified: &input_constants(&inputs),
-                    arguments: &arguments,
-                    hypotheses: &inputs.preconditions(),
-                    applications: ufs.applications(),
-                    body: Bool::from_bool(true),
-                    head: Some((k, head_args)),
-                },
+            let arguments = entry_arguments(&inputs, side.program, f)?;
+            system.define(
+                k,
+                &inputs,
+                &arguments,
+                summary.ret.to_dyn().into_iter().collect(),
+                ufs.applications(),
                 &tagged,
                 MAX_ATOMS_PER_BODY,
             )?;
@@ -696,26 +713,20 @@ pub fn prove_recursive(
             new: new.1,
             relation,
         });
-        let arguments = entry_arguments(&inputs, old.0, old.1)?;
-        let mut head_args = arguments.clone();
+        let mut results = Vec::new();
         for run in [old_run, new_run] {
             if run.0.outcome.simplify().as_i64() != Some(0) {
                 return Err(not_encodable("a recursive entry that may fail"));
             }
-            head_args.extend(run.0.ret.to_dyn());
+            results.extend(run.0.ret.to_dyn());
         }
-        if head_args.len() != system.relations[relation].params.len() {
-            return Err(not_encodable("internal: product head (arity)"));
-        }
-        system.add(
-            Clause {
-                quantified: &input_constants(&inputs),
-                arguments: &arguments,
-                hypotheses: &inputs.preconditions(),
-                applications: ufs.applications(),
-                body: Bool::from_bool(true),
-                head: Some((relation, head_args)),
-            },
+        let arguments = entry_arguments(&inputs, old.0, old.1)?;
+        system.define(
+            relation,
+            &inputs,
+            &arguments,
+            results,
+            ufs.applications(),
             &atoms,
             MAX_ATOMS_IN_QUERY,
         )?;

@@ -2,8 +2,9 @@
 //!
 //! 1. Normalized-syntax identity: both versions equal modulo renaming and
 //!    formatting, callees included → equivalent, in microseconds.
-//! 2. When both versions have loops: concrete tests (a counterexample is
-//!    final), then the `loops` checker (40 % of the budget, at most 4 s)
+//! 2. When both versions have loops, or either has recursion: concrete
+//!    tests (a counterexample is final), then the `loops` checker (40 % of
+//!    the budget, at most 4 s; lockstep invariants or the recursion rule)
 //!    — an unbounded proof, taken at once.
 //! 3. `ardiff` (which tests concretely before any solving).
 //! 4. When `ardiff` ended undecided or with a proof that holds only up to
@@ -65,15 +66,20 @@ impl Checker for PortfolioChecker {
                 Decider::Syntax,
             );
         }
-        // Pairs with loops: concrete tests first (a buggy loop is refuted
-        // in milliseconds), then the loop checker with part of the budget
-        // — an unbounded proof in well under a second on the loop pairs it
-        // proves, where ARDiff would spend half the budget on a proof up
-        // to the bound.
+        // Pairs with loops in both versions or recursion in either:
+        // concrete tests first (a buggy loop is refuted in milliseconds),
+        // then the loop checker (lockstep invariants, or the recursion
+        // rule) with part of the budget — an unbounded proof in well under
+        // a second on the pairs it proves, where ARDiff would spend half
+        // the budget on a proof up to the bound.
         let loops_in_both =
             crate::ir::contains_loop(&old_fn.body) && crate::ir::contains_loop(&new_fn.body);
+        let recursion = [(pair.old_program, pair.old), (pair.new_program, pair.new)]
+            .iter()
+            .any(|(p, f)| !crate::chc::recursion::recursive_functions(p, *f).is_empty());
+        let unbounded_first = loops_in_both || recursion;
         let mut loops_done = false;
-        if loops_in_both {
+        if unbounded_first {
             if let Some(cex) = test_concretely(pair, old_fn, new_fn, options) {
                 return Decision::plain(Verdict::NotEquivalent(Box::new(cex)), Decider::Testing);
             }
@@ -93,8 +99,13 @@ impl Checker for PortfolioChecker {
         // whole (abstraction can turn a constant loop bound symbolic).
         let budget = Duration::from_millis(options.timeout_ms);
         let ardiff_deadline = Instant::now() + budget.mul_f64(ARDIFF_SHARE);
-        let run =
-            AbstractingChecker::ardiff().run(pair, options, &ctx, ardiff_deadline, !loops_in_both);
+        let run = AbstractingChecker::ardiff().run(
+            pair,
+            options,
+            &ctx,
+            ardiff_deadline,
+            !unbounded_first,
+        );
         // Undecided, or proved only up to the bound: the full checker, with
         // all the time left, may still do better (a constant loop unrolled
         // completely is a full proof; a query ARDiff's slices cut short may
