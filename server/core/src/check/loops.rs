@@ -66,11 +66,73 @@ pub(crate) fn prove(pair: &MethodPair<'_>, options: &Options, deadline: Instant)
     // The z3 crate panics on some Z3 errors; a panic here is an unknown
     // verdict, never a crash of the caller.
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
-        Ok(Ok(proof)) => Verdict::Equivalent(proof),
+        Ok(Ok(mut proof)) => {
+            // A proof where both terminate: say so when testing finds an
+            // input on which only one of them returns.
+            if proof.partial
+                && let Ok((old_fn, new_fn)) = bodies(pair)
+                && let Some(note) =
+                    super::symbolic::termination_difference(pair, old_fn, new_fn, options)
+            {
+                proof.assumptions.insert(0, note);
+            }
+            Verdict::Equivalent(proof)
+        }
         Ok(Err(unknown)) => Verdict::Unknown(unknown),
         Err(_) => super::symbolic::unknown(
             super::UnknownReason::Internal,
             "the loop checker failed inside Z3",
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Selection, check_sources};
+    use super::*;
+    use crate::ir::Lang;
+
+    fn proof(old: &str, new: &str) -> Proof {
+        let options = Options {
+            checker: CheckerKind::Loops,
+            ..Default::default()
+        };
+        let report = check_sources(
+            Lang::Java,
+            &format!("class A {{ {old} }}"),
+            &format!("class A {{ {new} }}"),
+            &Selection::Method("f".into()),
+            &options,
+        );
+        match &report.methods[0].verdict {
+            Verdict::Equivalent(p) => p.clone(),
+            other => panic!("expected a proof, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn recursion_proofs_are_partial_and_name_a_termination_difference() {
+        let diverging = "int f(int x) { if (x == 0) { return 0; } return f(x - 1); }";
+        let p = proof(diverging, "int f(int x) { return 0; }");
+        assert!(p.partial && p.bounded.is_none());
+        assert!(
+            p.assumptions[0].starts_with("only inputs on which both terminate")
+                && p.assumptions[0].contains("old version"),
+            "{:?}",
+            p.assumptions
+        );
+        // Terminating everywhere (small inputs): no such note.
+        let counting = "int f(int x) { if (x <= 0) { return 0; } return f(x - 1) + 2; }";
+        let p = proof(
+            counting,
+            "int f(int x) { if (x <= 0) { return 0; } return 2 * x; }",
+        );
+        assert!(p.partial);
+        assert!(
+            !p.assumptions.iter().any(|a| a.contains("both terminate")),
+            "{:?}",
+            p.assumptions
+        );
+        assert!(!p.summaries.is_empty());
     }
 }

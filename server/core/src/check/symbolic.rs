@@ -7,7 +7,7 @@ use super::{
     Behaviour, Binding, Checker, CheckerKind, Counterexample, Decider, Decision, MethodPair,
     Options, Proof, Unknown, UnknownReason, Verdict, testing,
 };
-use crate::interp::{self, Comparison, Execution, Limits};
+use crate::interp::{self, Comparison, Execution, LimitKind, Limits, Outcome};
 use crate::ir::{Function, LowerError, LowerErrorKind, Program};
 use crate::symbolic::ops::{Ops, Sym, normalize};
 use crate::symbolic::{self, InputVar, PairEncoding, model};
@@ -568,6 +568,85 @@ pub(crate) fn test_concretely(
             value: v.clone(),
         }));
         run_both(pair, inputs, named, options, &limits).ok()
+    })
+}
+
+/// Integer inputs up to this magnitude are "small" for
+/// [`termination_difference`].
+const SMALL_INPUT: u32 = 16;
+
+/// An input on which one version returns and the other does not finish
+/// within the interpreter's limits, in words — evidence (not proof) that
+/// the versions differ in termination, for proofs that hold only where
+/// both terminate.
+pub(crate) fn termination_difference(
+    pair: &MethodPair<'_>,
+    old_fn: &Function,
+    new_fn: &Function,
+    options: &Options,
+) -> Option<String> {
+    let mut generator = testing::InputGen::new(
+        pair.old_program,
+        pair.new_program,
+        old_fn,
+        new_fn,
+        options.semantics,
+    )?;
+    let budget = testing::Budget::default();
+    let limits = Limits {
+        max_steps: 20_000,
+        max_call_depth: 64,
+        max_array_len: 1 << 16,
+        deadline: Some(Instant::now() + budget.time),
+    };
+    // Only small inputs: on large ones a deep but finite recursion hits
+    // the call depth limit too, and that is no evidence.
+    let small = |v: &Value| match v {
+        Value::Int(i) => i.magnitude() <= &num_bigint::BigUint::from(SMALL_INPUT),
+        Value::Array(_) => false,
+        _ => true,
+    };
+    testing::search(&mut generator, &budget, |inputs| {
+        if !inputs
+            .args
+            .iter()
+            .chain(inputs.globals.iter().map(|(_, v)| v))
+            .all(small)
+        {
+            return None;
+        }
+        let run = |p, f| interp::execute(p, f, inputs, options.semantics, &limits).outcome;
+        let (old, new) = (
+            run(pair.old_program, pair.old),
+            run(pair.new_program, pair.new),
+        );
+        let (stuck, done, outcome, limit) = match (&old, &new) {
+            (Outcome::Limit(l), Outcome::Return(_)) => ("old", "new", &new, l),
+            (Outcome::Return(_), Outcome::Limit(l)) => ("new", "old", &old, l),
+            _ => return None,
+        };
+        if !matches!(limit, LimitKind::Steps | LimitKind::CallDepth) {
+            return None;
+        }
+        let mut named: Vec<String> = inputs
+            .args
+            .iter()
+            .enumerate()
+            .map(|(pos, v)| {
+                format!(
+                    "{} = {v}",
+                    input_label(&format!("arg{pos}"), old_fn, new_fn)
+                )
+            })
+            .collect();
+        named.extend(inputs.globals.iter().map(|(g, v)| format!("{g} = {v}")));
+        Some(format!(
+            "only inputs on which both terminate: on {} the {stuck} version {} (interpreter) \
+             while the {done} one {}",
+            named.join(", "),
+            limit.describe(),
+            super::describe_outcome(outcome)
+        ))
     })
 }
 
