@@ -607,12 +607,7 @@ pub(crate) fn termination_difference(
         _ => true,
     };
     testing::search(&mut generator, &budget, |inputs| {
-        if !inputs
-            .args
-            .iter()
-            .chain(inputs.globals.iter().map(|(_, v)| v))
-            .all(small)
-        {
+        if !inputs.args.iter().chain(inputs.globals.values()).all(small) {
             return None;
         }
         let run = |p, f| interp::execute(p, f, inputs, options.semantics, &limits).outcome;
