@@ -9,8 +9,14 @@
 //! false. The least model of `F` is exactly the graph of `f` on the inputs
 //! where it terminates. The query runs both entry methods over shared
 //! inputs with their recursive calls as atoms and asks that no observable
-//! differs. Spacer's model (an over-approximation of each graph, in
-//! linear arithmetic) is the certificate.
+//! differs. A recursive function of the old version and its namesake in
+//! the new one also get a product relation `both.f(args, r_old, r_new)`
+//! (arguments by position): calls of the two that agree on their common
+//! arguments are coupled through it (REVE's coupling), so that the
+//! summary needed can be relational — `r_old = r_new`, `r_new = r_old +
+//! acc` — where the functions themselves are not linear. The model found
+//! (an over-approximation of each graph, in linear arithmetic; by
+//! `summaries.rs` or Spacer) is the certificate.
 //!
 //! *What a proof means:* both versions return the same outcome on every
 //! input on which **both terminate** (partial equivalence, as in the
@@ -203,7 +209,7 @@ struct System {
     guards: Vec<Guard>,
     uninterpreted: BTreeSet<String>,
     lines: Vec<(Option<bool>, String, u32)>,
-    product: Option<Product>,
+    products: Vec<Product>,
 }
 
 impl System {
@@ -226,22 +232,59 @@ impl System {
         Ok(())
     }
 
-    /// The product relation of the two entries: their parameters, then
-    /// the old and the new result.
-    fn declare_product(&mut self, sides: &[Side<'_>; 2]) -> Result<usize, Unknown> {
-        let def = sides[0].program.function(sides[0].entry);
-        let func = def
-            .body
-            .as_ref()
-            .map_err(|e| not_encodable(e.to_string()))?;
-        if matches!(func.ret, Type::Void) {
-            return Err(not_encodable("recursive entries that return nothing"));
+    /// The product relation of a recursive function of the old version
+    /// and its namesake in the new one: their parameters by position (the
+    /// longer list), then the old and the new result. `None` when they do
+    /// not fit (a parameter or the result of another type, or `void`).
+    fn declare_product(
+        &mut self,
+        (old_side, old_f): (&Side<'_>, FuncId),
+        (new_side, new_f): (&Side<'_>, FuncId),
+    ) -> Result<Option<usize>, Unknown> {
+        let (od, nd) = (
+            old_side.program.function(old_f),
+            new_side.program.function(new_f),
+        );
+        let (Ok(of), Ok(nf)) = (&od.body, &nd.body) else {
+            return Ok(None);
+        };
+        if matches!(of.ret, Type::Void) || of.ret != nf.ret {
+            return Ok(None);
         }
-        let spans = (def.span, sides[1].program.function(sides[1].entry).span);
-        let name = format!("both.{}", def.name);
-        let index = self.relation(name, func, &["old.result", "new.result"], spans)?;
-        self.lines.push((None, def.name.clone(), def.span.line()));
-        Ok(index)
+        let mut params: Vec<Dynamic> = Vec::new();
+        let mut names: Vec<String> = Vec::new();
+        for pos in 0..of.params.len().max(nf.params.len()) {
+            let local = |f: &crate::ir::Function| f.params.get(pos).map(|p| f.local(*p).clone());
+            let (o, n) = (local(of), local(nf));
+            if let (Some(o), Some(n)) = (&o, &n)
+                && o.ty != n.ty
+            {
+                return Ok(None);
+            }
+            let Some(l) = o.or(n) else {
+                return Ok(None);
+            };
+            let mut name = l.name.clone();
+            while names.contains(&name) {
+                name.push('\'');
+            }
+            let sort = self.ops.sort(&l.ty).map_err(encoding_error)?;
+            params.push(Dynamic::new_const(name.as_str(), &sort));
+            names.push(name);
+        }
+        let sort = self.ops.sort(&of.ret).map_err(encoding_error)?;
+        for r in ["old.result", "new.result"] {
+            params.push(Dynamic::new_const(r, &sort));
+        }
+        let index =
+            self.push_relation(format!("both.{}", od.name), params, (od.span, nd.span), 2)?;
+        self.lines.push((None, od.name.clone(), od.span.line()));
+        self.products.push(Product {
+            old: old_f,
+            new: new_f,
+            relation: index,
+        });
+        Ok(Some(index))
     }
 
     /// A relation over `func`'s parameters and `results` (constants of its
@@ -263,6 +306,18 @@ impl System {
             let sort = self.ops.sort(&func.ret).map_err(encoding_error)?;
             params.push(Dynamic::new_const(*r, &sort));
         }
+        self.push_relation(name, params, (old_span, new_span), results.len())
+    }
+
+    /// A relation named `name` over `params`, the last `results` of them
+    /// results.
+    fn push_relation(
+        &mut self,
+        name: String,
+        params: Vec<Dynamic>,
+        (old_span, new_span): (crate::ir::Span, crate::ir::Span),
+        results: usize,
+    ) -> Result<usize, Unknown> {
         let sorts: Vec<Sort> = params.iter().map(|p| p.get_sort()).collect();
         let refs: Vec<&Sort> = sorts.iter().collect();
         let decl = FuncDecl::new(name, &refs, &Sort::bool());
@@ -278,7 +333,7 @@ impl System {
             old_span,
             new_span,
         });
-        self.results.push(results.len());
+        self.results.push(results);
         Ok(index)
     }
 
@@ -366,7 +421,8 @@ impl System {
         }
         for mask in 0u32..(1 << atoms.len()) {
             let taken: Vec<usize> = (0..atoms.len()).filter(|i| mask & (1 << i) != 0).collect();
-            let couple = self.couple(atoms, &taken);
+            let couples = self.couple(atoms, &taken);
+            let coupled = |i: usize| couples.iter().any(|&(x, y, _)| i == x || i == y);
             let mut parts: Vec<Bool> = base.hypotheses.to_vec();
             parts.extend(ack_hyps.iter().cloned());
             let mut apps = Vec::new();
@@ -376,28 +432,35 @@ impl System {
                     continue;
                 }
                 parts.push(a.guard.clone());
-                if couple.is_none_or(|(x, y)| i != x && i != y) {
+                if !coupled(i) {
                     apps.push(self.atom(*in_old, a)?);
                 }
             }
             parts.push(base.body.clone());
-            match couple {
-                Some((x, y)) => {
-                    // The two entries called on equal arguments: the
-                    // product relation; on different ones: each alone.
-                    let (a, b) = (atoms[x].1, atoms[y].1);
-                    let same: Vec<Bool> =
-                        a.args.iter().zip(&b.args).map(|(p, q)| p.eq(q)).collect();
-                    let same = Bool::and(&same);
-                    let mut coupled = (parts.clone(), apps.clone());
-                    coupled.0.push(same.clone());
-                    coupled.1.push(self.product(a, b)?);
-                    self.emit(&vars, coupled.0, coupled.1, base.head.clone());
-                    parts.push(same.not());
-                    apps.extend([self.atom(true, a)?, self.atom(false, b)?]);
-                    self.emit(&vars, parts, apps, base.head.clone());
+            // Each coupled pair of calls: on equal arguments (where both
+            // have one) the product relation, otherwise each alone.
+            let mut variants = vec![(parts, apps)];
+            for &(x, y, p) in &couples {
+                let (a, b) = (atoms[x].1, atoms[y].1);
+                let same: Vec<Bool> = a.args.iter().zip(&b.args).map(|(p, q)| p.eq(q)).collect();
+                let same = Bool::and(&same);
+                let product = self.product(a, b, p)?;
+                let (alone_a, alone_b) = (self.atom(true, a)?, self.atom(false, b)?);
+                let mut next = Vec::with_capacity(variants.len() * 2);
+                for (parts, apps) in variants {
+                    let mut with = (parts.clone(), apps.clone());
+                    with.0.push(same.clone());
+                    with.1.push(product.clone());
+                    next.push(with);
+                    let mut without = (parts, apps);
+                    without.0.push(same.not());
+                    without.1.extend([alone_a.clone(), alone_b.clone()]);
+                    next.push(without);
                 }
-                None => self.emit(&vars, parts, apps, base.head.clone()),
+                variants = next;
+            }
+            for (parts, apps) in variants {
+                self.emit(&vars, parts, apps, base.head.clone());
             }
         }
         Ok(())
@@ -427,10 +490,10 @@ impl System {
         });
     }
 
-    /// With a product relation: the one taken call of the old entry and
-    /// the one of the new entry, if so.
-    fn couple(&self, atoms: &[(bool, &CallAtom)], taken: &[usize]) -> Option<(usize, usize)> {
-        let p = self.product.as_ref()?;
+    /// Per product relation: the one taken call of its old function and
+    /// the one of its new function, if each has exactly one (atom
+    /// positions and the product's index).
+    fn couple(&self, atoms: &[(bool, &CallAtom)], taken: &[usize]) -> Vec<(usize, usize, usize)> {
         let calls = |in_old: bool, f: FuncId| -> Vec<usize> {
             taken
                 .iter()
@@ -440,29 +503,40 @@ impl System {
                 })
                 .collect()
         };
-        match (
-            calls(true, p.old).as_slice(),
-            calls(false, p.new).as_slice(),
-        ) {
-            ([x], [y]) => Some((*x, *y)),
-            _ => None,
-        }
+        self.products
+            .iter()
+            .enumerate()
+            .filter_map(|(k, p)| {
+                match (
+                    calls(true, p.old).as_slice(),
+                    calls(false, p.new).as_slice(),
+                ) {
+                    ([x], [y]) => Some((*x, *y, k)),
+                    _ => None,
+                }
+            })
+            .collect()
     }
 
-    /// The product relation applied to an old and a new call on equal
-    /// arguments (the old call's).
-    fn product(&self, a: &CallAtom, b: &CallAtom) -> Result<Application, Unknown> {
+    /// Product `p` applied to an old and a new call that agree on the
+    /// positions both have: the arguments by position, then both results.
+    fn product(&self, a: &CallAtom, b: &CallAtom, p: usize) -> Result<Application, Unknown> {
         let p = self
-            .product
-            .as_ref()
+            .products
+            .get(p)
             .ok_or_else(|| not_encodable("internal: no product relation"))?;
         let (Some(ra), Some(rb)) = (&a.result, &b.result) else {
             return Err(not_encodable("internal: coupled void calls"));
         };
-        let args: Vec<Dynamic> = a
-            .args
+        let longer = if a.args.len() >= b.args.len() {
+            &a.args
+        } else {
+            &b.args
+        };
+        let args: Vec<Dynamic> = longer
             .iter()
-            .cloned()
+            .enumerate()
+            .map(|(i, x)| a.args.get(i).unwrap_or(x).clone())
             .chain([ra.clone(), rb.clone()])
             .collect();
         if args.len() != self.relations[p.relation].params.len() {
@@ -472,12 +546,14 @@ impl System {
     }
 }
 
-/// `P(x, r_old, r_new)`: the old entry returns `r_old` on `x` and the new
-/// one `r_new` (both terminating). When both entries are recursive, their
-/// calls on equal arguments are coupled through it, so that the proof is
-/// by induction over both recursions at once (REVE's coupling, for equal
-/// arguments): `r_old = r_new` is then an inductive invariant, where
-/// separate summaries would each have to be exact.
+/// `P(x, r_old, r_new)`: the old version's recursive function returns
+/// `r_old` on `x` and its namesake in the new version `r_new` (both
+/// terminating; arguments matched by position, the longer list). Calls of
+/// the two that agree on their common positions are coupled through it,
+/// so that the proof is by induction over both recursions at once (REVE's
+/// coupling): `r_old = r_new`, or `r_new = r_old + s`, is then an
+/// inductive fact, where separate summaries would each have to be exact
+/// (and linear).
 struct Product {
     old: FuncId,
     new: FuncId,
@@ -621,7 +697,7 @@ pub fn prove_recursive(
         guards: Vec::new(),
         uninterpreted: BTreeSet::new(),
         lines: Vec::new(),
-        product: None,
+        products: Vec::new(),
     };
     for side in &sides {
         for &f in &side.recursive {
@@ -673,105 +749,52 @@ pub fn prove_recursive(
             )?;
         }
     }
-    // The query: both entries over shared inputs, no observable differs.
-    let mut inputs = InputSpace::default();
-    let mut ufs = Ufs::ackermann();
-    let mut strings = Strings::default();
-    let mut runs = Vec::new();
-    for side in &sides {
-        let mut apps = crate::abstraction::Applications::default();
-        let run = Executor::new(
-            ops,
-            side.program,
-            &mut inputs,
-            &mut ufs,
-            &mut strings,
-            0,
-            deadline,
-            None,
-            &mut apps,
-        )
-        .run_summarizing(side.entry, side.recursive.iter().copied().collect())
-        .map_err(encoding_error)?;
-        plain_run(&run.0, side.name(side.entry))?;
-        runs.push(run);
-    }
-    let (old_run, new_run) = (&runs[0], &runs[1]);
-    let atoms: Vec<(bool, &CallAtom)> = old_run
-        .1
-        .iter()
-        .map(|a| (true, a))
-        .chain(new_run.1.iter().map(|a| (false, a)))
-        .collect();
-    let both_recursive = sides.iter().all(|s| s.recursive.contains(&s.entry));
-    if both_recursive {
-        // Both entries recursive: the product relation, defined by both
-        // bodies over shared inputs, and the query over it.
-        let relation = system.declare_product(&sides)?;
-        system.product = Some(Product {
-            old: old.1,
-            new: new.1,
-            relation,
-        });
-        let mut results = Vec::new();
-        for run in [old_run, new_run] {
-            if run.0.outcome.simplify().as_i64() != Some(0) {
-                return Err(not_encodable("a recursive entry that may fail"));
-            }
-            results.extend(run.0.ret.to_dyn());
+    // Products: each recursive function of the old version with its
+    // namesake in the new one, declared first (their definitions couple
+    // calls through any of them), then defined.
+    let mut pairs = Vec::new();
+    for &f in &sides[0].recursive {
+        let name = sides[0].name(f);
+        if let Some(&g) = sides[1]
+            .recursive
+            .iter()
+            .find(|&&g| sides[1].name(g) == name)
+            && let Some(k) = system.declare_product((&sides[0], f), (&sides[1], g))?
+        {
+            pairs.push((f, g, k));
         }
-        let arguments = entry_arguments(&inputs, old.0, old.1)?;
-        system.define(
-            relation,
-            &inputs,
-            &arguments,
-            results,
-            ufs.applications(),
-            &atoms,
-            MAX_ATOMS_IN_QUERY,
-        )?;
-        let r = &system.relations[relation];
-        let n = r.params.len();
-        let ret_ty = &old
-            .0
-            .function(old.1)
-            .body
-            .as_ref()
-            .map_err(|e| not_encodable(e.to_string()))?
-            .ret;
-        let (r_old, r_new) = (
-            ops.from_dyn(ret_ty, &r.params[n - 2])
-                .map_err(encoding_error)?,
-            ops.from_dyn(ret_ty, &r.params[n - 1])
-                .map_err(encoding_error)?,
-        );
-        let differs = ops.obs_eq(&r_old, &r_new).map_err(encoding_error)?.not();
-        let query = HornClause {
-            vars: r.params.clone(),
-            body: differs,
-            apps: vec![(relation, r.params.clone())],
-            head: None,
-        };
-        system.clauses.push(query);
-    } else {
-        let arguments = entry_arguments(&inputs, old.0, old.1)?;
-        let (differs, witnesses) =
-            crate::symbolic::difference(&ops, &inputs, &old_run.0, &new_run.0)
-                .map_err(encoding_error)?;
-        let mut quantified = input_constants(&inputs);
-        quantified.extend(witnesses);
-        system.add(
-            Clause {
-                quantified: &quantified,
-                arguments: &arguments,
-                hypotheses: &inputs.preconditions(),
-                applications: ufs.applications(),
+    }
+    for &(f, g, k) in &pairs {
+        define_product(&mut system, ops, &sides, (f, g, k), deadline)?;
+    }
+    match pairs.iter().find(|&&(f, g, _)| f == old.1 && g == new.1) {
+        // Both entries recursive: the query over their product.
+        Some(&(_, _, relation)) => {
+            let r = &system.relations[relation];
+            let n = r.params.len();
+            let ret_ty = &old
+                .0
+                .function(old.1)
+                .body
+                .as_ref()
+                .map_err(|e| not_encodable(e.to_string()))?
+                .ret;
+            let (r_old, r_new) = (
+                ops.from_dyn(ret_ty, &r.params[n - 2])
+                    .map_err(encoding_error)?,
+                ops.from_dyn(ret_ty, &r.params[n - 1])
+                    .map_err(encoding_error)?,
+            );
+            let differs = ops.obs_eq(&r_old, &r_new).map_err(encoding_error)?.not();
+            let query = HornClause {
+                vars: r.params.clone(),
                 body: differs,
+                apps: vec![(relation, r.params.clone())],
                 head: None,
-            },
-            &atoms,
-            MAX_ATOMS_IN_QUERY,
-        )?;
+            };
+            system.clauses.push(query);
+        }
+        None => add_query(&mut system, ops, &sides, deadline)?,
     }
     // Candidate summaries first (milliseconds when they apply), then
     // Spacer, which finds each summary alone at once but can lose itself
@@ -856,6 +879,122 @@ pub fn prove_recursive(
             detail: format!("the CHC solver gave up on the recursion summaries: {r}"),
         }),
     }
+}
+
+/// The clauses defining product `k` of old `f` and new `g`: both run over
+/// shared inputs (arguments by position), their results in the head.
+fn define_product(
+    system: &mut System,
+    ops: Ops,
+    sides: &[Side<'_>; 2],
+    (f, g, k): (FuncId, FuncId, usize),
+    deadline: Instant,
+) -> Result<(), Unknown> {
+    let mut inputs = InputSpace::default();
+    let mut ufs = Ufs::ackermann();
+    let mut strings = Strings::default();
+    let mut runs = Vec::new();
+    for (side, func) in [(&sides[0], f), (&sides[1], g)] {
+        let mut apps = crate::abstraction::Applications::default();
+        let run = Executor::new(
+            ops,
+            side.program,
+            &mut inputs,
+            &mut ufs,
+            &mut strings,
+            0,
+            deadline,
+            None,
+            &mut apps,
+        )
+        .run_summarizing(func, side.recursive.iter().copied().collect())
+        .map_err(encoding_error)?;
+        plain_run(&run.0, side.name(func))?;
+        if run.0.outcome.simplify().as_i64() != Some(0) {
+            return Err(not_encodable(format!(
+                "the recursive function {} may fail",
+                side.name(func)
+            )));
+        }
+        runs.push(run);
+    }
+    let results: Vec<Dynamic> = runs.iter().filter_map(|r| r.0.ret.to_dyn()).collect();
+    let (a, b) = (
+        entry_arguments(&inputs, sides[0].program, f)?,
+        entry_arguments(&inputs, sides[1].program, g)?,
+    );
+    let arguments = if a.len() >= b.len() { a } else { b };
+    let atoms: Vec<(bool, &CallAtom)> = runs[0]
+        .1
+        .iter()
+        .map(|a| (true, a))
+        .chain(runs[1].1.iter().map(|a| (false, a)))
+        .collect();
+    system.define(
+        k,
+        &inputs,
+        &arguments,
+        results,
+        ufs.applications(),
+        &atoms,
+        MAX_ATOMS_IN_QUERY,
+    )
+}
+
+/// The query when the entries are not a product: both run over shared
+/// inputs, their recursive calls atoms (coupled where a product applies),
+/// and no observable may differ.
+fn add_query(
+    system: &mut System,
+    ops: Ops,
+    sides: &[Side<'_>; 2],
+    deadline: Instant,
+) -> Result<(), Unknown> {
+    let mut inputs = InputSpace::default();
+    let mut ufs = Ufs::ackermann();
+    let mut strings = Strings::default();
+    let mut runs = Vec::new();
+    for side in sides {
+        let mut apps = crate::abstraction::Applications::default();
+        let run = Executor::new(
+            ops,
+            side.program,
+            &mut inputs,
+            &mut ufs,
+            &mut strings,
+            0,
+            deadline,
+            None,
+            &mut apps,
+        )
+        .run_summarizing(side.entry, side.recursive.iter().copied().collect())
+        .map_err(encoding_error)?;
+        plain_run(&run.0, side.name(side.entry))?;
+        runs.push(run);
+    }
+    let atoms: Vec<(bool, &CallAtom)> = runs[0]
+        .1
+        .iter()
+        .map(|a| (true, a))
+        .chain(runs[1].1.iter().map(|a| (false, a)))
+        .collect();
+    let arguments = entry_arguments(&inputs, sides[0].program, sides[0].entry)?;
+    let (differs, witnesses) = crate::symbolic::difference(&ops, &inputs, &runs[0].0, &runs[1].0)
+        .map_err(encoding_error)?;
+    let mut quantified = input_constants(&inputs);
+    quantified.extend(witnesses);
+    system.add(
+        Clause {
+            quantified: &quantified,
+            arguments: &arguments,
+            hypotheses: &inputs.preconditions(),
+            applications: ufs.applications(),
+            body: differs,
+            head: None,
+        },
+        &atoms,
+        MAX_ATOMS_IN_QUERY,
+    )
 }
 
 /// The input constants standing for `f`'s parameters in a run from its
@@ -988,6 +1127,25 @@ mod tests {
         let new =
             "int f(int x) { if (x <= 0) { return 1; } int r = f(x - 1); return 3 * r + x * x; }";
         check(old, new).expect("a proof by coupling");
+    }
+
+    #[test]
+    fn couples_namesakes_of_different_arity_through_an_accumulator() {
+        // REVE's triangular: the sum is quadratic, but the product of the
+        // two helpers has the linear summary new = old + acc.
+        let old = "int g(int n) { if (n <= 0) { return 0; } return g(n - 1) + n; } \
+                   int f(int n) { return g(n); }";
+        let new = "int g(int n, int acc) { if (n <= 0) { return acc; } return g(n - 1, acc + n); } \
+                   int f(int n) { return g(n, 0); }";
+        let proof = check(old, new).expect("a proof by coupling");
+        let both = proof
+            .summaries
+            .iter()
+            .find(|s| s.version == "both")
+            .expect("the product's summary");
+        assert!(both.formula.contains("new.result"), "{both:?}");
+        let wrong = new.replace("acc + n)", "acc + n + 1)");
+        check(old, &wrong).expect_err("no proof of a wrong accumulator");
     }
 
     #[test]

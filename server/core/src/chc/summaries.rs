@@ -243,9 +243,16 @@ fn candidates(relation: &Relation, results: usize, guards: &[Guard]) -> Vec<Bool
         out.push(p.ge(Int::from_i64(0)));
         out.push(p.le(Int::from_i64(0)));
     }
-    // The two versions' results agree.
+    // The two versions' results agree, or differ by a parameter or a
+    // sum of two (an accumulator: `r_new = r_old + s`).
     if let [a, b] = outs {
         out.push(a.eq(b));
+        if let (Some(a), Some(b)) = (a.as_int(), b.as_int()) {
+            for t in &terms[1..] {
+                out.push(b.eq(Int::add(&[&a, t])));
+                out.push(a.eq(Int::add(&[&b, t])));
+            }
+        }
     }
     for r in outs.iter().filter_map(|r| r.as_int()) {
         for case in &cases {

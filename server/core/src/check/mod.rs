@@ -284,8 +284,8 @@ impl Proof {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct FunctionSummary {
     /// `old` or `new`: the version whose function it summarises; `both`:
-    /// the product of the two recursive entries (what they return on the
-    /// same arguments, terminating).
+    /// the product of a recursive function and its namesake (what they
+    /// return on the same arguments, terminating).
     pub version: String,
     pub function: String,
     /// One-based line of its declaration.
