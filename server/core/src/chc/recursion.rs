@@ -38,7 +38,7 @@ use crate::ir::{FuncId, Program, Semantics, Type};
 use crate::symbolic::exec::{CallAtom, Executor, Summary};
 use crate::symbolic::ops::{EncodeError, Ops, UfApplication, Ufs};
 use crate::symbolic::{InputSpace, InputVar, Strings};
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 use std::time::Instant;
 use z3::ast::{Ast, Bool, Dynamic};
 use z3::{FuncDecl, Sort};
@@ -711,26 +711,11 @@ pub fn prove_recursive(
     }
     // The clauses defining each relation.
     for side in &sides {
-        let summarized: HashSet<FuncId> = side.recursive.iter().copied().collect();
         for &f in &side.recursive {
-            let mut inputs = InputSpace::default();
-            let mut ufs = Ufs::ackermann();
-            let mut strings = Strings::default();
-            let mut apps = crate::abstraction::Applications::default();
-            let (summary, atoms) = Executor::new(
-                ops,
-                side.program,
-                &mut inputs,
-                &mut ufs,
-                &mut strings,
-                0,
-                deadline,
-                None,
-                &mut apps,
-            )
-            .run_summarizing(f, summarized.clone())
-            .map_err(encoding_error)?;
-            plain_run(&summary, side.name(f))?;
+            let (inputs, ufs, mut runs) = run_all(ops, &[(side, f)], deadline)?;
+            let (summary, atoms) = runs
+                .pop()
+                .ok_or_else(|| not_encodable("internal: no run"))?;
             if summary.outcome.simplify().as_i64() != Some(0) {
                 return Err(not_encodable(format!(
                     "the recursive function {} may fail",
@@ -895,33 +880,14 @@ fn define_product(
     (f, g, k): (FuncId, FuncId, usize),
     deadline: Instant,
 ) -> Result<(), Unknown> {
-    let mut inputs = InputSpace::default();
-    let mut ufs = Ufs::ackermann();
-    let mut strings = Strings::default();
-    let mut runs = Vec::new();
-    for (side, func) in [(&sides[0], f), (&sides[1], g)] {
-        let mut apps = crate::abstraction::Applications::default();
-        let run = Executor::new(
-            ops,
-            side.program,
-            &mut inputs,
-            &mut ufs,
-            &mut strings,
-            0,
-            deadline,
-            None,
-            &mut apps,
-        )
-        .run_summarizing(func, side.recursive.iter().copied().collect())
-        .map_err(encoding_error)?;
-        plain_run(&run.0, side.name(func))?;
+    let (inputs, ufs, runs) = run_all(ops, &[(&sides[0], f), (&sides[1], g)], deadline)?;
+    for (run, (side, func)) in runs.iter().zip([(&sides[0], f), (&sides[1], g)]) {
         if run.0.outcome.simplify().as_i64() != Some(0) {
             return Err(not_encodable(format!(
                 "the recursive function {} may fail",
                 side.name(func)
             )));
         }
-        runs.push(run);
     }
     let results: Vec<Dynamic> = runs.iter().filter_map(|r| r.0.ret.to_dyn()).collect();
     let (a, b) = (
@@ -946,20 +912,20 @@ fn define_product(
     )
 }
 
-/// The query when the entries are not a product: both run over shared
-/// inputs, their recursive calls atoms (coupled where a product applies),
-/// and no observable may differ.
-fn add_query(
-    system: &mut System,
+/// A run of each function from its entry over one shared input
+/// space (arguments by position), recursive calls as atoms; each run
+/// within every bound.
+#[allow(clippy::type_complexity)]
+fn run_all(
     ops: Ops,
-    sides: &[Side<'_>; 2],
+    funcs: &[(&Side<'_>, FuncId)],
     deadline: Instant,
-) -> Result<(), Unknown> {
+) -> Result<(InputSpace, Ufs, Vec<(Summary, Vec<CallAtom>)>), Unknown> {
     let mut inputs = InputSpace::default();
     let mut ufs = Ufs::ackermann();
     let mut strings = Strings::default();
     let mut runs = Vec::new();
-    for side in sides {
+    for &(side, func) in funcs {
         let mut apps = crate::abstraction::Applications::default();
         let run = Executor::new(
             ops,
@@ -972,11 +938,28 @@ fn add_query(
             None,
             &mut apps,
         )
-        .run_summarizing(side.entry, side.recursive.iter().copied().collect())
+        .run_summarizing(func, side.recursive.iter().copied().collect())
         .map_err(encoding_error)?;
-        plain_run(&run.0, side.name(side.entry))?;
+        plain_run(&run.0, side.name(func))?;
         runs.push(run);
     }
+    Ok((inputs, ufs, runs))
+}
+
+/// The query when the entries are not a product: both run over shared
+/// inputs, their recursive calls atoms (coupled where a product applies),
+/// and no observable may differ.
+fn add_query(
+    system: &mut System,
+    ops: Ops,
+    sides: &[Side<'_>; 2],
+    deadline: Instant,
+) -> Result<(), Unknown> {
+    let (inputs, ufs, runs) = run_all(
+        ops,
+        &[(&sides[0], sides[0].entry), (&sides[1], sides[1].entry)],
+        deadline,
+    )?;
     let atoms: Vec<(bool, &CallAtom)> = runs[0]
         .1
         .iter()

@@ -531,15 +531,15 @@ fn run_both(
     }
 }
 
-/// Edge cases and pseudo-random inputs through the interpreter, before any
-/// solving (see [`super::testing`]).
-pub(crate) fn test_concretely(
+/// The input generator, budget and interpreter limits of a concrete test
+/// run over the pair (`None` when a parameter type has no generator).
+fn test_setup(
     pair: &MethodPair<'_>,
     old_fn: &Function,
     new_fn: &Function,
     options: &Options,
-) -> Option<Counterexample> {
-    let mut generator = testing::InputGen::new(
+) -> Option<(testing::InputGen, testing::Budget, Limits)> {
+    let generator = testing::InputGen::new(
         pair.old_program,
         pair.new_program,
         old_fn,
@@ -553,6 +553,18 @@ pub(crate) fn test_concretely(
         max_array_len: 1 << 16,
         deadline: Some(Instant::now() + budget.time),
     };
+    Some((generator, budget, limits))
+}
+
+/// Edge cases and pseudo-random inputs through the interpreter, before any
+/// solving (see [`super::testing`]).
+pub(crate) fn test_concretely(
+    pair: &MethodPair<'_>,
+    old_fn: &Function,
+    new_fn: &Function,
+    options: &Options,
+) -> Option<Counterexample> {
+    let (mut generator, budget, limits) = test_setup(pair, old_fn, new_fn, options)?;
     testing::search(&mut generator, &budget, |inputs| {
         let mut named: Vec<Binding> = inputs
             .args
@@ -585,20 +597,7 @@ pub(crate) fn termination_difference(
     new_fn: &Function,
     options: &Options,
 ) -> Option<String> {
-    let mut generator = testing::InputGen::new(
-        pair.old_program,
-        pair.new_program,
-        old_fn,
-        new_fn,
-        options.semantics,
-    )?;
-    let budget = testing::Budget::default();
-    let limits = Limits {
-        max_steps: 20_000,
-        max_call_depth: 64,
-        max_array_len: 1 << 16,
-        deadline: Some(Instant::now() + budget.time),
-    };
+    let (mut generator, budget, limits) = test_setup(pair, old_fn, new_fn, options)?;
     // Only small inputs: on large ones a deep but finite recursion hits
     // the call depth limit too, and that is no evidence.
     let small = |v: &Value| match v {
