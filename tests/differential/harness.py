@@ -560,6 +560,9 @@ def java_driver(sig: Signature, cls: str, driver: str) -> str:
         "            catch (ArrayIndexOutOfBoundsException e) { outcome = \"fault=index\"; }",
         "            catch (NegativeArraySizeException e) { outcome = \"fault=negative-size\"; }",
         "            catch (StackOverflowError e) { outcome = \"fault=stack-overflow\"; }",
+        # Any other exception is an outcome by its class (messages are not
+        # compared, as in eqlens).
+        "            catch (Exception e) { outcome = \"fault=\" + e.getClass().getSimpleName(); }",
         "            System.out.flush();",
         "            System.setOut(real);",
         "            StringBuilder rec = new StringBuilder(outcome);",

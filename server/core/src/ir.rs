@@ -505,20 +505,82 @@ pub enum StmtKind {
     Continue(LabelId),
     Return(Option<Expr>),
     Block(Block),
+    /// The execution ends abnormally with this outcome (Java `throw`, C
+    /// `abort()`/`exit(n)`/a failed `assert`); compared between versions
+    /// like a return value.
+    Throw(Thrown),
+}
+
+/// An abnormal end a program asks for itself. Implicit ones (division by
+/// zero, index out of bounds) are faults of the operation instead; Java's
+/// implicit exceptions compare equal to the explicit throw of their class
+/// (see [`Thrown::JAVA_IMPLICIT`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Thrown {
+    /// Java `throw new C(...)`: the simple class name (`IllegalStateException`;
+    /// a package qualifier is dropped). The message is not compared.
+    Exception(String),
+    /// C `abort()`.
+    Abort,
+    /// C `exit(status)`, the status as the parent process sees it (0–255).
+    Exit(u8),
+    /// C `assert(cond)` with `cond` false (`NDEBUG` is not defined): the
+    /// same outcome as `abort()`, after a message on stderr.
+    AssertFailed,
+}
+
+impl Thrown {
+    /// The Java classes of the implicit exceptions, in the order of the
+    /// fault codes of the symbolic encoding.
+    pub const JAVA_IMPLICIT: [&'static str; 3] = [
+        "ArithmeticException",
+        "ArrayIndexOutOfBoundsException",
+        "NegativeArraySizeException",
+    ];
+
+    /// `throws IllegalStateException`, `calls abort()`, `exits with status 1`.
+    pub fn describe(&self) -> String {
+        match self {
+            Thrown::Exception(c) => format!("throws {c}"),
+            Thrown::Abort => "calls abort()".into(),
+            Thrown::Exit(n) => format!("exits with status {n}"),
+            Thrown::AssertFailed => "fails an assertion (abort)".into(),
+        }
+    }
+
+    /// A stable key: equal keys are equal outcomes.
+    pub fn key(&self) -> String {
+        match self {
+            Thrown::Exception(c) => format!("exception {c}"),
+            Thrown::Abort => "abort".into(),
+            Thrown::Exit(n) => format!("exit {n}"),
+            // A failed assertion prints to stderr (not compared) and aborts.
+            Thrown::AssertFailed => "abort".into(),
+        }
+    }
+}
+
+/// Whether some statement of `body`, at any depth, satisfies `pred`
+/// (calls not followed).
+pub fn any_stmt(body: &[Stmt], pred: &mut dyn FnMut(&Stmt) -> bool) -> bool {
+    body.iter().any(|s| {
+        pred(s)
+            || match &s.kind {
+                StmtKind::If {
+                    then_branch,
+                    else_branch,
+                    ..
+                } => any_stmt(then_branch, pred) || any_stmt(else_branch, pred),
+                StmtKind::Loop { body, step, .. } => any_stmt(body, pred) || any_stmt(step, pred),
+                StmtKind::Labeled { body, .. } | StmtKind::Block(body) => any_stmt(body, pred),
+                _ => false,
+            }
+    })
 }
 
 /// Whether `body` has a loop statement anywhere (calls not followed).
 pub fn contains_loop(body: &[Stmt]) -> bool {
-    body.iter().any(|s| match &s.kind {
-        StmtKind::Loop { .. } => true,
-        StmtKind::If {
-            then_branch,
-            else_branch,
-            ..
-        } => contains_loop(then_branch) || contains_loop(else_branch),
-        StmtKind::Labeled { body, .. } | StmtKind::Block(body) => contains_loop(body),
-        _ => false,
-    })
+    any_stmt(body, &mut |s| matches!(s.kind, StmtKind::Loop { .. }))
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -633,6 +695,32 @@ impl Program {
             .filter(move |(_, f)| f.name == name)
             .map(|(i, f)| (FuncId(i as u32), f))
     }
+    /// Whether `func`, or a function it calls (transitively), has a
+    /// statement satisfying `pred`.
+    pub fn reaches(&self, func: FuncId, pred: &mut dyn FnMut(&Stmt) -> bool) -> bool {
+        let mut seen = vec![false; self.functions.len()];
+        let mut stack = vec![func];
+        while let Some(f) = stack.pop() {
+            match seen.get_mut(f.0 as usize) {
+                Some(s) if !*s => *s = true,
+                _ => continue,
+            }
+            let Ok(body) = &self.function(f).body else {
+                continue;
+            };
+            let found = any_stmt(&body.body, &mut |s| {
+                if let StmtKind::Call { func, .. } = &s.kind {
+                    stack.push(*func);
+                }
+                pred(s)
+            });
+            if found {
+                return true;
+            }
+        }
+        false
+    }
+
     pub fn find_global(&self, name: &str) -> Option<GlobalId> {
         self.globals
             .iter()

@@ -45,6 +45,9 @@ pub struct Effects {
     /// `return`, or a `break`/`continue` whose target is outside the run.
     pub escapes: bool,
     pub may_fault: bool,
+    /// An explicit `throw`/`abort()`/`exit`/`assert` (directly or in a
+    /// callee): its outcome code is not one an abstracted block can report.
+    pub throws: bool,
     pub has_loop: bool,
     /// Multiplications, divisions, remainders and non-linear intrinsics
     /// (ARDiff's H3 counts them).
@@ -62,6 +65,7 @@ pub struct FunctionEffects {
     pub stores_shared: bool,
     pub prints: bool,
     pub may_fault: bool,
+    pub throws: bool,
     pub has_loop: bool,
 }
 
@@ -73,6 +77,7 @@ impl FunctionEffects {
             self.stores_shared,
             self.prints,
             self.may_fault,
+            self.throws,
             self.has_loop,
         ];
         self.reads_globals.extend(callee.reads_globals);
@@ -80,6 +85,7 @@ impl FunctionEffects {
         self.stores_shared |= callee.stores_shared;
         self.prints |= callee.prints;
         self.may_fault |= callee.may_fault;
+        self.throws |= callee.throws;
         self.has_loop |= callee.has_loop;
         before != (self.reads_globals.len(), self.writes_globals.len())
             || flags
@@ -87,6 +93,7 @@ impl FunctionEffects {
                     self.stores_shared,
                     self.prints,
                     self.may_fault,
+                    self.throws,
                     self.has_loop,
                 ]
     }
@@ -130,6 +137,7 @@ pub fn function_effects(program: &Program) -> Vec<FunctionEffects> {
             }) || w.unnamed_store,
             prints: w.prints,
             may_fault: e.may_fault,
+            throws: e.throws,
             has_loop: e.has_loop,
         };
         callees[i] = w.calls;
@@ -460,6 +468,10 @@ impl<'a> Walker<'a> {
                 }
             }
             StmtKind::Block(b) => self.block(b),
+            StmtKind::Throw(_) => {
+                self.effects.may_fault = true;
+                self.effects.throws = true;
+            }
         }
     }
 
@@ -479,6 +491,7 @@ impl<'a> Walker<'a> {
             .writes_globals
             .extend(ce.writes_globals.iter().copied());
         self.effects.may_fault |= ce.may_fault;
+        self.effects.throws |= ce.throws;
         self.effects.has_loop |= ce.has_loop;
         self.prints |= ce.prints;
         // Arrays passed in are read; stored to if the callee stores to

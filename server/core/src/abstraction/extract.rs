@@ -361,7 +361,13 @@ impl<'a> Extractor<'_, 'a> {
                 &self.ctx.old_effects,
                 &old_list[old_pos..=old_pos + len],
             );
-            if e.blocker.is_some() || e.escapes || eo.blocker.is_some() || eo.escapes {
+            if e.blocker.is_some()
+                || e.escapes
+                || e.throws
+                || eo.blocker.is_some()
+                || eo.escapes
+                || eo.throws
+            {
                 break;
             }
             canon = next;

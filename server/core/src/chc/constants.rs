@@ -218,7 +218,10 @@ fn replace_in_stmt(s: &mut Stmt, l: LocalId, value: &Expr) {
             }
         }
         StmtKind::Return(Some(e)) => replace(e, l, value),
-        StmtKind::Return(None) | StmtKind::Break(_) | StmtKind::Continue(_) => {}
+        StmtKind::Return(None)
+        | StmtKind::Break(_)
+        | StmtKind::Continue(_)
+        | StmtKind::Throw(_) => {}
     }
 }
 

@@ -591,7 +591,8 @@ pub fn callees(f: &Function) -> Vec<FuncId> {
             | StmtKind::Print { .. }
             | StmtKind::Break(_)
             | StmtKind::Continue(_)
-            | StmtKind::Return(_) => {}
+            | StmtKind::Return(_)
+            | StmtKind::Throw(_) => {}
         }
     }
     out

@@ -662,5 +662,6 @@ fn stmt_parts<'a>(
             kids.extend(b.iter().map(Work::Stmt));
             ("Block".into(), None, None)
         }
+        StmtKind::Throw(t) => ("Throw".into(), Some(t.key()), None),
     }
 }

@@ -1,9 +1,8 @@
 //! Comparing two executions on observable behaviour, with tolerance for
 //! approximated reals (math semantics) and no conclusion on limits.
 
-use super::{Comparison, Execution, FaultKind, LimitKind, Outcome};
+use super::{Comparison, Execution, LimitKind, Outcome};
 use crate::value::{Real, Value};
-use std::mem::discriminant;
 
 /// Relative and absolute error an approximated value may carry. A
 /// difference counts only when it exceeds both.
@@ -90,19 +89,8 @@ fn describe(o: &Outcome) -> String {
     match o {
         Outcome::Return(Value::Void) => "returns".into(),
         Outcome::Return(v) => format!("returns {v}"),
-        Outcome::Fault { kind, .. } => format!("fails: {}", fault_text(kind)),
+        Outcome::Fault { kind, lang, .. } => kind.describe(*lang),
         Outcome::Limit(l) => limit_text(l).into(),
-    }
-}
-
-fn fault_text(k: &FaultKind) -> String {
-    match k {
-        FaultKind::DivisionByZero => "division by zero".into(),
-        FaultKind::IndexOutOfBounds { index, length } => {
-            format!("index {index} out of bounds for length {length}")
-        }
-        FaultKind::NegativeArraySize => "negative array size".into(),
-        FaultKind::Undefined(w) => format!("undefined behaviour: {w}"),
     }
 }
 
@@ -138,10 +126,11 @@ pub(crate) fn compare(old: &Execution, new: &Execution, globals: &[String]) -> C
     let mut d = Diffs::default();
     match (&old.outcome, &new.outcome) {
         (Outcome::Return(a), Outcome::Return(b)) => d.value("return value".into(), a, b),
-        // Faults compare by kind only: the index or the span is not part of
-        // the observable behaviour (Java reports the exception type).
+        // Faults compare by outcome only: the index, the message or the span
+        // is not part of the observable behaviour (Java compares by the
+        // exception's class).
         (Outcome::Fault { kind: a, .. }, Outcome::Fault { kind: b, .. })
-            if discriminant(a) == discriminant(b) => {}
+            if a.outcome_key() == b.outcome_key() => {}
         (a, b) => d
             .real
             .push(format!("outcome: {} vs {}", describe(a), describe(b))),

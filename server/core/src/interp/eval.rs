@@ -138,7 +138,11 @@ pub(crate) fn run(
 
     let outcome = match it.call(func, args.clone(), Span::default()) {
         Ok(v) => Outcome::Return(it.export(&v)),
-        Err(Stop::Fault(kind, span)) => Outcome::Fault { kind, span },
+        Err(Stop::Fault(kind, span)) => Outcome::Fault {
+            kind,
+            span,
+            lang: program.lang,
+        },
         Err(Stop::Limit(l)) => Outcome::Limit(l),
     };
     let args_final = args.iter().map(|v| it.export(v)).collect();
@@ -402,6 +406,7 @@ impl Interp<'_> {
                 return Ok(Flow::Return(v));
             }
             StmtKind::Block(b) => return self.exec_block(fr, b),
+            StmtKind::Throw(t) => return Err(Stop::Fault(FaultKind::Thrown(t.clone()), s.span)),
         }
         Ok(Flow::Normal)
     }

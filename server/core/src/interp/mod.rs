@@ -10,7 +10,7 @@
 //! resource exhaustion (steps, call depth, huge arrays) is an
 //! [`Outcome::Limit`], not a crash.
 
-use crate::ir::{FuncId, Program, Semantics, Span, Type};
+use crate::ir::{FuncId, Lang, Program, Semantics, Span, Thrown, Type};
 use crate::value::Value;
 use std::collections::BTreeMap;
 
@@ -75,6 +75,53 @@ pub enum FaultKind {
     /// Other C undefined behaviour under machine semantics (shift count out
     /// of range, float-to-int conversion out of range, `INT_MIN / -1`).
     Undefined(String),
+    /// What the program throws itself (`throw`, `abort()`, `exit(n)`, a
+    /// failed `assert`).
+    Thrown(Thrown),
+}
+
+impl FaultKind {
+    /// Equal keys are the same observable outcome: a Java implicit fault
+    /// is the exception of its class, so `x / 0` and `throw new
+    /// ArithmeticException()` agree (the index, message or span do not
+    /// count). Mirrors the outcome codes of the symbolic encoding.
+    pub fn outcome_key(&self) -> String {
+        let implicit = |i: usize| Thrown::Exception(Thrown::JAVA_IMPLICIT[i].into()).key();
+        match self {
+            FaultKind::DivisionByZero => implicit(0),
+            FaultKind::IndexOutOfBounds { .. } => implicit(1),
+            FaultKind::NegativeArraySize => implicit(2),
+            FaultKind::Undefined(_) => "undefined behaviour".into(),
+            FaultKind::Thrown(t) => t.key(),
+        }
+    }
+
+    /// How a user reads it, in the terms of `lang`: `throws
+    /// ArithmeticException (division by zero)` in Java, `undefined
+    /// behaviour: division by zero` in C.
+    pub fn describe(&self, lang: Lang) -> String {
+        let what = match self {
+            FaultKind::Thrown(t) => return t.describe(),
+            FaultKind::DivisionByZero => "division by zero".to_string(),
+            FaultKind::IndexOutOfBounds { index, length } => {
+                format!("index {index} out of bounds for length {length}")
+            }
+            FaultKind::NegativeArraySize => "negative array size".to_string(),
+            FaultKind::Undefined(what) => return format!("undefined behaviour: {what}"),
+        };
+        match (lang, self) {
+            (Lang::Java, FaultKind::DivisionByZero) => {
+                format!("throws {} ({what})", Thrown::JAVA_IMPLICIT[0])
+            }
+            (Lang::Java, FaultKind::IndexOutOfBounds { .. }) => {
+                format!("throws {} ({what})", Thrown::JAVA_IMPLICIT[1])
+            }
+            (Lang::Java, FaultKind::NegativeArraySize) => {
+                format!("throws {}", Thrown::JAVA_IMPLICIT[2])
+            }
+            _ => format!("undefined behaviour: {what}"),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -107,6 +154,9 @@ pub enum Outcome {
     Fault {
         kind: FaultKind,
         span: Span,
+        /// The program's language: it names the fault (Java exceptions, C
+        /// undefined behaviour).
+        lang: Lang,
     },
     /// The interpreter gave up; nothing may be concluded from this run.
     Limit(LimitKind),

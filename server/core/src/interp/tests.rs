@@ -1091,11 +1091,58 @@ fn compare_outcomes_state_and_output() {
         compare(&exec(returns(3)), &exec(returns(4)), &[]),
         Comparison::Differ(vec!["return value: 3 vs 4".into()])
     );
-    let f = |kind| Outcome::Fault { kind, span: sp(3) };
-    let g = |kind| Outcome::Fault { kind, span: sp(9) };
+    let f = |kind| Outcome::Fault {
+        kind,
+        span: sp(3),
+        lang: Lang::Java,
+    };
+    let g = |kind| Outcome::Fault {
+        kind,
+        span: sp(9),
+        lang: Lang::Java,
+    };
     assert_eq!(
         compare(&exec(returns(3)), &exec(f(FaultKind::DivisionByZero)), &[]),
-        Comparison::Differ(vec!["outcome: returns 3 vs fails: division by zero".into()])
+        Comparison::Differ(vec![
+            "outcome: returns 3 vs throws ArithmeticException (division by zero)".into()
+        ])
+    );
+    // An implicit fault is the explicit throw of its class; other classes
+    // differ, named plainly.
+    let thrown = |c: &str| FaultKind::Thrown(Thrown::Exception(c.into()));
+    assert_eq!(
+        compare(
+            &exec(f(FaultKind::DivisionByZero)),
+            &exec(g(thrown("ArithmeticException"))),
+            &[]
+        ),
+        Comparison::Same
+    );
+    assert_eq!(
+        compare(
+            &exec(f(thrown("IllegalArgumentException"))),
+            &exec(g(FaultKind::DivisionByZero)),
+            &[]
+        ),
+        Comparison::Differ(vec![
+            "outcome: throws IllegalArgumentException vs throws ArithmeticException (division by zero)"
+                .into()
+        ])
+    );
+    let c_fault = |kind| Outcome::Fault {
+        kind,
+        span: sp(3),
+        lang: Lang::C,
+    };
+    assert_eq!(
+        compare(
+            &exec(c_fault(FaultKind::Thrown(Thrown::Exit(1)))),
+            &exec(c_fault(FaultKind::Thrown(Thrown::Exit(2)))),
+            &[]
+        ),
+        Comparison::Differ(vec![
+            "outcome: exits with status 1 vs exits with status 2".into()
+        ])
     );
     // Faults compare by kind only.
     let oob = |i: i64| FaultKind::IndexOutOfBounds {

@@ -434,7 +434,7 @@ impl<'a> Executor<'a> {
             ret = r;
         }
         for (s, code) in faults {
-            exits.push((s, code as i64));
+            exits.push((s, code.0));
         }
         let Some((first, first_code)) = exits.pop() else {
             // No input terminates within the bound.
@@ -821,18 +821,13 @@ impl<'a> Executor<'a> {
                 .get(targets.len())
                 .and_then(|d| d.as_int())
                 .ok_or_else(|| unsupported("internal: block fault code"))?;
-            let faults = [
-                FaultCode::DivisionByZero,
-                FaultCode::IndexOutOfBounds,
-                FaultCode::NegativeArraySize,
-                FaultCode::Undefined,
-            ]
-            .into_iter()
-            .map(|c| MayFault {
-                cond: code.eq(Int::from_i64(c as i64)),
-                code: c,
-            })
-            .collect();
+            let faults = FaultCode::IMPLICIT
+                .into_iter()
+                .map(|c| MayFault {
+                    cond: code.eq(Int::from_i64(c.0)),
+                    code: c,
+                })
+                .collect();
             self.fault(state, faults);
         }
         Ok(true)
@@ -968,6 +963,17 @@ impl<'a> Executor<'a> {
                 Ok(None)
             }
             StmtKind::Block(b) => self.block(frame, b, state),
+            StmtKind::Throw(t) => {
+                let code = FaultCode::thrown(t, self.strings);
+                self.fault(
+                    &mut state,
+                    vec![MayFault {
+                        cond: Bool::from_bool(true),
+                        code,
+                    }],
+                );
+                Ok(None)
+            }
         }
     }
 
@@ -1091,7 +1097,7 @@ impl<'a> Executor<'a> {
             state,
             vec![MayFault {
                 cond: ok.not(),
-                code: FaultCode::IndexOutOfBounds,
+                code: FaultCode::INDEX_OUT_OF_BOUNDS,
             }],
         );
         Ok(obj)
@@ -1242,7 +1248,7 @@ impl<'a> Executor<'a> {
                     state,
                     vec![MayFault {
                         cond: neg,
-                        code: FaultCode::NegativeArraySize,
+                        code: FaultCode::NEGATIVE_ARRAY_SIZE,
                     }],
                 );
                 self.alloc(elem, len, &[], state)?

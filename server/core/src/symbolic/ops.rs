@@ -80,13 +80,42 @@ pub struct MayFault {
     pub code: FaultCode,
 }
 
-/// Outcome codes: how an execution ended. Compared between versions.
+/// Outcome codes: how an execution ended, compared between versions (0 is
+/// a normal return). The implicit faults have fixed codes; what a program
+/// throws itself gets a code from the pair's [`super::Strings`] table, so
+/// both versions number it alike ([`FaultCode::thrown`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FaultCode {
-    DivisionByZero = 1,
-    IndexOutOfBounds = 2,
-    NegativeArraySize = 3,
-    Undefined = 4,
+pub struct FaultCode(pub i64);
+
+impl FaultCode {
+    /// Java `ArithmeticException`; C undefined behaviour.
+    pub const DIVISION_BY_ZERO: FaultCode = FaultCode(1);
+    /// Java `ArrayIndexOutOfBoundsException`; C undefined behaviour.
+    pub const INDEX_OUT_OF_BOUNDS: FaultCode = FaultCode(2);
+    pub const NEGATIVE_ARRAY_SIZE: FaultCode = FaultCode(3);
+    /// Other C undefined behaviour.
+    pub const UNDEFINED: FaultCode = FaultCode(4);
+    /// The implicit faults, each a code an abstracted block may report.
+    pub const IMPLICIT: [FaultCode; 4] = [
+        Self::DIVISION_BY_ZERO,
+        Self::INDEX_OUT_OF_BOUNDS,
+        Self::NEGATIVE_ARRAY_SIZE,
+        Self::UNDEFINED,
+    ];
+
+    /// The code of an explicit throw: a Java exception of an implicit
+    /// fault's class shares that fault's code (`throw new
+    /// ArithmeticException()` and `x / 0` are the same outcome).
+    pub fn thrown(t: &crate::ir::Thrown, strings: &mut super::Strings) -> FaultCode {
+        if let crate::ir::Thrown::Exception(class) = t
+            && let Some(i) = crate::ir::Thrown::JAVA_IMPLICIT
+                .iter()
+                .position(|c| c == class)
+        {
+            return FaultCode(i as i64 + 1);
+        }
+        FaultCode(strings.tag(&t.key()))
+    }
 }
 
 /// The operator semantics for one language under one semantics.
@@ -319,7 +348,7 @@ impl Ops {
                 Div | Rem => {
                     faults.push(MayFault {
                         cond: y.eq(Int::from_i64(0)),
-                        code: FaultCode::DivisionByZero,
+                        code: FaultCode::DIVISION_BY_ZERO,
                     });
                     if uf.abstracts_nonlinear() && y.simplify().as_i64().is_none() {
                         let name = if op == Div { "div" } else { "rem" };
@@ -371,7 +400,7 @@ impl Ops {
                 Div | Rem if uf.abstracts_nonlinear() && y.simplify().as_rational().is_none() => {
                     faults.push(MayFault {
                         cond: y.eq(real0()),
-                        code: FaultCode::DivisionByZero,
+                        code: FaultCode::DIVISION_BY_ZERO,
                     });
                     let name = if op == Div { "div" } else { "rem" };
                     let r = uf.apply(
@@ -387,14 +416,14 @@ impl Ops {
                 Div => {
                     faults.push(MayFault {
                         cond: y.eq(real0()),
-                        code: FaultCode::DivisionByZero,
+                        code: FaultCode::DIVISION_BY_ZERO,
                     });
                     Sym::Real(x.div(y))
                 }
                 Rem => {
                     faults.push(MayFault {
                         cond: y.eq(real0()),
-                        code: FaultCode::DivisionByZero,
+                        code: FaultCode::DIVISION_BY_ZERO,
                     });
                     let q = real_trunc(&x.div(y)).to_real();
                     Sym::Real(Real::sub(&[x.clone(), Real::mul(&[y, &q])]))
@@ -445,7 +474,7 @@ impl Ops {
             let ok = Bool::and(&[y.ge(Int::from_i64(0)), y.lt(Int::from_i64(width))]);
             faults.push(MayFault {
                 cond: ok.not(),
-                code: FaultCode::Undefined,
+                code: FaultCode::UNDEFINED,
             });
         }
         let count = y.simplify().as_i64();
@@ -498,14 +527,14 @@ impl Ops {
             Div | Rem => {
                 faults.push(MayFault {
                     cond: y.eq(BV::from_i64(0, w)),
-                    code: FaultCode::DivisionByZero,
+                    code: FaultCode::DIVISION_BY_ZERO,
                 });
                 if c && signed {
                     let min = bv_min(w);
                     let overflow = Bool::and(&[x.eq(&min), y.eq(BV::from_i64(-1, w))]);
                     faults.push(MayFault {
                         cond: overflow,
-                        code: FaultCode::Undefined,
+                        code: FaultCode::UNDEFINED,
                     });
                 }
                 Sym::Bv(match (op, signed) {
@@ -528,7 +557,7 @@ impl Ops {
                     ]);
                     faults.push(MayFault {
                         cond: ok.not(),
-                        code: FaultCode::Undefined,
+                        code: FaultCode::UNDEFINED,
                     });
                     count
                 } else {
@@ -642,7 +671,7 @@ impl Ops {
                     conv,
                     vec![MayFault {
                         cond: ok.not(),
-                        code: FaultCode::Undefined,
+                        code: FaultCode::UNDEFINED,
                     }],
                 )
             }

@@ -7,7 +7,7 @@ use super::types::{self, is_arith, is_integer, promote, usual};
 use super::{Fx, Res, kids};
 use crate::ir::{
     BinOp, Block, Expr, ExprKind, FloatLit, FloatTy, IntTy, Intrinsic, LowerError, Place,
-    PrintKind, Span, Stmt, StmtKind, Type, UnOp,
+    PrintKind, Span, Stmt, StmtKind, Thrown, Type, UnOp,
 };
 
 fn mk(kind: ExprKind, ty: Type, span: Span) -> Expr {
@@ -1001,6 +1001,54 @@ impl<'t> Fx<'t> {
         Ok(self.store(place, read, value, span, out, want))
     }
 
+    /// `abort()`, `exit(status)`, `assert(cond)`: the execution ends with
+    /// that outcome (`assert` only where `cond` is false: `NDEBUG` is not
+    /// defined). The exit status must be a constant; it is taken modulo 256,
+    /// as the parent process sees it.
+    fn abnormal_end(
+        &mut self,
+        n: Node<'t>,
+        name: &str,
+        args: &[Node<'t>],
+        out: &mut Block,
+    ) -> Res<()> {
+        let span = self.sp(n);
+        let arity = if name == "abort" { 0 } else { 1 };
+        if args.len() != arity {
+            return Err(self.unsup(n, format!("call to {name} with {} arguments", args.len())));
+        }
+        let end = |t: Thrown| Stmt {
+            kind: StmtKind::Throw(t),
+            span,
+        };
+        match name {
+            "abort" => out.push(end(Thrown::Abort)),
+            "assert" => {
+                let c = self.cond(args[0], out)?;
+                out.push(Stmt {
+                    kind: StmtKind::If {
+                        cond: Expr {
+                            kind: ExprKind::Unary(UnOp::Not, Box::new(c)),
+                            ty: Type::Bool,
+                            span,
+                        },
+                        then_branch: vec![end(Thrown::AssertFailed)],
+                        else_branch: Vec::new(),
+                    },
+                    span,
+                });
+            }
+            _ => {
+                let status = self.operands(args, out)?;
+                let Some(v) = status.first().and_then(const_int) else {
+                    return Err(self.unsup(args[0], format!("{name} with a non-constant status")));
+                };
+                out.push(end(Thrown::Exit(v.rem_euclid(256) as u8)));
+            }
+        }
+        Ok(())
+    }
+
     /// Calls: functions of the file, library functions, output functions.
     pub(super) fn call(&mut self, n: Node<'t>, out: &mut Block, want: bool) -> Res<Option<Expr>> {
         let span = self.sp(n);
@@ -1076,6 +1124,13 @@ impl<'t> Fx<'t> {
             }
             "round" | "lround" | "llround" => {
                 return Err(self.unsup(n, format!("{name} (C rounds halves away from zero)")));
+            }
+            "abort" | "exit" | "_Exit" | "assert" => {
+                if want {
+                    return Err(self.unsup(n, format!("use of the result of {name}")));
+                }
+                self.abnormal_end(n, name, &args, out)?;
+                return Ok(None);
             }
             _ => {}
         }

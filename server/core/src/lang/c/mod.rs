@@ -127,8 +127,11 @@ fn parser() -> Option<Parser> {
     Some(p)
 }
 
-/// Macros of `math.h` and `limits.h` that programs use as constants.
+/// Macros of `math.h`, `limits.h` and `stdlib.h` that programs use as
+/// constants.
 const BUILTIN_MACROS: &[(&str, &str)] = &[
+    ("EXIT_SUCCESS", "0"),
+    ("EXIT_FAILURE", "1"),
     ("M_E", "2.7182818284590452354"),
     ("M_LOG2E", "1.4426950408889634074"),
     ("M_LOG10E", "0.43429448190325182765"),

@@ -1487,7 +1487,8 @@ fn writes(b: &Block, pred: &dyn Fn(&Place) -> bool, calls_write: bool) -> bool {
         StmtKind::Print { .. }
         | StmtKind::Break(_)
         | StmtKind::Continue(_)
-        | StmtKind::Return(_) => false,
+        | StmtKind::Return(_)
+        | StmtKind::Throw(_) => false,
     })
 }
 

@@ -6,7 +6,7 @@ use super::{
     span, st, unsupported,
 };
 use crate::ir::{
-    BinOp, Block, Expr, ExprKind, LabelId, LocalKind, LoopKind, Place, Span, StmtKind, Type,
+    BinOp, Block, Expr, ExprKind, LabelId, LocalKind, LoopKind, Place, Span, StmtKind, Thrown, Type,
 };
 use tree_sitter::Node;
 
@@ -139,7 +139,11 @@ impl<'c, 't> FnCx<'c, 't> {
             "try_statement" | "try_with_resources_statement" => {
                 Err(unsupported(n, "try statement"))
             }
-            "throw_statement" => Err(unsupported(n, "throw statement")),
+            "throw_statement" => {
+                let thrown = self.thrown(n)?;
+                out.push(st(StmtKind::Throw(thrown), sp));
+                Ok(())
+            }
             "assert_statement" => Err(unsupported(n, "assert statement")),
             "synchronized_statement" => Err(unsupported(n, "synchronized statement")),
             "yield_statement" => Err(unsupported(n, "yield statement")),
@@ -149,6 +153,45 @@ impl<'c, 't> FnCx<'c, 't> {
             | "record_declaration" => Err(unsupported(n, "local class declaration")),
             k => Err(unsupported(n, k.replace('_', " "))),
         }
+    }
+
+    /// `throw new C(args)`: the outcome is the class (simple name). The
+    /// arguments only build the message, which is not compared; they must
+    /// be inert (no calls, array reads, divisions or assignments) so that
+    /// skipping them hides no other exception or effect.
+    fn thrown(&self, n: Node) -> R<Thrown> {
+        let Some(e) = named_children(n).into_iter().next() else {
+            return Err(unsupported(n, "throw statement"));
+        };
+        if e.kind() != "object_creation_expression" {
+            return Err(unsupported(
+                e,
+                "throw of an existing exception object (only `throw new C(...)`)",
+            ));
+        }
+        let Some(ty) = e.child_by_field_name("type") else {
+            return Err(unsupported(e, "thrown object"));
+        };
+        if named_children(e).iter().any(|c| c.kind() == "class_body") {
+            return Err(unsupported(e, "throw of an anonymous exception class"));
+        }
+        if let Some(args) = e.child_by_field_name("arguments")
+            && let Some(bad) = first_active(args)
+        {
+            return Err(unsupported(
+                bad,
+                format!(
+                    "{} in an exception's message (only literals, variables and operators that cannot fail)",
+                    bad.kind().replace('_', " ")
+                ),
+            ));
+        }
+        let text = self.text(ty);
+        let class = text.rsplit('.').next().unwrap_or(text).trim();
+        if class.is_empty() || class.contains('<') {
+            return Err(unsupported(ty, format!("exception class {text}")));
+        }
+        Ok(Thrown::Exception(class.to_string()))
     }
 
     /// `T a = e, b[] = {..}, c;` — one local per declarator (unique id even
@@ -642,4 +685,31 @@ impl<'c, 't> FnCx<'c, 't> {
         out.push(st(StmtKind::Labeled { label: l, body }, sp));
         Ok(())
     }
+}
+
+/// The first node under `n` whose evaluation could fail or have an effect
+/// (a call, an array read, a division, an assignment, an allocation, a
+/// reference cast), if any.
+fn first_active(n: Node) -> Option<Node> {
+    let inert = match n.kind() {
+        "method_invocation"
+        | "array_access"
+        | "assignment_expression"
+        | "update_expression"
+        | "object_creation_expression"
+        | "array_creation_expression"
+        | "cast_expression"
+        | "lambda_expression"
+        | "switch_expression"
+        | "method_reference" => false,
+        "binary_expression" => !matches!(
+            n.child_by_field_name("operator").map(|o| o.kind()),
+            Some("/" | "%")
+        ),
+        _ => true,
+    };
+    if !inert {
+        return Some(n);
+    }
+    named_children(n).into_iter().find_map(first_active)
 }
