@@ -509,6 +509,90 @@ pub enum StmtKind {
     /// `abort()`/`exit(n)`/a failed `assert`); compared between versions
     /// like a return value.
     Throw(Thrown),
+    /// Java `try { body } catch (C1 | C2 e) { ... } finally { ... }`: an
+    /// exception raised in `body` (directly or in a callee) whose class is
+    /// caught by a clause runs that clause; `finally` runs on every way out
+    /// of `body` and the clauses (normal end, return, break, exception).
+    Try {
+        body: Block,
+        catches: Vec<Catch>,
+        finally: Block,
+    },
+}
+
+/// One `catch` clause: the classes it names (simple names) and its body.
+/// The caught exception object itself is not modelled (using it is
+/// unsupported).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Catch {
+    pub classes: Vec<String>,
+    pub body: Block,
+}
+
+/// The JDK's exception classes whose place in the hierarchy we know, with
+/// their superclass (simple names).
+const JAVA_EXCEPTION_PARENTS: &[(&str, &str)] = &[
+    ("Exception", "Throwable"),
+    ("Error", "Throwable"),
+    ("RuntimeException", "Exception"),
+    ("ArithmeticException", "RuntimeException"),
+    ("IndexOutOfBoundsException", "RuntimeException"),
+    (
+        "ArrayIndexOutOfBoundsException",
+        "IndexOutOfBoundsException",
+    ),
+    (
+        "StringIndexOutOfBoundsException",
+        "IndexOutOfBoundsException",
+    ),
+    ("NegativeArraySizeException", "RuntimeException"),
+    ("IllegalArgumentException", "RuntimeException"),
+    ("NumberFormatException", "IllegalArgumentException"),
+    ("IllegalStateException", "RuntimeException"),
+    ("NullPointerException", "RuntimeException"),
+    ("UnsupportedOperationException", "RuntimeException"),
+    ("ClassCastException", "RuntimeException"),
+    ("ArrayStoreException", "RuntimeException"),
+    ("ConcurrentModificationException", "RuntimeException"),
+    ("NoSuchElementException", "RuntimeException"),
+    ("InputMismatchException", "NoSuchElementException"),
+    ("DateTimeException", "RuntimeException"),
+    ("UncheckedIOException", "RuntimeException"),
+    ("IOException", "Exception"),
+    ("FileNotFoundException", "IOException"),
+    ("InterruptedException", "Exception"),
+    ("CloneNotSupportedException", "Exception"),
+    ("ReflectiveOperationException", "Exception"),
+    ("ClassNotFoundException", "ReflectiveOperationException"),
+    ("TimeoutException", "Exception"),
+    ("AssertionError", "Error"),
+    ("StackOverflowError", "VirtualMachineError"),
+    ("OutOfMemoryError", "VirtualMachineError"),
+    ("VirtualMachineError", "Error"),
+];
+
+/// Whether `catch (caught)` catches a thrown `class` (simple names): `None`
+/// when the hierarchy between them is unknown (a class of the user's or
+/// of a library we do not list), so that a checker can refuse instead of
+/// guessing.
+pub fn java_catches(caught: &str, class: &str) -> Option<bool> {
+    if caught == class || caught == "Throwable" {
+        return Some(true);
+    }
+    let mut cur = class;
+    loop {
+        match JAVA_EXCEPTION_PARENTS.iter().find(|(c, _)| *c == cur) {
+            Some((_, parent)) => {
+                if *parent == caught {
+                    return Some(true);
+                }
+                cur = parent;
+            }
+            // `Throwable` ends every known chain: `caught` is not above.
+            None if cur == "Throwable" => return Some(false),
+            None => return None,
+        }
+    }
 }
 
 /// An abnormal end a program asks for itself. Implicit ones (division by
@@ -563,19 +647,40 @@ impl Thrown {
 /// Whether some statement of `body`, at any depth, satisfies `pred`
 /// (calls not followed).
 pub fn any_stmt(body: &[Stmt], pred: &mut dyn FnMut(&Stmt) -> bool) -> bool {
-    body.iter().any(|s| {
-        pred(s)
-            || match &s.kind {
-                StmtKind::If {
-                    then_branch,
-                    else_branch,
-                    ..
-                } => any_stmt(then_branch, pred) || any_stmt(else_branch, pred),
-                StmtKind::Loop { body, step, .. } => any_stmt(body, pred) || any_stmt(step, pred),
-                StmtKind::Labeled { body, .. } | StmtKind::Block(body) => any_stmt(body, pred),
-                _ => false,
-            }
-    })
+    body.iter()
+        .any(|s| pred(s) || s.child_blocks().into_iter().any(|b| any_stmt(b, pred)))
+}
+
+impl Stmt {
+    /// The statement lists nested directly in this statement, in source
+    /// order. Walkers use this so that a new compound statement cannot be
+    /// skipped silently.
+    pub fn child_blocks(&self) -> Vec<&Block> {
+        match &self.kind {
+            StmtKind::If {
+                then_branch,
+                else_branch,
+                ..
+            } => vec![then_branch, else_branch],
+            StmtKind::Loop { body, step, .. } => vec![body, step],
+            StmtKind::Labeled { body, .. } | StmtKind::Block(body) => vec![body],
+            StmtKind::Try {
+                body,
+                catches,
+                finally,
+            } => std::iter::once(body)
+                .chain(catches.iter().map(|c| &c.body))
+                .chain(std::iter::once(finally))
+                .collect(),
+            StmtKind::Assign { .. }
+            | StmtKind::Call { .. }
+            | StmtKind::Print { .. }
+            | StmtKind::Break(_)
+            | StmtKind::Continue(_)
+            | StmtKind::Return(_)
+            | StmtKind::Throw(_) => Vec::new(),
+        }
+    }
 }
 
 /// Whether `body` has a loop statement anywhere (calls not followed).

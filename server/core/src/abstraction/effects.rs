@@ -361,17 +361,7 @@ pub fn for_each_expr<'s>(s: &'s Stmt, f: &mut dyn FnMut(&'s Expr)) {
 
 /// The statement lists nested directly in `s`, in preorder order.
 pub fn child_blocks(s: &Stmt) -> Vec<&Block> {
-    match &s.kind {
-        StmtKind::If {
-            then_branch,
-            else_branch,
-            ..
-        } => vec![then_branch, else_branch],
-        StmtKind::Loop { body, step, .. } => vec![body, step],
-        StmtKind::Labeled { body, .. } => vec![body],
-        StmtKind::Block(b) => vec![b],
-        _ => Vec::new(),
-    }
+    s.child_blocks()
 }
 
 impl<'a> Walker<'a> {
@@ -471,6 +461,14 @@ impl<'a> Walker<'a> {
             StmtKind::Throw(_) => {
                 self.effects.may_fault = true;
                 self.effects.throws = true;
+            }
+            // What a `try` catches changes outcome codes in ways an
+            // abstracted block cannot report: never part of one.
+            StmtKind::Try { .. } => {
+                self.effects.throws = true;
+                for b in s.child_blocks() {
+                    self.block(b);
+                }
             }
         }
     }

@@ -120,16 +120,7 @@ fn walk_stmts(s: &Stmt, f: &mut dyn FnMut(&Stmt)) {
 }
 
 fn blocks(s: &Stmt) -> Vec<&Block> {
-    match &s.kind {
-        StmtKind::If {
-            then_branch,
-            else_branch,
-            ..
-        } => vec![then_branch, else_branch],
-        StmtKind::Loop { body, step, .. } => vec![body, step],
-        StmtKind::Labeled { body, .. } | StmtKind::Block(body) => vec![body],
-        _ => Vec::new(),
-    }
+    s.child_blocks()
 }
 
 fn place_exprs(p: &Place) -> Vec<&Expr> {
@@ -214,6 +205,19 @@ fn replace_in_stmt(s: &mut Stmt, l: LocalId, value: &Expr) {
         }
         StmtKind::Labeled { body, .. } | StmtKind::Block(body) => {
             for t in body {
+                replace_in_stmt(t, l, value);
+            }
+        }
+        StmtKind::Try {
+            body,
+            catches,
+            finally,
+        } => {
+            let all = body
+                .iter_mut()
+                .chain(catches.iter_mut().flat_map(|c| c.body.iter_mut()))
+                .chain(finally.iter_mut());
+            for t in all {
                 replace_in_stmt(t, l, value);
             }
         }

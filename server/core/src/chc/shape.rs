@@ -333,27 +333,10 @@ pub(super) fn contains_loop(s: &Stmt) -> bool {
 /// Visits `s` and every statement nested in it, in preorder.
 fn walk(s: &Stmt, f: &mut dyn FnMut(&Stmt)) {
     f(s);
-    match &s.kind {
-        StmtKind::If {
-            then_branch,
-            else_branch,
-            ..
-        } => {
-            for t in then_branch.iter().chain(else_branch) {
-                walk(t, f);
-            }
+    for b in s.child_blocks() {
+        for t in b {
+            walk(t, f);
         }
-        StmtKind::Loop { body, step, .. } => {
-            for t in body.iter().chain(step) {
-                walk(t, f);
-            }
-        }
-        StmtKind::Labeled { body, .. } | StmtKind::Block(body) => {
-            for t in body {
-                walk(t, f);
-            }
-        }
-        _ => {}
     }
 }
 

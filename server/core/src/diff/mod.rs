@@ -587,6 +587,11 @@ pub fn callees(f: &Function) -> Vec<FuncId> {
                 stack.extend(step);
             }
             StmtKind::Labeled { body, .. } | StmtKind::Block(body) => stack.extend(body),
+            StmtKind::Try { .. } => {
+                for b in s.child_blocks() {
+                    stack.extend(b);
+                }
+            }
             StmtKind::Assign { .. }
             | StmtKind::Print { .. }
             | StmtKind::Break(_)

@@ -663,5 +663,18 @@ fn stmt_parts<'a>(
             ("Block".into(), None, None)
         }
         StmtKind::Throw(t) => ("Throw".into(), Some(t.key()), None),
+        StmtKind::Try {
+            body,
+            catches,
+            finally,
+        } => {
+            kids.push(Work::Group("TryBody", body, s.span));
+            for c in catches {
+                kids.push(Work::Leaf("Caught", Some(c.classes.join("|")), s.span));
+                kids.push(Work::Group("CatchBody", &c.body, s.span));
+            }
+            kids.push(Work::Group("Finally", finally, s.span));
+            ("Try".into(), None, None)
+        }
     }
 }

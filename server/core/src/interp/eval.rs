@@ -407,6 +407,41 @@ impl Interp<'_> {
             }
             StmtKind::Block(b) => return self.exec_block(fr, b),
             StmtKind::Throw(t) => return Err(Stop::Fault(FaultKind::Thrown(t.clone()), s.span)),
+            StmtKind::Try {
+                body,
+                catches,
+                finally,
+            } => {
+                let mut result = self.exec_block(fr, body);
+                if let Err(Stop::Fault(kind, _)) = &result
+                    && let Some(class) = kind.java_class()
+                {
+                    for clause in catches {
+                        let mut caught = false;
+                        for k in &clause.classes {
+                            match crate::ir::java_catches(k, &class) {
+                                Some(true) => caught = true,
+                                Some(false) => {}
+                                // The checkers refuse this too.
+                                None => return Err(Stop::Limit(LimitKind::UnknownCatch)),
+                            }
+                        }
+                        if caught {
+                            result = self.exec_block(fr, &clause.body);
+                            break;
+                        }
+                    }
+                }
+                if finally.is_empty() || matches!(result, Err(Stop::Limit(_))) {
+                    return result;
+                }
+                // `finally` runs on every way out; leaving it abruptly
+                // overrides how the body or clause left.
+                return match self.exec_block(fr, finally)? {
+                    Flow::Normal => result,
+                    other => Ok(other),
+                };
+            }
         }
         Ok(Flow::Normal)
     }

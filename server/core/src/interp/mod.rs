@@ -96,6 +96,17 @@ impl FaultKind {
         }
     }
 
+    /// The Java class of the exception this is, if it is one.
+    pub fn java_class(&self) -> Option<String> {
+        match self {
+            FaultKind::DivisionByZero => Some(Thrown::JAVA_IMPLICIT[0].into()),
+            FaultKind::IndexOutOfBounds { .. } => Some(Thrown::JAVA_IMPLICIT[1].into()),
+            FaultKind::NegativeArraySize => Some(Thrown::JAVA_IMPLICIT[2].into()),
+            FaultKind::Thrown(Thrown::Exception(c)) => Some(c.clone()),
+            FaultKind::Undefined(_) | FaultKind::Thrown(_) => None,
+        }
+    }
+
     /// How a user reads it, in the terms of `lang`: `throws
     /// ArithmeticException (division by zero)` in Java, `undefined
     /// behaviour: division by zero` in C.
@@ -132,6 +143,9 @@ pub enum LimitKind {
     /// Under math semantics, a decision (here: dividing by zero) hinged on
     /// an approximate value whose exact counterpart is unknown.
     Approximation,
+    /// An exception met a `catch` clause whose relation to its class is
+    /// unknown (a class outside the JDK hierarchy we know).
+    UnknownCatch,
 }
 
 impl LimitKind {
@@ -142,6 +156,9 @@ impl LimitKind {
             LimitKind::ArrayTooLarge => "allocated an array too large to run",
             LimitKind::Approximation => {
                 "divided by an approximate zero (the exact value is unknown)"
+            }
+            LimitKind::UnknownCatch => {
+                "threw an exception whose catch clause is unknown (class hierarchy)"
             }
         }
     }

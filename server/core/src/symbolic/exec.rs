@@ -151,6 +151,21 @@ pub struct Executor<'a> {
     atoms: Vec<CallAtom>,
     feasibility: z3::Solver,
     feasibility_spent: Duration,
+    /// `try` statements being executed: while above zero, fault states
+    /// keep their locals (a `catch` or `finally` continues from them).
+    try_depth: u32,
+    /// Classes of the exceptions thrown so far, by outcome code (besides
+    /// the implicit ones), for matching `catch` clauses.
+    thrown_classes: HashMap<i64, String>,
+}
+
+/// A way out of a `try` body or `catch` clause, held until `finally` ran.
+enum PendingExit {
+    Normal(State),
+    Fault(State, FaultCode),
+    Return(State, Sym),
+    Break(LabelId, State),
+    Continue(LabelId, State),
 }
 
 /// Path conditions are checked for feasibility with a short solver call,
@@ -199,6 +214,8 @@ impl<'a> Executor<'a> {
             atoms: Vec::new(),
             feasibility: feasibility_solver(ops),
             feasibility_spent: Duration::ZERO,
+            try_depth: 0,
+            thrown_classes: HashMap::new(),
         }
     }
 
@@ -596,8 +613,15 @@ impl<'a> Executor<'a> {
             breaks: HashMap::new(),
             continues: HashMap::new(),
         };
+        let faults_before = self.faults.len();
         let end = self.block(&mut frame, &f.body, state)?;
         self.stack.pop();
+        if self.try_depth > 0 {
+            // A handler in a caller continues with the caller's locals.
+            for (s, _) in &mut self.faults[faults_before..] {
+                s.locals = saved.clone();
+            }
+        }
         if let Some(s) = end {
             // Falling off the end: void return (C non-void: undefined, we
             // treat it as returning zero).
@@ -963,8 +987,16 @@ impl<'a> Executor<'a> {
                 Ok(None)
             }
             StmtKind::Block(b) => self.block(frame, b, state),
+            StmtKind::Try {
+                body,
+                catches,
+                finally,
+            } => self.run_try(frame, body, catches, finally, state),
             StmtKind::Throw(t) => {
                 let code = FaultCode::thrown(t, self.strings);
+                if let crate::ir::Thrown::Exception(class) = t {
+                    self.thrown_classes.insert(code.0, class.clone());
+                }
                 self.fault(
                     &mut state,
                     vec![MayFault {
@@ -975,6 +1007,173 @@ impl<'a> Executor<'a> {
                 Ok(None)
             }
         }
+    }
+
+    /// `try`/`catch`/`finally`: the faults raised in `body` go to the first
+    /// clause that catches their class; every way out of the body and the
+    /// clauses then runs `finally`, and leaves as it was about to unless
+    /// `finally` itself leaves otherwise.
+    fn run_try(
+        &mut self,
+        frame: &mut Frame,
+        body: &Block,
+        catches: &[crate::ir::Catch],
+        finally: &Block,
+        state: State,
+    ) -> EResult<Option<State>> {
+        let faults_before = self.faults.len();
+        let returns_before = frame.returns.len();
+        let jumps_before = |m: &HashMap<LabelId, Vec<State>>| -> HashMap<LabelId, usize> {
+            m.iter().map(|(k, v)| (*k, v.len())).collect()
+        };
+        let (breaks_before, continues_before) =
+            (jumps_before(&frame.breaks), jumps_before(&frame.continues));
+        self.try_depth += 1;
+        let run = self.try_clauses(frame, body, catches, state, faults_before);
+        if finally.is_empty() {
+            self.try_depth -= 1;
+        }
+        let mut normal = run?;
+        if finally.is_empty() {
+            if self.try_depth == 0 {
+                for (s, _) in &mut self.faults[faults_before..] {
+                    s.locals = Vec::new();
+                }
+            }
+            return self.merge_all(normal);
+        }
+        // Every pending exit of the body and the clauses goes through
+        // `finally` (with locals: `finally` may read them).
+        let mut pending: Vec<PendingExit> = normal.drain(..).map(PendingExit::Normal).collect();
+        pending.extend(
+            self.faults
+                .split_off(faults_before)
+                .into_iter()
+                .map(|(s, c)| PendingExit::Fault(s, c)),
+        );
+        self.try_depth -= 1;
+        pending.extend(
+            frame
+                .returns
+                .split_off(returns_before)
+                .into_iter()
+                .map(|(s, v)| PendingExit::Return(s, v)),
+        );
+        for (jumps, before, is_break) in [
+            (&mut frame.breaks, &breaks_before, true),
+            (&mut frame.continues, &continues_before, false),
+        ] {
+            for (label, states) in jumps.iter_mut() {
+                let at = before.get(label).copied().unwrap_or(0);
+                for s in states.split_off(at.min(states.len())) {
+                    pending.push(if is_break {
+                        PendingExit::Break(*label, s)
+                    } else {
+                        PendingExit::Continue(*label, s)
+                    });
+                }
+            }
+        }
+        let mut ends = Vec::new();
+        for exit in pending {
+            let (s, resume): (State, Box<dyn FnOnce(&mut Self, &mut Frame, State)>) = match exit {
+                PendingExit::Normal(s) => {
+                    if let Some(after) = self.block(frame, finally, s)? {
+                        ends.push(after);
+                    }
+                    continue;
+                }
+                PendingExit::Fault(s, code) => (
+                    s,
+                    Box::new(move |ex, _, mut after| {
+                        if ex.try_depth == 0 {
+                            after.locals = Vec::new();
+                        }
+                        ex.faults.push((after, code))
+                    }),
+                ),
+                PendingExit::Return(s, v) => {
+                    (s, Box::new(move |_, fr, after| fr.returns.push((after, v))))
+                }
+                PendingExit::Break(l, s) => (
+                    s,
+                    Box::new(move |_, fr, after| fr.breaks.entry(l).or_default().push(after)),
+                ),
+                PendingExit::Continue(l, s) => (
+                    s,
+                    Box::new(move |_, fr, after| fr.continues.entry(l).or_default().push(after)),
+                ),
+            };
+            if let Some(after) = self.block(frame, finally, s)? {
+                resume(self, frame, after);
+            }
+        }
+        self.merge_all(ends)
+    }
+
+    /// Runs a `try` body and its `catch` clauses: the states that end
+    /// normally. Faults the clauses do not catch (and those raised in the
+    /// clauses) stay in `self.faults` from `faults_before` on.
+    fn try_clauses(
+        &mut self,
+        frame: &mut Frame,
+        body: &Block,
+        catches: &[crate::ir::Catch],
+        state: State,
+        faults_before: usize,
+    ) -> EResult<Vec<State>> {
+        let mut normal: Vec<State> = self.block(frame, body, state)?.into_iter().collect();
+        let raised = self.faults.split_off(faults_before);
+        let mut caught: Vec<Vec<State>> = vec![Vec::new(); catches.len()];
+        for (s, code) in raised {
+            match self.catching_clause(code, catches)? {
+                Some(i) => caught[i].push(s),
+                None => self.faults.push((s, code)),
+            }
+        }
+        for (clause, states) in catches.iter().zip(caught) {
+            if let Some(s) = self.merge_all(states)?
+                && let Some(end) = self.block(frame, &clause.body, s)?
+            {
+                normal.push(end);
+            }
+        }
+        Ok(normal)
+    }
+
+    /// The first clause of `catches` that catches the outcome `code`;
+    /// an error when the class hierarchy cannot tell.
+    fn catching_clause(
+        &self,
+        code: FaultCode,
+        catches: &[crate::ir::Catch],
+    ) -> EResult<Option<usize>> {
+        let implicit = crate::ir::Thrown::JAVA_IMPLICIT;
+        let class = match usize::try_from(code.0 - 1)
+            .ok()
+            .and_then(|i| implicit.get(i))
+        {
+            Some(c) => *c,
+            None => match self.thrown_classes.get(&code.0) {
+                Some(c) => c.as_str(),
+                // C undefined behaviour, abort or exit: never caught.
+                None => return Ok(None),
+            },
+        };
+        for (i, clause) in catches.iter().enumerate() {
+            for k in &clause.classes {
+                match crate::ir::java_catches(k, class) {
+                    Some(true) => return Ok(Some(i)),
+                    Some(false) => {}
+                    None => {
+                        return Err(unsupported(format!(
+                            "catch ({k}) of a {class}: their class hierarchy is unknown"
+                        )));
+                    }
+                }
+            }
+        }
+        Ok(None)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1111,11 +1310,17 @@ impl<'a> Executor<'a> {
             if self.infeasible(&fault_pc) {
                 continue;
             }
-            // A fault ends the whole execution: only globals, heap and
-            // output matter, not the (possibly callee's) locals.
+            // Outside a `try` a fault ends the whole execution: only
+            // globals, heap and output matter, not the (possibly callee's)
+            // locals. Inside one, a handler continues from the locals (the
+            // caller's, once the callee's frame is left: see `call`).
             let s = State {
                 pc: fault_pc,
-                locals: Vec::new(),
+                locals: if self.try_depth > 0 {
+                    state.locals.clone()
+                } else {
+                    Vec::new()
+                },
                 globals: state.globals.clone(),
                 heap: state.heap.clone(),
                 prints: state.prints.clone(),

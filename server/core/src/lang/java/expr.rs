@@ -1484,6 +1484,10 @@ fn writes(b: &Block, pred: &dyn Fn(&Place) -> bool, calls_write: bool) -> bool {
             writes(body, pred, calls_write) || writes(step, pred, calls_write)
         }
         StmtKind::Labeled { body, .. } | StmtKind::Block(body) => writes(body, pred, calls_write),
+        StmtKind::Try { .. } => s
+            .child_blocks()
+            .into_iter()
+            .any(|b| writes(b, pred, calls_write)),
         StmtKind::Print { .. }
         | StmtKind::Break(_)
         | StmtKind::Continue(_)

@@ -6,7 +6,8 @@ use super::{
     span, st, unsupported,
 };
 use crate::ir::{
-    BinOp, Block, Expr, ExprKind, LabelId, LocalKind, LoopKind, Place, Span, StmtKind, Thrown, Type,
+    BinOp, Block, Catch, Expr, ExprKind, LabelId, LocalKind, LoopKind, Place, Span, StmtKind,
+    Thrown, Type,
 };
 use tree_sitter::Node;
 
@@ -136,9 +137,8 @@ impl<'c, 't> FnCx<'c, 't> {
                 Ok(())
             }
             "switch_expression" => self.switch(n, out),
-            "try_statement" | "try_with_resources_statement" => {
-                Err(unsupported(n, "try statement"))
-            }
+            "try_statement" => self.try_stmt(n, out),
+            "try_with_resources_statement" => Err(unsupported(n, "try-with-resources statement")),
             "throw_statement" => {
                 let thrown = self.thrown(n)?;
                 out.push(st(StmtKind::Throw(thrown), sp));
@@ -153,6 +153,69 @@ impl<'c, 't> FnCx<'c, 't> {
             | "record_declaration" => Err(unsupported(n, "local class declaration")),
             k => Err(unsupported(n, k.replace('_', " "))),
         }
+    }
+
+    /// `try { } catch (A | B e) { } finally { }`. The caught object is not
+    /// modelled: the clause's variable is left undeclared, so a use of it
+    /// is reported as unsupported where it occurs.
+    fn try_stmt(&mut self, n: Node, out: &mut Block) -> R<()> {
+        let sp = span(n);
+        let Some(b) = n.child_by_field_name("body") else {
+            return Err(unsupported(n, "try statement"));
+        };
+        let mut body = Vec::new();
+        self.block(b, &mut body)?;
+        let mut catches = Vec::new();
+        let mut finally = Vec::new();
+        for c in named_children(n) {
+            match c.kind() {
+                "catch_clause" => {
+                    let param = named_children(c)
+                        .into_iter()
+                        .find(|k| k.kind() == "catch_formal_parameter");
+                    let types = param.and_then(|p| {
+                        named_children(p)
+                            .into_iter()
+                            .find(|k| k.kind() == "catch_type")
+                    });
+                    let Some(types) = types else {
+                        return Err(unsupported(c, "catch clause"));
+                    };
+                    let mut classes = Vec::new();
+                    for t in named_children(types) {
+                        let text = self.text(t);
+                        let class = text.rsplit('.').next().unwrap_or(text).trim();
+                        if class.is_empty() || class.contains('<') {
+                            return Err(unsupported(t, format!("caught class {text}")));
+                        }
+                        classes.push(class.to_string());
+                    }
+                    let Some(cb) = c.child_by_field_name("body") else {
+                        return Err(unsupported(c, "catch clause"));
+                    };
+                    let mut body = Vec::new();
+                    self.block(cb, &mut body)?;
+                    catches.push(Catch { classes, body });
+                }
+                "finally_clause" => {
+                    let Some(fb) = named_children(c).into_iter().find(|k| k.kind() == "block")
+                    else {
+                        return Err(unsupported(c, "finally clause"));
+                    };
+                    self.block(fb, &mut finally)?;
+                }
+                _ => {}
+            }
+        }
+        out.push(st(
+            StmtKind::Try {
+                body,
+                catches,
+                finally,
+            },
+            sp,
+        ));
+        Ok(())
     }
 
     /// `throw new C(args)`: the outcome is the class (simple name). The
