@@ -571,28 +571,39 @@ const JAVA_EXCEPTION_PARENTS: &[(&str, &str)] = &[
     ("VirtualMachineError", "Error"),
 ];
 
-/// Whether `catch (caught)` catches a thrown `class` (simple names): `None`
-/// when the hierarchy between them is unknown (a class of the user's or
-/// of a library we do not list), so that a checker can refuse instead of
-/// guessing.
-pub fn java_catches(caught: &str, class: &str) -> Option<bool> {
+/// Whether `catch (caught)` catches a thrown `class` (simple names), with
+/// the classes the file declares (`declared`, see
+/// [`Program::class_parents`]) above the JDK's: `None` when the hierarchy
+/// between them is unknown (a class of a library we do not list), so that
+/// a checker can refuse instead of guessing.
+pub fn java_catches(caught: &str, class: &str, declared: &[(String, String)]) -> Option<bool> {
     if caught == class || caught == "Throwable" {
         return Some(true);
     }
-    let mut cur = class;
-    loop {
-        match JAVA_EXCEPTION_PARENTS.iter().find(|(c, _)| *c == cur) {
-            Some((_, parent)) => {
-                if *parent == caught {
-                    return Some(true);
-                }
-                cur = parent;
-            }
+    let parent_of = |c: &str| -> Option<String> {
+        declared
+            .iter()
+            .find(|(d, _)| d == c)
+            .map(|(_, p)| p.clone())
+            .or_else(|| {
+                JAVA_EXCEPTION_PARENTS
+                    .iter()
+                    .find(|(d, _)| *d == c)
+                    .map(|(_, p)| p.to_string())
+            })
+    };
+    let mut cur = class.to_string();
+    // A cyclic `extends` chain (not valid Java) ends the walk too.
+    for _ in 0..=declared.len() + JAVA_EXCEPTION_PARENTS.len() {
+        match parent_of(&cur) {
+            Some(parent) if parent == caught => return Some(true),
+            Some(parent) => cur = parent,
             // `Throwable` ends every known chain: `caught` is not above.
             None if cur == "Throwable" => return Some(false),
             None => return None,
         }
     }
+    None
 }
 
 /// An abnormal end a program asks for itself. Implicit ones (division by
@@ -783,6 +794,10 @@ pub struct Program {
     pub lang: Lang,
     pub functions: Vec<FunctionDef>,
     pub globals: Vec<Global>,
+    /// Java classes of the file declared with `extends`: (class,
+    /// superclass), simple names. They extend the JDK hierarchy
+    /// [`java_catches`] knows (user exception classes).
+    pub class_parents: Vec<(String, String)>,
 }
 
 impl Program {

@@ -772,6 +772,7 @@ mod tests {
                 body: Ok(f),
             }],
             globals: vec![],
+            class_parents: Vec::new(),
         }
     }
     fn check(old: &Program, new: &Program, semantics: Semantics) -> Verdict {

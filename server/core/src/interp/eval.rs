@@ -419,7 +419,7 @@ impl Interp<'_> {
                     for clause in catches {
                         let mut caught = false;
                         for k in &clause.classes {
-                            match crate::ir::java_catches(k, &class) {
+                            match crate::ir::java_catches(k, &class, &self.program.class_parents) {
                                 Some(true) => caught = true,
                                 Some(false) => {}
                                 // The checkers refuse this too.

@@ -172,6 +172,7 @@ fn prog(lang: Lang, functions: Vec<FunctionDef>) -> Program {
         lang,
         functions,
         globals: Vec::new(),
+        class_parents: Vec::new(),
     }
 }
 
@@ -1271,4 +1272,113 @@ fn approximate_arithmetic_is_flagged() {
     let r = run(&p, Machine, vec![Value::F64(0.0)]);
     assert!(!r.inexact);
     assert_eq!(r.outcome, Outcome::Return(Value::F64(1.0)));
+}
+
+#[test]
+fn try_catch_finally_and_throws() {
+    let src = "class A { static int g;
+        static int f(int x) {
+            try {
+                if (x > 0 && x <= 10) throw new IllegalStateException();
+                if (x > 100) throw new UnknownThing();
+                g = 1;
+                return 10 / x;
+            } catch (ArithmeticException e) {
+                g = 5;
+                return -1;
+            } catch (RuntimeException e) {
+                g = 20;
+                throw new IllegalArgumentException();
+            } finally {
+                g = g + 2;
+                if (x > 10 && x <= 100) return 7;
+            }
+        } }";
+    let p = crate::lang::lower(Lang::Java, src);
+    let f = p.find("f").next().expect("f").0;
+    let go = |x: i64| {
+        let e = execute(
+            &p,
+            f,
+            &Inputs {
+                args: vec![Value::int(x)],
+                globals: BTreeMap::new(),
+            },
+            Semantics::Machine,
+            &Limits::default(),
+        );
+        let g = e.globals_final.get("g").cloned();
+        (e.outcome, g)
+    };
+    let thrown = |c: &str| FaultKind::Thrown(Thrown::Exception(c.into()));
+    // Caught division by zero: the clause's return, after finally's update.
+    let (o, g) = go(0);
+    assert_eq!(o, returns(-1));
+    assert_eq!(g, Some(Value::int(7)));
+    // Normal return through finally.
+    let (o, g) = go(-2);
+    assert_eq!(o, returns(-5));
+    assert_eq!(g, Some(Value::int(3)));
+    // Caught by the broader clause, which throws another class; finally
+    // still runs.
+    let (o, g) = go(3);
+    assert_eq!(fault_kind(&o), Some(&thrown("IllegalArgumentException")));
+    assert_eq!(g, Some(Value::int(22)));
+    // A return in finally overrides the return of the body.
+    let (o, _) = go(50);
+    assert_eq!(o, returns(7));
+    // A class outside the known hierarchy meeting `catch (RuntimeException)`:
+    // no conclusion rather than a guess.
+    let (o, _) = go(200);
+    assert_eq!(o, Outcome::Limit(LimitKind::UnknownCatch));
+}
+
+#[test]
+fn java_catch_follows_the_jdk_hierarchy() {
+    use crate::ir::java_catches;
+    assert_eq!(
+        java_catches("ArithmeticException", "ArithmeticException", &[]),
+        Some(true)
+    );
+    assert_eq!(
+        java_catches("RuntimeException", "ArithmeticException", &[]),
+        Some(true)
+    );
+    assert_eq!(
+        java_catches("Exception", "ArrayIndexOutOfBoundsException", &[]),
+        Some(true)
+    );
+    assert_eq!(
+        java_catches(
+            "IndexOutOfBoundsException",
+            "ArrayIndexOutOfBoundsException",
+            &[]
+        ),
+        Some(true)
+    );
+    assert_eq!(
+        java_catches(
+            "ArrayIndexOutOfBoundsException",
+            "IndexOutOfBoundsException",
+            &[]
+        ),
+        Some(false)
+    );
+    assert_eq!(
+        java_catches("IllegalStateException", "ArithmeticException", &[]),
+        Some(false)
+    );
+    assert_eq!(
+        java_catches("Exception", "AssertionError", &[]),
+        Some(false)
+    );
+    assert_eq!(java_catches("Throwable", "MyOwnException", &[]), Some(true));
+    assert_eq!(
+        java_catches("MyOwnException", "MyOwnException", &[]),
+        Some(true)
+    );
+    assert_eq!(
+        java_catches("RuntimeException", "MyOwnException", &[]),
+        None
+    );
 }

@@ -21,6 +21,7 @@ pub fn lower(lang: Lang, source: &str) -> Program {
             lang,
             functions: Vec::new(),
             globals: Vec::new(),
+            class_parents: Vec::new(),
         },
     }
 }

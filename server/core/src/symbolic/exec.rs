@@ -1162,7 +1162,7 @@ impl<'a> Executor<'a> {
         };
         for (i, clause) in catches.iter().enumerate() {
             for k in &clause.classes {
-                match crate::ir::java_catches(k, class) {
+                match crate::ir::java_catches(k, class, &self.program.class_parents) {
                     Some(true) => return Ok(Some(i)),
                     Some(false) => {}
                     None => {

@@ -388,6 +388,7 @@ fn lower_here(source: &str, tree: &Tree) -> Program {
         lang: Lang::C,
         functions,
         globals: file.globals,
+        class_parents: Vec::new(),
     }
 }
 

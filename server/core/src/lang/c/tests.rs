@@ -175,6 +175,8 @@ fn stmt(s: &Stmt, f: &Function, prog: &Program, ind: usize, out: &mut String) {
             block(b, f, prog, ind + 1, out);
             out.push_str(&format!("{pad}}}\n"));
         }
+        StmtKind::Throw(t) => out.push_str(&format!("{pad}end {};\n", t.key())),
+        StmtKind::Try { .. } => out.push_str(&format!("{pad}try;\n")),
     }
 }
 
@@ -753,4 +755,21 @@ fn eqbench_c_corpus() {
         println!("  {n:4}  {what}  (e.g. {example})");
     }
     assert!(total > 0);
+}
+
+#[test]
+fn abort_exit_and_assert_end_the_run() {
+    let src = "#include <stdlib.h>\n#include <assert.h>\nint f(int x) {\n  assert(x != 3);\n  if (x < 0) abort();\n  if (x > 9) exit(EXIT_FAILURE);\n  if (x > 5) exit(-1);\n  return x;\n}\nint g(int x) {\n  exit(x);\n}\nint h(int x) {\n  return abort();\n}";
+    assert_eq!(
+        show(src, "f"),
+        "if !(x != 3) {\n  end abort;\n}\nif (x < 0) {\n  end abort;\n}\nif (x > 9) {\n  end exit 1;\n}\nif (x > 5) {\n  end exit 255;\n}\nreturn x;\n"
+    );
+    assert_eq!(
+        err(src, "g"),
+        "unsupported: exit with a non-constant status at 11:8"
+    );
+    assert_eq!(
+        err(src, "h"),
+        "unsupported: use of the result of abort at 14:10"
+    );
 }

@@ -79,6 +79,7 @@ pub(crate) fn lower(source: &str, tree: &Tree) -> Program {
             lang: Lang::Java,
             functions: Vec::new(),
             globals: Vec::new(),
+            class_parents: Vec::new(),
         },
     }
 }
@@ -88,6 +89,7 @@ fn lower_here(source: &str, tree: &Tree) -> Program {
         lang: Lang::Java,
         functions: Vec::new(),
         globals: Vec::new(),
+        class_parents: Vec::new(),
     };
     let mut cx = Ctx {
         src: source,
@@ -109,6 +111,11 @@ fn lower_here(source: &str, tree: &Tree) -> Program {
         });
     }
     program.globals = cx.globals;
+    program.class_parents = cx
+        .classes
+        .iter()
+        .filter_map(|c| Some((c.name.clone(), c.superclass.clone()?)))
+        .collect();
     program
 }
 
@@ -116,6 +123,8 @@ fn lower_here(source: &str, tree: &Tree) -> Program {
 struct ClassInfo {
     name: String,
     outer: Option<usize>,
+    /// The simple name of the class it `extends`, if any.
+    superclass: Option<String>,
 }
 
 /// A field declarator. Fields of unsupported types have no global; using
@@ -170,7 +179,17 @@ impl<'t> Ctx<'t> {
                     .child_by_field_name("name")
                     .map(|c| self.text(c).to_string())
                     .unwrap_or_default();
-                self.classes.push(ClassInfo { name, outer: class });
+                let superclass = n.child_by_field_name("superclass").and_then(|s| {
+                    let t = named_children(s).into_iter().next()?;
+                    let text = self.text(t);
+                    let simple = text.rsplit('.').next().unwrap_or(text).trim();
+                    (!simple.is_empty() && !simple.contains('<')).then(|| simple.to_string())
+                });
+                self.classes.push(ClassInfo {
+                    name,
+                    outer: class,
+                    superclass,
+                });
                 let idx = self.classes.len() - 1;
                 for c in named_children(n) {
                     self.collect(c, Some(idx), depth + 1);

@@ -135,6 +135,25 @@ fn show_stmt(p: &Program, f: &Function, s: &Stmt) -> String {
         StmtKind::Return(None) => "return".into(),
         StmtKind::Return(Some(e)) => format!("return {}", show(p, f, e)),
         StmtKind::Block(b) => format!("{{ {} }}", show_block(p, f, b)),
+        StmtKind::Throw(t) => format!("throw {}", t.key()),
+        StmtKind::Try {
+            body,
+            catches,
+            finally,
+        } => {
+            let mut r = format!("try {{ {} }}", show_block(p, f, body));
+            for c in catches {
+                r += &format!(
+                    " catch {} {{ {} }}",
+                    c.classes.join("|"),
+                    show_block(p, f, &c.body)
+                );
+            }
+            if !finally.is_empty() {
+                r += &format!(" finally {{ {} }}", show_block(p, f, finally));
+            }
+            r
+        }
     }
 }
 
@@ -320,6 +339,12 @@ fn check_block(
                 None => assert_eq!(f.ret, Type::Void),
             },
             StmtKind::Block(b) => check_block(p, f, b, open, labels),
+            StmtKind::Throw(_) => {}
+            StmtKind::Try { .. } => {
+                for b in s.child_blocks() {
+                    check_block(p, f, b, open, labels);
+                }
+            }
         }
     }
 }
@@ -546,6 +571,9 @@ impl Ev<'_> {
             StmtKind::Continue(l) => return Flow::Continue(*l),
             StmtKind::Return(v) => return Flow::Return(v.as_ref().map(|e| self.eval(e, env))),
             StmtKind::Block(b) => return self.block(f, b, env),
+            StmtKind::Throw(_) | StmtKind::Try { .. } => {
+                panic!("the control-flow test evaluator has no exceptions")
+            }
         }
         Flow::Next
     }
@@ -1249,11 +1277,11 @@ fn calls_qualified_and_overloaded() {
 
 #[test]
 fn unsupported_constructs_have_positions() {
-    let src = "class A {\n  int f(int x) {\n    try { x = 1; } finally { }\n    return x;\n  }\n  int g(int x) { return x; }\n}";
+    let src = "class A {\n  int f(int x) {\n    synchronized (this) { x = 1; }\n    return x;\n  }\n  int g(int x) { return x; }\n}";
     let p = prog(src);
     let e = err(&p, "f");
     assert_eq!(e.kind, LowerErrorKind::Unsupported);
-    assert_eq!(e.to_string(), "unsupported: try statement at 3:5");
+    assert_eq!(e.to_string(), "unsupported: synchronized statement at 3:5");
     func(&p, "g");
     let src = "class A {\n  double f(double r) {\n    complex c = new complex(r, 0.0);\n    return r;\n  }\n}\nclass complex { double re; complex(double a, double b) { re = a; } double get() { return re; } }";
     let p = prog(src);
@@ -1271,11 +1299,49 @@ fn unsupported_constructs_have_positions() {
     assert_eq!(err(&p, "f").what, "multi-dimensional array int[][]");
     assert_eq!(err(&p, "g").what, "multi-dimensional array int[][]");
     assert_eq!(err(&p, "h").what, "String variable");
-    let p = prog(
-        "class A { int f(int x) { throw new RuntimeException(); } int g(Object o) { return 0; } }",
-    );
-    assert_eq!(err(&p, "f").what, "throw statement");
+    let p = prog("class A { int g(Object o) { return 0; } }");
     assert_eq!(err(&p, "g").what, "parameter of type Object");
+}
+
+#[test]
+fn throws_and_try_statements() {
+    assert_eq!(
+        body_of(
+            "int f(int x) { if (x < 0) throw new java.lang.IllegalArgumentException(\"x = \" + x + '!'); return x; }",
+            "f"
+        ),
+        "if (x < 0) { throw exception IllegalArgumentException }; return x"
+    );
+    assert_eq!(
+        body_of(
+            "int f(int x, int d) { try { x = x / d; } catch (ArithmeticException | IllegalStateException e) { x = 0; } catch (RuntimeException e) { x = 1; } finally { x++; } return x; }",
+            "f"
+        ),
+        "try { x = (x / d) } catch ArithmeticException|IllegalStateException { x = 0 } catch RuntimeException { x = 1 } finally { x = (x + 1) }; return x"
+    );
+    // What we cannot follow is refused where it is.
+    let p = prog(
+        "class A {\n  int f(int x) {\n    return x;\n  }\n  int g(int x) {\n    throw new IllegalStateException(\"bad \" + (10 / x));\n  }\n  int h(int[] a) {\n    throw new IllegalStateException(describe(a[0]));\n  }\n  int k(int x) {\n    try { return x; } catch (ArithmeticException e) { return e.hashCode(); }\n  }\n  int m(int x) {\n    try (Res r = open()) { return x; }\n  }\n}",
+    );
+    assert_eq!(
+        err(&p, "g").to_string(),
+        "unsupported: binary expression in an exception's message (only literals, variables and operators that cannot fail) at 6:47"
+    );
+    assert!(
+        err(&p, "h")
+            .what
+            .starts_with("method invocation in an exception's message"),
+        "{}",
+        err(&p, "h")
+    );
+    assert_eq!(err(&p, "h").span.line(), 9);
+    assert_eq!(err(&p, "k").span.line(), 12);
+    assert_eq!(err(&p, "m").what, "try-with-resources statement");
+    let p = prog("class A { RuntimeException e; int f(int x) { throw e; } }");
+    assert_eq!(
+        err(&p, "f").what,
+        "throw of an existing exception object (only `throw new C(...)`)"
+    );
 }
 
 #[test]
