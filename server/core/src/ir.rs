@@ -477,6 +477,17 @@ pub enum StmtKind {
         func: FuncId,
         args: Vec<Expr>,
     },
+    /// A call to a method or function outside the files being compared
+    /// (another class, a library): `callee` as written (`Objects.hash`).
+    /// Modelled as a pure function of its arguments shared by both
+    /// versions, which returns or throws the same way for equal arguments
+    /// (an assumption every verdict names). `dest`'s type is the result's.
+    External {
+        dest: Option<Place>,
+        callee: String,
+        args: Vec<Expr>,
+        ret: Type,
+    },
     /// Output that is part of observable behaviour.
     Print {
         kind: PrintKind,
@@ -685,6 +696,7 @@ impl Stmt {
                 .collect(),
             StmtKind::Assign { .. }
             | StmtKind::Call { .. }
+            | StmtKind::External { .. }
             | StmtKind::Print { .. }
             | StmtKind::Break(_)
             | StmtKind::Continue(_)

@@ -226,7 +226,7 @@ fn must_write_stmt(s: &Stmt, defined: &mut BTreeSet<LocalId>, early: &mut BTreeS
                 defined.insert(*l);
             }
         }
-        StmtKind::Call { dest, args, .. } => {
+        StmtKind::Call { dest, args, .. } | StmtKind::External { dest, args, .. } => {
             if let Some(p) = dest {
                 place_reads(p, &mut reads);
             }
@@ -346,7 +346,7 @@ pub fn for_each_expr<'s>(s: &'s Stmt, f: &mut dyn FnMut(&'s Expr)) {
             place(p, f);
             f(value);
         }
-        StmtKind::Call { dest, args, .. } => {
+        StmtKind::Call { dest, args, .. } | StmtKind::External { dest, args, .. } => {
             if let Some(p) = dest {
                 place(p, f);
             }
@@ -459,6 +459,17 @@ impl<'a> Walker<'a> {
             }
             StmtKind::Block(b) => self.block(b),
             StmtKind::Throw(_) => {
+                self.effects.may_fault = true;
+                self.effects.throws = true;
+            }
+            // An unseen callee may end the run with an outcome no abstracted
+            // block can report.
+            StmtKind::External { dest, args, .. } => {
+                if let Some(p) = dest {
+                    // Results are scalars (the front ends refuse others).
+                    self.place(p, &Type::Void);
+                }
+                args.iter().for_each(|a| self.expr(a));
                 self.effects.may_fault = true;
                 self.effects.throws = true;
             }

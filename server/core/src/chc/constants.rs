@@ -28,7 +28,7 @@ pub fn propagate(f: &mut Function) -> bool {
         walk_stmts(s, &mut |s| {
             let place = match &s.kind {
                 StmtKind::Assign { place, .. } => Some(place),
-                StmtKind::Call { dest, .. } => dest.as_ref(),
+                StmtKind::Call { dest, .. } | StmtKind::External { dest, .. } => dest.as_ref(),
                 _ => None,
             };
             if let Some(Place::Local(l)) = place
@@ -138,7 +138,7 @@ fn exprs(s: &Stmt) -> Vec<&Expr> {
             out.extend(place_exprs(place));
             out.push(value);
         }
-        StmtKind::Call { dest, args, .. } => {
+        StmtKind::Call { dest, args, .. } | StmtKind::External { dest, args, .. } => {
             if let Some(p) = dest {
                 out.extend(place_exprs(p));
             }
@@ -172,7 +172,7 @@ fn replace_in_stmt(s: &mut Stmt, l: LocalId, value: &Expr) {
             fix_place(place);
             replace(v, l, value);
         }
-        StmtKind::Call { dest, args, .. } => {
+        StmtKind::Call { dest, args, .. } | StmtKind::External { dest, args, .. } => {
             if let Some(p) = dest {
                 fix_place(p);
             }

@@ -197,6 +197,7 @@ impl Layout {
             globals,
             heap: Vec::new(),
             prints: ex.empty_prints(),
+            thrown: None,
         })
     }
 

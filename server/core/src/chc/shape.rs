@@ -352,7 +352,7 @@ fn stmt_exprs(s: &Stmt) -> Vec<&Expr> {
             }
             out.push(value);
         }
-        StmtKind::Call { dest, args, .. } => {
+        StmtKind::Call { dest, args, .. } | StmtKind::External { dest, args, .. } => {
             if let Some(crate::ir::Place::Index { array, index }) = dest {
                 out.push(&**array);
                 out.push(&**index);

@@ -600,22 +600,35 @@ pub fn check_pair(pair: &MethodPair<'_>, options: &Options) -> MethodReport {
     }
 }
 
-/// What a proof of `pair` takes for granted about its abnormal outcomes,
-/// whichever checker proved it: Java exceptions compare by class only.
+/// What a proof of `pair` takes for granted about exceptions and calls
+/// outside the files, whichever checker proved it: Java exceptions compare
+/// by class only; each unseen callee is a pure function.
 fn outcome_assumptions(pair: &MethodPair<'_>) -> Vec<String> {
-    let mut throws = |s: &crate::ir::Stmt| {
-        matches!(
-            s.kind,
-            crate::ir::StmtKind::Throw(crate::ir::Thrown::Exception(_))
-        )
+    use crate::ir::{StmtKind, Thrown};
+    let mut throws = false;
+    let mut callees = std::collections::BTreeSet::new();
+    let mut scan = |s: &crate::ir::Stmt| {
+        match &s.kind {
+            StmtKind::Throw(Thrown::Exception(_)) => throws = true,
+            StmtKind::External { callee, .. } => {
+                callees.insert(callee.clone());
+            }
+            _ => {}
+        }
+        false
     };
-    if pair.old_program.reaches(pair.old, &mut throws)
-        || pair.new_program.reaches(pair.new, &mut throws)
-    {
-        vec!["exceptions compare by class: their messages are not compared".into()]
-    } else {
-        Vec::new()
+    pair.old_program.reaches(pair.old, &mut scan);
+    pair.new_program.reaches(pair.new, &mut scan);
+    let mut out = Vec::new();
+    if throws {
+        out.push("exceptions compare by class: their messages are not compared".into());
     }
+    out.extend(callees.into_iter().map(|c| {
+        format!(
+            "{c} is pure: for equal arguments it returns the same value or throws the same exception, and does nothing else the caller can observe"
+        )
+    }));
+    out
 }
 
 /// Lowering errors of the pair (and of the callees it reaches), as a verdict.

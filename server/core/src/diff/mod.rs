@@ -597,6 +597,7 @@ pub fn callees(f: &Function) -> Vec<FuncId> {
             | StmtKind::Break(_)
             | StmtKind::Continue(_)
             | StmtKind::Return(_)
+            | StmtKind::External { .. }
             | StmtKind::Throw(_) => {}
         }
     }

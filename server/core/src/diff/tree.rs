@@ -663,6 +663,20 @@ fn stmt_parts<'a>(
             ("Block".into(), None, None)
         }
         StmtKind::Throw(t) => ("Throw".into(), Some(t.key()), None),
+        StmtKind::External {
+            dest, callee, args, ..
+        } => {
+            if let Some(d) = dest {
+                kids.push(Work::Place(d, s.span));
+            }
+            kids.extend(args.iter().map(Work::Expr));
+            let label = if dest.is_some() {
+                "ExternalAssign"
+            } else {
+                "External"
+            };
+            (label.into(), Some(callee.clone()), None)
+        }
         StmtKind::Try {
             body,
             catches,

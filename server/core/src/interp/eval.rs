@@ -407,6 +407,9 @@ impl Interp<'_> {
             }
             StmtKind::Block(b) => return self.exec_block(fr, b),
             StmtKind::Throw(t) => return Err(Stop::Fault(FaultKind::Thrown(t.clone()), s.span)),
+            // What an unseen callee does is not known concretely: no
+            // conclusion from this run.
+            StmtKind::External { .. } => return Err(Stop::Limit(LimitKind::UnseenCall)),
             StmtKind::Try {
                 body,
                 catches,

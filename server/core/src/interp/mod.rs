@@ -146,6 +146,9 @@ pub enum LimitKind {
     /// An exception met a `catch` clause whose relation to its class is
     /// unknown (a class outside the JDK hierarchy we know).
     UnknownCatch,
+    /// A method or function outside the files being compared was called:
+    /// its behaviour is not known concretely.
+    UnseenCall,
 }
 
 impl LimitKind {
@@ -159,6 +162,9 @@ impl LimitKind {
             }
             LimitKind::UnknownCatch => {
                 "threw an exception whose catch clause is unknown (class hierarchy)"
+            }
+            LimitKind::UnseenCall => {
+                "called a method outside the file (its behaviour is not known)"
             }
         }
     }

@@ -63,7 +63,16 @@ pub struct State {
     pub globals: HashMap<GlobalId, Sym>,
     pub heap: Vec<ArrObj>,
     pub prints: PrintLog,
+    /// Which exception a method outside the file threw, when the run ended
+    /// that way ([`FaultCode`] of [`UNSEEN_EXCEPTION`]): an uninterpreted
+    /// function of the callee and its arguments. `None` where no such call
+    /// was made.
+    pub thrown: Option<Int>,
 }
+
+/// The outcome key of a run ended by an exception of a method outside the
+/// file; which exception is [`State::thrown`].
+pub const UNSEEN_EXCEPTION: &str = "exception of a method outside the file";
 
 /// What one version does, as terms over the shared inputs.
 pub struct Summary {
@@ -80,6 +89,9 @@ pub struct Summary {
     pub prints: PrintLog,
     /// Some input runs past the loop bound or the call depth.
     pub bound_exceeded: Bool,
+    /// The outcome code of [`UNSEEN_EXCEPTION`] and [`State::thrown`] at
+    /// the exit (meaningful where the outcome is that code).
+    pub thrown: Option<(i64, Int)>,
 }
 
 /// A call left to a summary instead of being inlined
@@ -157,15 +169,18 @@ pub struct Executor<'a> {
     /// Classes of the exceptions thrown so far, by outcome code (besides
     /// the implicit ones), for matching `catch` clauses.
     thrown_classes: HashMap<i64, String>,
+    /// The outcome code of exceptions of unseen callees, once one was
+    /// called: their class is unknown.
+    unseen_code: Option<i64>,
 }
 
-/// A way out of a `try` body or `catch` clause, held until `finally` ran.
-enum PendingExit {
-    Normal(State),
-    Fault(State, FaultCode),
-    Return(State, Sym),
-    Break(LabelId, State),
-    Continue(LabelId, State),
+/// How a `try` body or `catch` clause was left, held until `finally` ran.
+enum Leaving {
+    Normal,
+    Fault(FaultCode),
+    Return(Sym),
+    Break(LabelId),
+    Continue(LabelId),
 }
 
 /// Path conditions are checked for feasibility with a short solver call,
@@ -216,6 +231,7 @@ impl<'a> Executor<'a> {
             feasibility_spent: Duration::ZERO,
             try_depth: 0,
             thrown_classes: HashMap::new(),
+            unseen_code: None,
         }
     }
 
@@ -351,6 +367,7 @@ impl<'a> Executor<'a> {
             globals: HashMap::new(),
             heap: Vec::new(),
             prints: empty_log,
+            thrown: None,
         };
         for (i, g) in self.program.globals.iter().enumerate() {
             if g.constant.is_some() {
@@ -464,6 +481,7 @@ impl<'a> Executor<'a> {
                 param_arrays,
                 prints: self.empty_prints(),
                 bound_exceeded,
+                thrown: None,
             });
         };
         let mut outcome = Int::from_i64(first_code);
@@ -496,6 +514,7 @@ impl<'a> Executor<'a> {
             param_arrays,
             prints: fin.prints,
             bound_exceeded,
+            thrown: self.unseen_code.zip(fin.thrown),
         })
     }
 
@@ -651,6 +670,12 @@ impl<'a> Executor<'a> {
                 tags: ite(&c, &a.prints.tags, &b.prints.tags),
                 ints: ite(&c, &a.prints.ints, &b.prints.ints),
                 reals: ite(&c, &a.prints.reals, &b.prints.reals),
+            },
+            // Where only one side has it, its value elsewhere is never read
+            // (the outcome code guards it).
+            thrown: match (&a.thrown, &b.thrown) {
+                (Some(x), Some(y)) => Some(ite(&c, x, y)),
+                (x, y) => x.clone().or_else(|| y.clone()),
             },
         };
         for (x, y) in a.locals.iter().zip(&b.locals) {
@@ -992,6 +1017,15 @@ impl<'a> Executor<'a> {
                 catches,
                 finally,
             } => self.run_try(frame, body, catches, finally, state),
+            StmtKind::External {
+                dest,
+                callee,
+                args,
+                ret,
+            } => {
+                self.external(dest.as_ref(), callee, args, ret, &mut state)?;
+                Ok(Some(state))
+            }
             StmtKind::Throw(t) => {
                 let code = FaultCode::thrown(t, self.strings);
                 if let crate::ir::Thrown::Exception(class) = t {
@@ -1007,6 +1041,59 @@ impl<'a> Executor<'a> {
                 Ok(None)
             }
         }
+    }
+
+    /// A call outside the files: uninterpreted functions of the callee and
+    /// its arguments, shared by both versions, say whether it throws,
+    /// which exception, and what it returns (string literal arguments
+    /// count by their text).
+    fn external(
+        &mut self,
+        dest: Option<&Place>,
+        callee: &str,
+        args: &[Expr],
+        ret: &Type,
+        state: &mut State,
+    ) -> EResult<()> {
+        let target = match dest {
+            Some(p) => Some(self.target(p, state)?),
+            None => None,
+        };
+        let mut vals: Vec<Dynamic> = Vec::with_capacity(args.len());
+        for a in args {
+            let v = match &a.kind {
+                ExprKind::StrLit(text) => Dynamic::from_ast(&Int::from_i64(self.strings.tag(text))),
+                _ => self
+                    .expr(a, state)?
+                    .to_dyn()
+                    .ok_or_else(|| unsupported(format!("an argument of {callee}")))?,
+            };
+            vals.push(v);
+        }
+        let name = format!("call {callee}");
+        let throws = self
+            .ufs
+            .apply(&format!("{name} throws"), &vals, &Sort::bool())
+            .as_bool()
+            .ok_or_else(|| unsupported("internal: throws"))?;
+        let which = self
+            .ufs
+            .apply(&format!("{name} exception"), &vals, &Sort::int())
+            .as_int()
+            .ok_or_else(|| unsupported("internal: exception"))?;
+        let code = FaultCode(self.strings.tag(UNSEEN_EXCEPTION));
+        self.unseen_code = Some(code.0);
+        let before = state.thrown.clone();
+        state.thrown = Some(which);
+        self.fault(state, vec![MayFault { cond: throws, code }]);
+        state.thrown = before;
+        if let Some(target) = target {
+            let range = self.ops.sort(ret)?;
+            let r = self.ufs.apply(&name, &vals, &range);
+            let v = self.ops.from_dyn(ret, &r)?;
+            self.store(target, v, state)?;
+        }
+        Ok(())
     }
 
     /// `try`/`catch`/`finally`: the faults raised in `body` go to the first
@@ -1044,12 +1131,13 @@ impl<'a> Executor<'a> {
         }
         // Every pending exit of the body and the clauses goes through
         // `finally` (with locals: `finally` may read them).
-        let mut pending: Vec<PendingExit> = normal.drain(..).map(PendingExit::Normal).collect();
+        let mut pending: Vec<(State, Leaving)> =
+            normal.drain(..).map(|s| (s, Leaving::Normal)).collect();
         pending.extend(
             self.faults
                 .split_off(faults_before)
                 .into_iter()
-                .map(|(s, c)| PendingExit::Fault(s, c)),
+                .map(|(s, c)| (s, Leaving::Fault(c))),
         );
         self.try_depth -= 1;
         pending.extend(
@@ -1057,7 +1145,7 @@ impl<'a> Executor<'a> {
                 .returns
                 .split_off(returns_before)
                 .into_iter()
-                .map(|(s, v)| PendingExit::Return(s, v)),
+                .map(|(s, v)| (s, Leaving::Return(v))),
         );
         for (jumps, before, is_break) in [
             (&mut frame.breaks, &breaks_before, true),
@@ -1066,46 +1154,31 @@ impl<'a> Executor<'a> {
             for (label, states) in jumps.iter_mut() {
                 let at = before.get(label).copied().unwrap_or(0);
                 for s in states.split_off(at.min(states.len())) {
-                    pending.push(if is_break {
-                        PendingExit::Break(*label, s)
+                    let how = if is_break {
+                        Leaving::Break(*label)
                     } else {
-                        PendingExit::Continue(*label, s)
-                    });
+                        Leaving::Continue(*label)
+                    };
+                    pending.push((s, how));
                 }
             }
         }
         let mut ends = Vec::new();
-        for exit in pending {
-            let (s, resume): (State, Box<dyn FnOnce(&mut Self, &mut Frame, State)>) = match exit {
-                PendingExit::Normal(s) => {
-                    if let Some(after) = self.block(frame, finally, s)? {
-                        ends.push(after);
-                    }
-                    continue;
-                }
-                PendingExit::Fault(s, code) => (
-                    s,
-                    Box::new(move |ex, _, mut after| {
-                        if ex.try_depth == 0 {
-                            after.locals = Vec::new();
-                        }
-                        ex.faults.push((after, code))
-                    }),
-                ),
-                PendingExit::Return(s, v) => {
-                    (s, Box::new(move |_, fr, after| fr.returns.push((after, v))))
-                }
-                PendingExit::Break(l, s) => (
-                    s,
-                    Box::new(move |_, fr, after| fr.breaks.entry(l).or_default().push(after)),
-                ),
-                PendingExit::Continue(l, s) => (
-                    s,
-                    Box::new(move |_, fr, after| fr.continues.entry(l).or_default().push(after)),
-                ),
+        for (s, how) in pending {
+            let Some(mut after) = self.block(frame, finally, s)? else {
+                continue;
             };
-            if let Some(after) = self.block(frame, finally, s)? {
-                resume(self, frame, after);
+            match how {
+                Leaving::Normal => ends.push(after),
+                Leaving::Fault(code) => {
+                    if self.try_depth == 0 {
+                        after.locals = Vec::new();
+                    }
+                    self.faults.push((after, code));
+                }
+                Leaving::Return(v) => frame.returns.push((after, v)),
+                Leaving::Break(l) => frame.breaks.entry(l).or_default().push(after),
+                Leaving::Continue(l) => frame.continues.entry(l).or_default().push(after),
             }
         }
         self.merge_all(ends)
@@ -1149,6 +1222,17 @@ impl<'a> Executor<'a> {
         catches: &[crate::ir::Catch],
     ) -> EResult<Option<usize>> {
         let implicit = crate::ir::Thrown::JAVA_IMPLICIT;
+        if Some(code.0) == self.unseen_code {
+            // Whatever an unseen callee throws: only `Throwable` surely
+            // catches it.
+            return match catches.first() {
+                Some(c) if c.classes.iter().any(|k| k == "Throwable") => Ok(Some(0)),
+                None => Ok(None),
+                Some(_) => Err(unsupported(
+                    "a catch clause around a call to a method outside the file (what it throws is not known)",
+                )),
+            };
+        }
         let class = match usize::try_from(code.0 - 1)
             .ok()
             .and_then(|i| implicit.get(i))
@@ -1324,6 +1408,7 @@ impl<'a> Executor<'a> {
                 globals: state.globals.clone(),
                 heap: state.heap.clone(),
                 prints: state.prints.clone(),
+                thrown: state.thrown.clone(),
             };
             self.faults.push((s, f.code));
             state.pc = Bool::and(&[&state.pc, &f.cond.not()]);

@@ -272,6 +272,15 @@ pub fn difference(
             .not(),
     };
     diffs.push(Bool::and(&[both_normal, ret_diff]));
+    // Both ended by exceptions of unseen callees: which ones must agree.
+    if let (Some((code, a)), Some((_, b))) = (&o.thrown, &n.thrown) {
+        let unseen = Int::from_i64(*code);
+        diffs.push(Bool::and(&[
+            o.outcome.eq(&unseen),
+            n.outcome.eq(&unseen),
+            a.eq(b).not(),
+        ]));
+    }
     // Globals by name; one present in only one version keeps its input value
     // in the other.
     let mut names: Vec<&str> = o.globals.iter().map(|g| g.0.as_str()).collect();

@@ -177,6 +177,10 @@ fn stmt(s: &Stmt, f: &Function, prog: &Program, ind: usize, out: &mut String) {
         }
         StmtKind::Throw(t) => out.push_str(&format!("{pad}end {};\n", t.key())),
         StmtKind::Try { .. } => out.push_str(&format!("{pad}try;\n")),
+        StmtKind::External { callee, args, .. } => {
+            let a: Vec<String> = args.iter().map(|a| p(a, f, prog)).collect();
+            out.push_str(&format!("{pad}extern {callee}({});\n", a.join(", ")));
+        }
     }
 }
 

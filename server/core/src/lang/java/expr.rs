@@ -244,6 +244,7 @@ impl<'c, 't> FnCx<'c, 't> {
 
     /// Lowers a condition, which must be `boolean`.
     pub(super) fn cond(&mut self, n: Node, out: &mut Block) -> R<Expr> {
+        self.result_hint = Some((n.id(), Type::Bool));
         let e = self.expr(n, out)?;
         if e.ty != Type::Bool {
             return Err(unsupported(
@@ -847,6 +848,7 @@ impl<'c, 't> FnCx<'c, 't> {
         if n.kind() == "array_initializer" {
             return self.array_init(n, ty, out);
         }
+        self.result_hint = Some((n.id(), ty.clone()));
         let e = self.expr(n, out)?;
         self.convert(e, ty, n)
     }
@@ -969,6 +971,7 @@ impl<'c, 't> FnCx<'c, 't> {
         let pty = p.ty();
         let mut rb = Vec::new();
         let (p, value) = if op_text == "=" {
+            self.result_hint = Some((r.id(), pty.clone()));
             let v = self.expr(r, &mut rb)?;
             let p = if rb.is_empty() {
                 p
@@ -1126,6 +1129,12 @@ impl<'c, 't> FnCx<'c, 't> {
             return self.program_call(n, None, name, &args, out, want);
         };
         let otext = self.text(obj);
+        if self.caught.iter().any(|c| c == otext) {
+            return Err(unsupported(
+                obj,
+                format!("use of the caught exception {otext}"),
+            ));
+        }
         match obj.kind() {
             "this" => return self.program_call(n, None, name, &args, out, want),
             "identifier" if !self.is_value_name(otext) => {
@@ -1135,7 +1144,11 @@ impl<'c, 't> FnCx<'c, 't> {
                 if let Some(c) = self.cx.class_named(otext) {
                     return self.program_call(n, Some(c), name, &args, out, want);
                 }
-                return Err(unsupported(n, format!("call to {otext}.{name}")));
+                let callee = self
+                    .cx
+                    .external_name(Some(otext), name)
+                    .unwrap_or_else(|| format!("{otext}.{name}"));
+                return self.external_call(n, &callee, &args, out, want);
             }
             "field_access" if otext == "System.out" => {
                 if !matches!(name, "println" | "print") {
@@ -1174,11 +1187,25 @@ impl<'c, 't> FnCx<'c, 't> {
             return Err(unsupported(n, "call in a constant"));
         }
         let sp = span(n);
-        let args = self.seq(arg_nodes, out)?;
-        let cands = self.candidates(class, name, args.len());
+        let cands = self.candidates(class, name, arg_nodes.len());
         if cands.is_empty() {
+            if class.is_none() && !self.cx.methods.iter().any(|m| m.name == name) {
+                // Not a method of the file: statically imported (a pure
+                // function of its arguments, by assumption), or inherited
+                // (its receiver's state is not modelled).
+                let Some(callee) = self.cx.external_name(None, name) else {
+                    return Err(unsupported(
+                        n,
+                        format!(
+                            "call to {name}, which is neither in the file nor statically imported"
+                        ),
+                    ));
+                };
+                return self.external_call(n, &callee, arg_nodes, out, want);
+            }
             return Err(unsupported(n, format!("call to unknown method {name}")));
         }
+        let args = self.seq(arg_nodes, out)?;
         let types_of = |i: usize| self.cx.methods.get(i).and_then(|m| m.params.as_ref().ok());
         let exact = cands.iter().copied().find(|&i| {
             types_of(i).is_some_and(|ps| ps.iter().zip(&args).all(|((_, t, _), a)| *t == a.ty))
@@ -1229,6 +1256,90 @@ impl<'c, 't> FnCx<'c, 't> {
             sp,
         ));
         Ok(None)
+    }
+
+    /// A call to a method outside the file ([`StmtKind::External`]). Its
+    /// arguments must be scalars or string literals (an array could be
+    /// written by the callee); the result type comes from where the value
+    /// goes (declaration, assignment, return, condition), as the file does
+    /// not say it.
+    fn external_call(
+        &mut self,
+        n: Node,
+        callee: &str,
+        arg_nodes: &[Node],
+        out: &mut Block,
+        want: bool,
+    ) -> R<Option<Expr>> {
+        if self.const_mode {
+            return Err(unsupported(n, "call in a constant"));
+        }
+        let sp = span(n);
+        let hint = self.hinted_type(n);
+        let mut args = Vec::with_capacity(arg_nodes.len());
+        for a in arg_nodes {
+            if a.kind() == "string_literal" {
+                args.push(self.string_literal(*a)?);
+                continue;
+            }
+            let e = self.expr(*a, out)?;
+            if !(e.ty.is_numeric() || e.ty == Type::Bool) {
+                return Err(unsupported(
+                    *a,
+                    format!(
+                        "argument of type {} to {callee}, a method outside the file",
+                        super::jname(&e.ty)
+                    ),
+                ));
+            }
+            args.push(e);
+        }
+        if !want {
+            out.push(st(
+                StmtKind::External {
+                    dest: None,
+                    callee: callee.to_string(),
+                    args,
+                    ret: Type::Void,
+                },
+                sp,
+            ));
+            return Ok(None);
+        }
+        let Some(ty) = hint.filter(|t| t.is_numeric() || *t == Type::Bool) else {
+            return Err(unsupported(
+                n,
+                format!(
+                    "the result of {callee}, a method outside the file, where its type is not given (use it to initialise or assign a variable, return it, or test it)"
+                ),
+            ));
+        };
+        let t = self.temp(ty.clone(), sp);
+        out.push(st(
+            StmtKind::External {
+                dest: Some(Place::Local(t)),
+                callee: callee.to_string(),
+                args,
+                ret: ty.clone(),
+            },
+            sp,
+        ));
+        Ok(Some(mk(ExprKind::Local(t), ty, sp)))
+    }
+
+    /// The type [`FnCx::result_hint`] gives `n` (through parentheses).
+    fn hinted_type(&self, n: Node) -> Option<Type> {
+        let (id, ty) = self.result_hint.as_ref()?;
+        let mut cur = Some(n);
+        while let Some(c) = cur {
+            if c.id() == *id {
+                return Some(ty.clone());
+            }
+            cur = c
+                .parent()
+                .filter(|p| p.kind() == "parenthesized_expression");
+        }
+        None
     }
 
     /// Methods named `name` with `arity` parameters: of `class` when the
@@ -1475,6 +1586,8 @@ fn writes(b: &Block, pred: &dyn Fn(&Place) -> bool, calls_write: bool) -> bool {
     b.iter().any(|s| match &s.kind {
         StmtKind::Assign { place, .. } => pred(place),
         StmtKind::Call { dest, .. } => calls_write || dest.as_ref().is_some_and(pred),
+        // Pure by assumption: writes only its destination.
+        StmtKind::External { dest, .. } => dest.as_ref().is_some_and(pred),
         StmtKind::If {
             then_branch,
             else_branch,

@@ -97,8 +97,25 @@ fn lower_here(source: &str, tree: &Tree) -> Program {
         fields: Vec::new(),
         methods: Vec::new(),
         globals: Vec::new(),
+        imports: Vec::new(),
     };
-    cx.collect(tree.root_node(), None, 0);
+    let root = tree.root_node();
+    let mut walk = root.walk();
+    for c in root.named_children(&mut walk) {
+        if c.kind() == "import_declaration" {
+            let text = cx.text(c);
+            let path: String = text
+                .trim()
+                .trim_start_matches("import")
+                .trim_end_matches(';')
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
+            let path = path.replace(" .", ".").replace(". ", ".");
+            cx.imports.push(path);
+        }
+    }
+    cx.collect(root, None, 0);
     cx.compute_constants();
     for (i, m) in cx.methods.iter().enumerate() {
         let body = lower_method(&cx, i);
@@ -157,6 +174,10 @@ struct Ctx<'t> {
     fields: Vec<FieldInfo<'t>>,
     methods: Vec<MethodInfo<'t>>,
     globals: Vec<Global>,
+    /// The file's imports, as written without `import`/`;`: `java.util.Objects`,
+    /// `static com.google.common.base.Preconditions.checkArgument`,
+    /// `static java.lang.Math.*`.
+    imports: Vec<String>,
 }
 
 impl<'t> Ctx<'t> {
@@ -368,6 +389,46 @@ impl<'t> Ctx<'t> {
     fn class_named(&self, name: &str) -> Option<usize> {
         self.classes.iter().position(|c| c.name == name)
     }
+
+    /// The full name of a call outside the file, through the imports, so
+    /// that changing an import alone changes which method is called:
+    /// `Objects.hash` with `import java.util.Objects;` is
+    /// `java.util.Objects.hash`; an unqualified `checkArgument` is the
+    /// statically imported one. `None` for an unqualified name no import
+    /// provides (a method inherited from outside, whose receiver state we
+    /// do not model) or more than one wildcard could.
+    fn external_name(&self, qualifier: Option<&str>, name: &str) -> Option<String> {
+        let plain: Vec<&str> = self
+            .imports
+            .iter()
+            .filter_map(|i| (!i.starts_with("static ")).then_some(i.as_str()))
+            .collect();
+        let statics: Vec<&str> = self
+            .imports
+            .iter()
+            .filter_map(|i| i.strip_prefix("static "))
+            .collect();
+        match qualifier {
+            Some(q) => {
+                let first = q.split('.').next().unwrap_or(q);
+                let full = plain
+                    .iter()
+                    .find(|i| i.rsplit('.').next() == Some(first))
+                    .map(|i| format!("{}{}", i, &q[first.len()..]));
+                Some(format!("{}.{name}", full.as_deref().unwrap_or(q)))
+            }
+            None => {
+                if let Some(i) = statics.iter().find(|i| i.rsplit('.').next() == Some(name)) {
+                    return Some(i.to_string());
+                }
+                let stars: Vec<&&str> = statics.iter().filter(|i| i.ends_with(".*")).collect();
+                match stars.as_slice() {
+                    [one] => Some(format!("{}.{name}", one.trim_end_matches(".*"))),
+                    _ => None,
+                }
+            }
+        }
+    }
 }
 
 /// Lowers one method body, or says why not.
@@ -448,6 +509,13 @@ struct FnCx<'c, 't> {
     /// whose values are inlined.
     const_mode: bool,
     depth: u32,
+    /// The type the value of the expression node with this id must have
+    /// (declarations, assignments, returns, conditions): the result type
+    /// of a call to a method outside the file, which the file cannot tell.
+    result_hint: Option<(usize, Type)>,
+    /// Variables of the enclosing `catch` clauses (the caught objects are
+    /// not modelled).
+    caught: Vec<String>,
 }
 
 impl<'c, 't> FnCx<'c, 't> {
@@ -462,6 +530,8 @@ impl<'c, 't> FnCx<'c, 't> {
             targets: Vec::new(),
             const_mode: false,
             depth: 0,
+            result_hint: None,
+            caught: Vec::new(),
         }
     }
 

@@ -123,6 +123,7 @@ impl<'c, 't> FnCx<'c, 't> {
                 let v = match (value, &ret) {
                     (None, Type::Void) => None,
                     (Some(v), t) if *t != Type::Void => {
+                        self.result_hint = Some((v.id(), t.clone()));
                         let e = self.expr(v, out)?;
                         Some(self.convert(e, t, v)?)
                     }
@@ -193,8 +194,16 @@ impl<'c, 't> FnCx<'c, 't> {
                     let Some(cb) = c.child_by_field_name("body") else {
                         return Err(unsupported(c, "catch clause"));
                     };
+                    let var = param
+                        .and_then(|p| p.child_by_field_name("name"))
+                        .map(|v| self.text(v).to_string());
                     let mut body = Vec::new();
-                    self.block(cb, &mut body)?;
+                    self.caught.extend(var.clone());
+                    let lowered = self.block(cb, &mut body);
+                    if var.is_some() {
+                        self.caught.pop();
+                    }
+                    lowered?;
                     catches.push(Catch { classes, body });
                 }
                 "finally_clause" => {

@@ -136,6 +136,19 @@ fn show_stmt(p: &Program, f: &Function, s: &Stmt) -> String {
         StmtKind::Return(Some(e)) => format!("return {}", show(p, f, e)),
         StmtKind::Block(b) => format!("{{ {} }}", show_block(p, f, b)),
         StmtKind::Throw(t) => format!("throw {}", t.key()),
+        StmtKind::External {
+            dest,
+            callee,
+            args,
+            ret,
+        } => {
+            let args: Vec<String> = args.iter().map(|a| show(p, f, a)).collect();
+            let call = format!("extern {callee}({}): {ret}", args.join(", "));
+            match dest {
+                Some(d) => format!("{} = {call}", show_place(p, f, d)),
+                None => call,
+            }
+        }
         StmtKind::Try {
             body,
             catches,
@@ -340,6 +353,14 @@ fn check_block(
             },
             StmtKind::Block(b) => check_block(p, f, b, open, labels),
             StmtKind::Throw(_) => {}
+            StmtKind::External {
+                dest, args, ret, ..
+            } => {
+                args.iter().for_each(|a| check_expr(p, f, a));
+                if let Some(d) = dest {
+                    assert_eq!(&place_ty(p, f, d), ret, "external call dest type");
+                }
+            }
             StmtKind::Try { .. } => {
                 for b in s.child_blocks() {
                     check_block(p, f, b, open, labels);
@@ -571,8 +592,8 @@ impl Ev<'_> {
             StmtKind::Continue(l) => return Flow::Continue(*l),
             StmtKind::Return(v) => return Flow::Return(v.as_ref().map(|e| self.eval(e, env))),
             StmtKind::Block(b) => return self.block(f, b, env),
-            StmtKind::Throw(_) | StmtKind::Try { .. } => {
-                panic!("the control-flow test evaluator has no exceptions")
+            StmtKind::Throw(_) | StmtKind::Try { .. } | StmtKind::External { .. } => {
+                panic!("the control-flow test evaluator has no exceptions or external calls")
             }
         }
         Flow::Next
@@ -1271,7 +1292,10 @@ fn calls_qualified_and_overloaded() {
         "$t0 = h#5(1); $t1 = h#0(1); return ($t0 + $t1)"
     );
     let p = prog("class A { int f() { return nope(1); } void v() {} int g() { return v(); } }");
-    assert_eq!(err(&p, "f").what, "call to unknown method nope");
+    assert_eq!(
+        err(&p, "f").what,
+        "call to nope, which is neither in the file nor statically imported"
+    );
     assert_eq!(err(&p, "g").what, "use of the result of void method v");
 }
 
@@ -1516,4 +1540,33 @@ fn print_with_calls_and_var_and_nested_classes() {
     // Methods outside any class (a snippet) lower too.
     let p = prog("int twice(int a) { return 2 * a; }");
     assert_eq!(body_of_p(&p, "twice"), "return (2 * a)");
+}
+
+#[test]
+fn calls_outside_the_file_are_external_with_import_aware_names() {
+    let src = "import static com.google.common.base.Preconditions.checkArgument;\nimport static org.util.Bits.*;\nimport java.util.Objects;\nclass A {\n  int f(int a, int b) {\n    checkArgument(a > 0, \"a must be positive\");\n    int h = Objects.hash(a, b);\n    if (Valid.ok(h)) { return h; }\n    h = mix(h);\n    return Other.twice(h);\n  }\n  int g(int a) {\n    return Other.twice(a) + 1;\n  }\n  int k(int[] a) {\n    return Other.sum(a);\n  }\n}";
+    let p = prog(src);
+    assert_eq!(
+        body_of_p(&p, "f"),
+        "extern com.google.common.base.Preconditions.checkArgument((a > 0), \"a must be positive\"): void; $t2 = extern java.util.Objects.hash(a, b): i32; h = $t2; $t4 = extern Valid.ok(h): boolean; if $t4 { return h }; $t5 = extern org.util.Bits.mix(h): i32; h = $t5; $t6 = extern Other.twice(h): i32; return $t6"
+    );
+    assert!(
+        err(&p, "g").what.starts_with(
+            "the result of Other.twice, a method outside the file, where its type is not given"
+        ),
+        "{}",
+        err(&p, "g")
+    );
+    assert_eq!(
+        err(&p, "k").what,
+        "argument of type int[] to Other.sum, a method outside the file"
+    );
+    // Two wildcard imports could both provide it: refused.
+    let p = prog(
+        "import static a.X.*;\nimport static b.Y.*;\nclass A { int f(int a) { return mix(a); } }",
+    );
+    assert_eq!(
+        err(&p, "f").what,
+        "call to mix, which is neither in the file nor statically imported"
+    );
 }
