@@ -154,6 +154,9 @@ fn counterexample_lines(cex: &Counterexample) -> Vec<String> {
     if !inline_inputs(cex).1 {
         out.push(labelled("inputs", &bindings(&cex.inputs)));
     }
+    for c in &cex.callees {
+        out.push(labelled("assuming", c));
+    }
     out.push(behaviour_lines("old", &cex.old));
     out.push(behaviour_lines("new", &cex.new));
     for d in &cex.differences {
@@ -487,6 +490,7 @@ mod tests {
             old: behaviour(3, vec![3, 4, 5, 7]),
             new: behaviour(4, vec![3, 4, 5, 9]),
             differences: vec!["return value: 3 vs 4".into()],
+            callees: Vec::new(),
         };
         FileReport {
             lang: Lang::Java,

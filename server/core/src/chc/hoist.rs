@@ -210,6 +210,7 @@ mod tests {
         let inputs = Inputs {
             args: args.iter().map(|a| Value::Int((*a).into())).collect(),
             globals: Default::default(),
+            callees: Vec::new(),
         };
         interp::execute(p, FuncId(0), &inputs, Semantics::Math, &Limits::default())
     }

@@ -760,6 +760,7 @@ mod tests {
             let inputs = Inputs {
                 args: args.iter().map(|a| Value::int(*a)).collect(),
                 globals: Default::default(),
+                callees: Vec::new(),
             };
             let limits = Limits::default();
             let a = crate::interp::execute(p, FuncId(0), &inputs, Semantics::Math, &limits);

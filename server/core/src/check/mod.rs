@@ -386,6 +386,10 @@ pub struct Behaviour {
 pub struct Counterexample {
     /// Parameters, then globals read.
     pub inputs: Vec<Binding>,
+    /// What the calls outside the files were taken to do, from the solver's
+    /// model (both versions alike): `Objects.hash(1, 2) returns 7`. The
+    /// difference holds for callees that behave so.
+    pub callees: Vec<String>,
     pub old: Behaviour,
     pub new: Behaviour,
     /// What differs, one entry per observable: `return value: 3 vs 4`.
@@ -411,6 +415,8 @@ impl Serialize for Counterexample {
         #[derive(Serialize)]
         struct C<'a> {
             inputs: Vec<B<'a>>,
+            #[serde(skip_serializing_if = "<[String]>::is_empty")]
+            callees: &'a [String],
             old: Beh<'a>,
             new: Beh<'a>,
             differences: &'a [String],
@@ -433,6 +439,7 @@ impl Serialize for Counterexample {
         }
         C {
             inputs: bs(&self.inputs),
+            callees: &self.callees,
             old: beh(&self.old),
             new: beh(&self.new),
             differences: &self.differences,

@@ -487,8 +487,8 @@ fn replay(
     deadline: Instant,
 ) -> Result<Counterexample, String> {
     let arity = new_fn.params.len();
-    let (inputs, named) = model::read_inputs(model, &enc.ops, &enc.inputs, arity)?;
-    let named = named
+    let (mut inputs, named) = model::read_inputs(model, &enc.ops, &enc.inputs, arity)?;
+    let named: Vec<Binding> = named
         .into_iter()
         .map(|(name, value)| Binding {
             name: input_label(&name, old_fn, new_fn),
@@ -501,7 +501,31 @@ fn replay(
         deadline: Some(deadline + Duration::from_secs(1)),
         ..Limits::default()
     };
-    run_both(pair, &inputs, named, options, &limits)
+    // Calls outside the files do what the model says their uninterpreted
+    // functions do, the same for both versions: each run that meets a call
+    // without a stub gets one from the model and starts again.
+    for _ in 0..MAX_CALLEE_STUBS {
+        match run_both(pair, &inputs, named.clone(), options, &limits) {
+            Err(Unreplayed::Unseen(call)) => {
+                let stub = model::callee_stub(model, &enc.ops, &enc.ufs, &enc.strings, &call)?;
+                inputs.callees.push(stub);
+            }
+            Err(Unreplayed::No(why)) => return Err(why),
+            Ok(cex) => return Ok(cex),
+        }
+    }
+    Err("too many calls outside the files to replay".into())
+}
+
+/// Distinct calls outside the files one replay may stub.
+const MAX_CALLEE_STUBS: usize = 64;
+
+/// Why running both versions gave no counterexample.
+enum Unreplayed {
+    /// A call outside the files without a stub.
+    Unseen(crate::interp::UnseenCall),
+    /// They behave the same, or a run was inconclusive (the reason).
+    No(String),
 }
 
 /// Runs both versions on `inputs` and keeps a real difference.
@@ -511,7 +535,7 @@ fn run_both(
     named: Vec<Binding>,
     options: &Options,
     limits: &Limits,
-) -> Result<Counterexample, String> {
+) -> Result<Counterexample, Unreplayed> {
     let old = interp::execute(
         pair.old_program,
         pair.old,
@@ -526,16 +550,20 @@ fn run_both(
         options.semantics,
         limits,
     );
+    if let Some(call) = old.unseen_call.clone().or_else(|| new.unseen_call.clone()) {
+        return Err(Unreplayed::Unseen(call));
+    }
     let globals = global_names(pair.old_program, pair.new_program);
     match interp::compare(&old, &new, &globals) {
         Comparison::Differ(differences) => Ok(Counterexample {
             inputs: named,
+            callees: inputs.callees.iter().map(|c| c.to_string()).collect(),
             old: behaviour(&old, &globals, &new),
             new: behaviour(&new, &globals, &old),
             differences,
         }),
-        Comparison::Same => Err("both versions behave the same on it".into()),
-        Comparison::Inconclusive(why) => Err(why),
+        Comparison::Same => Err(Unreplayed::No("both versions behave the same on it".into())),
+        Comparison::Inconclusive(why) => Err(Unreplayed::No(why)),
     }
 }
 
@@ -587,6 +615,8 @@ pub(crate) fn test_concretely(
             name: g.clone(),
             value: v.clone(),
         }));
+        // Calls outside the files are not run concretely: such inputs
+        // are inconclusive here.
         run_both(pair, inputs, named, options, &limits).ok()
     })
 }

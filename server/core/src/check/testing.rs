@@ -114,6 +114,7 @@ impl InputGen {
         let mut inputs = Inputs {
             args: vec![Value::Void; self.arity],
             globals: Default::default(),
+            callees: Vec::new(),
         };
         let round = self.count;
         self.count += 1;

@@ -3,7 +3,10 @@
 
 use super::ops::{Arith, internal};
 use super::render::{self, PArg};
-use super::{Execution, FaultKind, Inputs, LimitKind, Limits, Outcome, Printed, Stop};
+use super::{
+    CalleeArg, CalleeResult, CalleeStub, Execution, FaultKind, Inputs, LimitKind, Limits, Outcome,
+    Printed, Stop, UnseenCall,
+};
 use crate::ir::{
     BinOp, Block, Expr, ExprKind, FuncId, Function, LabelId, LoopKind, Place, PrintKind, Program,
     Semantics, Span, Stmt, StmtKind, Type,
@@ -66,6 +69,8 @@ pub(crate) struct Interp<'p> {
     depth: u32,
     printed: Vec<Printed>,
     trace: Vec<u32>,
+    callees: &'p [CalleeStub],
+    unseen_call: Option<UnseenCall>,
 }
 
 /// Total elements the interpreter allocates over one run, as a multiple of
@@ -90,6 +95,8 @@ pub(crate) fn run(
         depth: 0,
         printed: Vec::new(),
         trace: Vec::new(),
+        callees: &inputs.callees,
+        unseen_call: None,
     };
     // Under machine semantics inputs are converted to IEEE values, so an
     // approximate input real is no longer an approximation of anything.
@@ -163,6 +170,7 @@ pub(crate) fn run(
         trace: it.trace,
         inexact: it.ar.inexact || input_approx,
         arg_names,
+        unseen_call: it.unseen_call,
     }
 }
 
@@ -407,9 +415,53 @@ impl Interp<'_> {
             }
             StmtKind::Block(b) => return self.exec_block(fr, b),
             StmtKind::Throw(t) => return Err(Stop::Fault(FaultKind::Thrown(t.clone()), s.span)),
-            // What an unseen callee does is not known concretely: no
-            // conclusion from this run.
-            StmtKind::External { .. } => return Err(Stop::Limit(LimitKind::UnseenCall)),
+            StmtKind::External {
+                dest,
+                callee,
+                args,
+                ret,
+            } => {
+                let loc = match dest {
+                    Some(p) => Some(self.place(fr, p)?),
+                    None => None,
+                };
+                let mut vals = Vec::with_capacity(args.len());
+                for a in args {
+                    vals.push(match self.eval(fr, a)? {
+                        V::Str(t) => CalleeArg::Text(t),
+                        v => CalleeArg::Value(self.export(&v), a.ty.clone()),
+                    });
+                }
+                let call = UnseenCall {
+                    callee: callee.clone(),
+                    args: vals,
+                    ret: ret.clone(),
+                };
+                let stub = self.callees.iter().find(|c| c.call == call);
+                match stub.map(|c| &c.result) {
+                    Some(CalleeResult::Returns(v)) => {
+                        if let Some(loc) = loc {
+                            let v = self.import(v, ret);
+                            self.store(fr, loc, v, s.span)?;
+                        }
+                    }
+                    Some(CalleeResult::Throws(which)) => {
+                        return Err(Stop::Fault(
+                            FaultKind::Unseen {
+                                callee: callee.clone(),
+                                which: *which,
+                            },
+                            s.span,
+                        ));
+                    }
+                    // What an unseen callee does is not known concretely:
+                    // no conclusion from this run.
+                    None => {
+                        self.unseen_call = Some(call);
+                        return Err(Stop::Limit(LimitKind::UnseenCall));
+                    }
+                }
+            }
             StmtKind::Try {
                 body,
                 catches,

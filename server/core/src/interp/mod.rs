@@ -37,6 +37,66 @@ pub(crate) enum Stop {
 pub struct Inputs {
     pub args: Vec<Value>,
     pub globals: BTreeMap<String, Value>,
+    /// What calls outside the files do, for replaying a counterexample
+    /// found with them uninterpreted (empty: such a call ends the run
+    /// inconclusively, see [`Execution::unseen_call`]).
+    pub callees: Vec<CalleeStub>,
+}
+
+/// An argument of a call outside the files: a value with its type, or a
+/// string literal.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CalleeArg {
+    Value(Value, Type),
+    Text(String),
+}
+
+impl std::fmt::Display for CalleeArg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CalleeArg::Value(v, _) => write!(f, "{v}"),
+            CalleeArg::Text(t) => write!(f, "{t:?}"),
+        }
+    }
+}
+
+/// A call outside the files: who, on what, with which result type.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UnseenCall {
+    pub callee: String,
+    pub args: Vec<CalleeArg>,
+    pub ret: Type,
+}
+
+impl std::fmt::Display for UnseenCall {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let args: Vec<String> = self.args.iter().map(|a| a.to_string()).collect();
+        write!(f, "{}({})", self.callee, args.join(", "))
+    }
+}
+
+/// What a call outside the files does on given arguments.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CalleeStub {
+    pub call: UnseenCall,
+    pub result: CalleeResult,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum CalleeResult {
+    Returns(Value),
+    /// Throws (ends the run); equal numbers are the same exception.
+    Throws(i64),
+}
+
+impl std::fmt::Display for CalleeStub {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.result {
+            CalleeResult::Returns(Value::Void) => write!(f, "{} returns", self.call),
+            CalleeResult::Returns(v) => write!(f, "{} returns {v}", self.call),
+            CalleeResult::Throws(n) => write!(f, "{} throws exception #{n}", self.call),
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -78,6 +138,9 @@ pub enum FaultKind {
     /// What the program throws itself (`throw`, `abort()`, `exit(n)`, a
     /// failed `assert`).
     Thrown(Thrown),
+    /// An exception of a method outside the files (a replay stub): `which`
+    /// identifies it (equal numbers, same exception).
+    Unseen { callee: String, which: i64 },
 }
 
 impl FaultKind {
@@ -93,6 +156,7 @@ impl FaultKind {
             FaultKind::NegativeArraySize => implicit(2),
             FaultKind::Undefined(_) => "undefined behaviour".into(),
             FaultKind::Thrown(t) => t.key(),
+            FaultKind::Unseen { which, .. } => format!("unseen exception {which}"),
         }
     }
 
@@ -103,7 +167,7 @@ impl FaultKind {
             FaultKind::IndexOutOfBounds { .. } => Some(Thrown::JAVA_IMPLICIT[1].into()),
             FaultKind::NegativeArraySize => Some(Thrown::JAVA_IMPLICIT[2].into()),
             FaultKind::Thrown(Thrown::Exception(c)) => Some(c.clone()),
-            FaultKind::Undefined(_) | FaultKind::Thrown(_) => None,
+            FaultKind::Undefined(_) | FaultKind::Thrown(_) | FaultKind::Unseen { .. } => None,
         }
     }
 
@@ -113,6 +177,9 @@ impl FaultKind {
     pub fn describe(&self, lang: Lang) -> String {
         let what = match self {
             FaultKind::Thrown(t) => return t.describe(),
+            FaultKind::Unseen { callee, which } => {
+                return format!("throws what {callee} throws (exception #{which})");
+            }
             FaultKind::DivisionByZero => "division by zero".to_string(),
             FaultKind::IndexOutOfBounds { index, length } => {
                 format!("index {index} out of bounds for length {length}")
@@ -213,6 +280,9 @@ pub struct Execution {
     /// Names of the entry function's parameters, in order (to name array
     /// arguments in differences).
     pub arg_names: Vec<String>,
+    /// The call outside the files that had no stub, when that ended the
+    /// run ([`LimitKind::UnseenCall`]).
+    pub unseen_call: Option<UnseenCall>,
 }
 
 /// How two executions compare on observable behaviour.

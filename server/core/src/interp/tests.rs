@@ -1303,6 +1303,7 @@ fn try_catch_finally_and_throws() {
             &Inputs {
                 args: vec![Value::int(x)],
                 globals: BTreeMap::new(),
+                callees: Vec::new(),
             },
             Semantics::Machine,
             &Limits::default(),

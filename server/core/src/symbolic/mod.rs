@@ -154,6 +154,11 @@ pub struct Strings {
 }
 
 impl Strings {
+    /// The tag `s` got, if it got one.
+    pub fn get(&self, s: &str) -> Option<i64> {
+        self.tags.get(s).copied()
+    }
+
     pub fn tag(&mut self, s: &str) -> i64 {
         let n = self.tags.len() as i64;
         *self
@@ -172,6 +177,9 @@ pub struct PairEncoding {
     pub ufs: ops::Ufs,
     /// Applications of abstracted blocks (empty without abstraction).
     pub apps: crate::abstraction::Applications,
+    /// Tags of the string constants (printed, or passed to calls outside
+    /// the files).
+    pub strings: Strings,
     pub old: Summary,
     pub new: Summary,
 }
@@ -233,6 +241,7 @@ pub fn encode_pair(
         inputs,
         ufs,
         apps,
+        strings,
         old: old_sum,
         new: new_sum,
     })

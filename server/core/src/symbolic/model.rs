@@ -26,6 +26,7 @@ pub fn read_inputs(
     let mut inputs = Inputs {
         args: vec![Value::Void; arity],
         globals: Default::default(),
+        callees: Vec::new(),
     };
     let mut named = Vec::new();
     for var in &space.vars {
@@ -70,6 +71,78 @@ pub fn read_inputs(
     Ok((inputs, named))
 }
 
+/// What the model says an uninterpreted call outside the files does on
+/// the concrete arguments of `call` (see the executor's `external`): the
+/// stub a counterexample is replayed with.
+pub fn callee_stub(
+    model: &Model,
+    ops: &Ops,
+    ufs: &super::ops::Ufs,
+    strings: &super::Strings,
+    call: &crate::interp::UnseenCall,
+) -> Result<crate::interp::CalleeStub, String> {
+    use crate::interp::{CalleeArg, CalleeResult, CalleeStub};
+    let mut args = Vec::with_capacity(call.args.len());
+    for a in &call.args {
+        let term = match a {
+            CalleeArg::Text(t) => {
+                let tag = strings
+                    .get(t)
+                    .ok_or_else(|| format!("string argument {t:?} unknown to the encoding"))?;
+                Dynamic::from_ast(&z3::ast::Int::from_i64(tag))
+            }
+            CalleeArg::Value(Value::Bool(b), _) => Dynamic::from_ast(&z3::ast::Bool::from_bool(*b)),
+            CalleeArg::Value(Value::Int(i), ty) => {
+                let v = i128::try_from(i.clone()).map_err(|_| "argument out of range")?;
+                ops.int_lit(v, ty)
+                    .map_err(|e| e.what)?
+                    .to_dyn()
+                    .ok_or("argument")?
+            }
+            CalleeArg::Value(v, _) => {
+                return Err(format!(
+                    "{}: argument {v} cannot be given to the solver's model",
+                    call.callee
+                ));
+            }
+        };
+        args.push(term);
+    }
+    let name = format!("call {}", call.callee);
+    let throws = ufs
+        .eval_in(model, &format!("{name} throws"), &args, &z3::Sort::bool())
+        .and_then(|d| d.as_bool())
+        .and_then(|b| b.as_bool())
+        .unwrap_or(false);
+    let result = if throws {
+        let which = ufs
+            .eval_in(model, &format!("{name} exception"), &args, &z3::Sort::int())
+            .and_then(|d| d.as_int())
+            .and_then(|i| i.as_i64())
+            .unwrap_or(0);
+        CalleeResult::Throws(which)
+    } else if call.ret == Type::Void {
+        CalleeResult::Returns(Value::Void)
+    } else {
+        let range = ops.sort(&call.ret).map_err(|e| e.what)?;
+        let value = match ufs.eval_in(model, &name, &args, &range) {
+            Some(d) => {
+                let sym = ops.from_dyn(&call.ret, &d).map_err(|e| e.what)?;
+                scalar(model, &sym, &call.ret)?
+            }
+            None => {
+                let zero = ops.zero(&call.ret).map_err(|e| e.what)?;
+                scalar(model, &zero, &call.ret)?
+            }
+        };
+        CalleeResult::Returns(value)
+    };
+    Ok(CalleeStub {
+        call: call.clone(),
+        result,
+    })
+}
+
 /// A constraint that excludes this exact assignment of the scalar inputs
 /// (used to ask for a different candidate).
 pub fn block(model: &Model, space: &InputSpace) -> Option<Bool> {
@@ -88,7 +161,7 @@ pub fn block(model: &Model, space: &InputSpace) -> Option<Bool> {
     }
 }
 
-fn scalar(model: &Model, v: &Sym, ty: &Type) -> Result<Value, String> {
+pub fn scalar(model: &Model, v: &Sym, ty: &Type) -> Result<Value, String> {
     let eval = |d: &Dynamic| {
         model
             .eval(d, true)

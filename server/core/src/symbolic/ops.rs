@@ -917,6 +917,31 @@ impl Ufs {
         decl.apply(&refs)
     }
 
+    /// The value the function `name` (as applied by [`Ufs::apply`]) takes
+    /// on `args` in `model`, with model completion; `None` when the
+    /// encoding never applied it to arguments of these sorts (any value is
+    /// then consistent with the model).
+    pub fn eval_in(
+        &self,
+        model: &z3::Model,
+        name: &str,
+        args: &[Dynamic],
+        range: &Sort,
+    ) -> Option<Dynamic> {
+        let sorts: Vec<Sort> = args.iter().map(|a| a.get_sort()).collect();
+        let key = format!(
+            "{name}:{}->{range}",
+            sorts
+                .iter()
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        let decl = self.decls.get(&key)?;
+        let refs: Vec<&dyn Ast> = args.iter().map(|a| a as &dyn Ast).collect();
+        model.eval(&decl.apply(&refs), true)
+    }
+
     fn apply_int(&mut self, name: &str, args: &[&Int]) -> Int {
         let dyns: Vec<Dynamic> = args.iter().map(|a| Dynamic::from_ast(*a)).collect();
         self.apply(name, &dyns, &Sort::int())
