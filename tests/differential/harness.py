@@ -872,6 +872,10 @@ def check_fixture(fx: Fixture, args, work: Path) -> list[tuple[str, Result]]:
     for s, exp in plan.items():
         if exp not in DECIDED:
             results[s] = Result("skip", f"{exp}: not decided")
+        elif "native" in fx.expect:
+            # The case cannot run natively (e.g. it calls a library that is
+            # not here); expect.json says why.
+            results[s] = Result("skip", f"not run natively: {fx.expect['native']}")
     todo = [s for s in plan if s not in results]
     if not todo:
         return list(results.items())
