@@ -183,6 +183,7 @@ fn run(p: &Program, sem: Semantics, args: Vec<Value>) -> Execution {
         &Inputs {
             args,
             globals: BTreeMap::new(),
+            callees: Vec::new(),
         },
         sem,
         &Limits::default(),
@@ -1075,6 +1076,7 @@ fn exec(outcome: Outcome) -> Execution {
         trace: vec![],
         inexact: false,
         arg_names: vec![],
+        unseen_call: None,
     }
 }
 
