@@ -632,7 +632,7 @@ fn outcome_assumptions(pair: &MethodPair<'_>) -> Vec<String> {
     }
     out.extend(callees.into_iter().map(|c| {
         format!(
-            "{c} is pure: for equal arguments it returns the same value or throws the same exception, and does nothing else the caller can observe"
+            "{c} is pure: for equal arguments it returns the same value or ends the run the same way (throws the same exception), and does nothing else the caller can observe"
         )
     }));
     out

@@ -178,7 +178,10 @@ impl FaultKind {
         let what = match self {
             FaultKind::Thrown(t) => return t.describe(),
             FaultKind::Unseen { callee, which } => {
-                return format!("throws what {callee} throws (exception #{which})");
+                return match lang {
+                    Lang::Java => format!("throws what {callee} throws (exception #{which})"),
+                    Lang::C => format!("ends the run inside {callee} (outcome #{which})"),
+                };
             }
             FaultKind::DivisionByZero => "division by zero".to_string(),
             FaultKind::IndexOutOfBounds { index, length } => {

@@ -1001,6 +1001,83 @@ impl<'t> Fx<'t> {
         Ok(self.store(place, read, value, span, out, want))
     }
 
+    /// A call to a function the file declares but does not define
+    /// ([`StmtKind::External`]): scalar parameters and result only (a
+    /// pointer could be written through or returned).
+    fn external_call(
+        &mut self,
+        n: Node<'t>,
+        name: &str,
+        args: &[Node<'t>],
+        out: &mut Block,
+        want: bool,
+    ) -> Res<Option<Expr>> {
+        let span = self.sp(n);
+        let Some(sig) = self.file.prototypes.get(name) else {
+            return Err(self.unsup(n, format!("call to unknown function {name}")));
+        };
+        let (params, ret) = match (&sig.params, &sig.ret) {
+            (Ok(p), Ok(r)) => (
+                p.iter().map(|p| p.ty.clone()).collect::<Vec<Type>>(),
+                r.clone(),
+            ),
+            _ => {
+                return Err(self.unsup(
+                    n,
+                    format!("call to {name}, declared with an unsupported signature"),
+                ));
+            }
+        };
+        if params.len() != args.len() {
+            return Err(self.unsup(
+                n,
+                format!(
+                    "call to {name} with {} arguments instead of {}",
+                    args.len(),
+                    params.len()
+                ),
+            ));
+        }
+        if let Some(p) = params.iter().find(|t| !(is_arith(t) || **t == Type::Bool)) {
+            return Err(self.unsup(
+                n,
+                format!(
+                    "call to {name}, a function outside the file, with a parameter of type {p}"
+                ),
+            ));
+        }
+        if !(is_arith(&ret) || ret == Type::Bool || ret == Type::Void) {
+            return Err(self.unsup(
+                n,
+                format!("call to {name}, a function outside the file, returning {ret}"),
+            ));
+        }
+        if want && ret == Type::Void {
+            return Err(self.unsup(n, format!("use of the result of void function {name}")));
+        }
+        let vals = self.operands(args, out)?;
+        let mut conv = Vec::with_capacity(vals.len());
+        for (v, p) in vals.into_iter().zip(&params) {
+            let sp = v.span;
+            conv.push(self.convert(v, p, sp)?);
+        }
+        let dest = if want {
+            Some(self.temp(ret.clone(), span))
+        } else {
+            None
+        };
+        out.push(Stmt {
+            kind: StmtKind::External {
+                dest: dest.map(crate::ir::Place::Local),
+                callee: name.to_string(),
+                args: conv,
+                ret: if want { ret.clone() } else { Type::Void },
+            },
+            span,
+        });
+        Ok(dest.map(|d| self.local_expr(d, span)))
+    }
+
     /// `abort()`, `exit(status)`, `assert(cond)`: the execution ends with
     /// that outcome (`assert` only where `cond` is false: `NDEBUG` is not
     /// defined). The exit status must be a constant; it is taken modulo 256,
@@ -1137,6 +1214,9 @@ impl<'t> Fx<'t> {
         let Some(lib) = library(name) else {
             if self.file.fn_macros.contains(name) {
                 return Err(self.unsup(f, format!("function-like macro {name}")));
+            }
+            if self.file.prototypes.contains_key(name) {
+                return self.external_call(n, name, &args, out, want);
             }
             return Err(self.unsup(f, format!("call to unknown function {name}")));
         };

@@ -240,6 +240,9 @@ struct FileCx<'t> {
     global_const: Vec<bool>,
     sigs: Vec<Sig>,
     fn_map: HashMap<String, FuncId>,
+    /// Functions the file declares (a prototype) but does not define:
+    /// calls outside the file.
+    prototypes: HashMap<String, Sig>,
 }
 
 /// Where `break`/`continue` go from inside a loop or switch.
@@ -318,6 +321,7 @@ fn lower_here(source: &str, tree: &Tree) -> Program {
         global_const: Vec::new(),
         sigs: Vec::new(),
         fn_map: HashMap::new(),
+        prototypes: HashMap::new(),
     };
     // Macros first (anywhere in the file), then the builtin ones the source
     // mentions and does not define itself.
@@ -575,6 +579,7 @@ impl<'t> FileCx<'t> {
         let base = self.base_type(tnode, self.src);
         let mut c = n.walk();
         let decls: Vec<Node> = n.children_by_field_name("declarator", &mut c).collect();
+        let decls_len = decls.len();
         for d in decls {
             let (decl, init) = if d.kind() == "init_declarator" {
                 (
@@ -586,6 +591,12 @@ impl<'t> FileCx<'t> {
             };
             let Some(decl) = decl else { continue };
             if contains_function_declarator(decl) {
+                if decls_len == 1 {
+                    let sig = self.signature(n);
+                    if !sig.name.is_empty() {
+                        self.prototypes.entry(sig.name.clone()).or_insert(sig);
+                    }
+                }
                 continue;
             }
             let Some(name_node) = declarator_name(decl) else {

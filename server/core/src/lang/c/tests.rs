@@ -177,9 +177,15 @@ fn stmt(s: &Stmt, f: &Function, prog: &Program, ind: usize, out: &mut String) {
         }
         StmtKind::Throw(t) => out.push_str(&format!("{pad}end {};\n", t.key())),
         StmtKind::Try { .. } => out.push_str(&format!("{pad}try;\n")),
-        StmtKind::External { callee, args, .. } => {
+        StmtKind::External {
+            dest, callee, args, ..
+        } => {
+            let d = dest
+                .as_ref()
+                .map(|d| format!("{} = ", place(d, f, prog)))
+                .unwrap_or_default();
             let a: Vec<String> = args.iter().map(|a| p(a, f, prog)).collect();
-            out.push_str(&format!("{pad}extern {callee}({});\n", a.join(", ")));
+            out.push_str(&format!("{pad}{d}extern {callee}({});\n", a.join(", ")));
         }
     }
 }
@@ -775,5 +781,23 @@ fn abort_exit_and_assert_end_the_run() {
     assert_eq!(
         err(src, "h"),
         "unsupported: use of the result of abort at 14:10"
+    );
+}
+
+#[test]
+fn declared_but_undefined_functions_are_calls_outside_the_file() {
+    let src = "int step(int crc, int byte);\nvoid log_value(long v);\nint *find(int key);\nint f(int a) {\n  log_value(a);\n  return step(-1, a) + 1;\n}\nint g(int a) {\n  return *find(a);\n}\nint h(int a) {\n  return undeclared(a);\n}";
+    assert_eq!(
+        show(src, "f"),
+        "extern log_value((i64)a);\ntmp1 = extern step(-1, a);\nreturn (tmp1 + 1);\n"
+    );
+    assert!(
+        err(src, "g").contains("declared with an unsupported signature"),
+        "{}",
+        err(src, "g")
+    );
+    assert_eq!(
+        err(src, "h"),
+        "unsupported: call to unknown function undeclared at 12:10"
     );
 }
