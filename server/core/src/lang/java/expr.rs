@@ -8,7 +8,7 @@ use super::{
 };
 use crate::ir::{
     BinOp, Block, Expr, ExprKind, FloatLit, FloatTy, FuncId, GlobalId, IntTy, Intrinsic, LocalId,
-    Place, PrintKind, Span, StmtKind, Type, UnOp,
+    Place, PrintKind, Span, StmtKind, Thrown, Type, UnOp,
 };
 use tree_sitter::Node;
 
@@ -1274,6 +1274,9 @@ impl<'c, 't> FnCx<'c, 't> {
         if self.const_mode {
             return Err(unsupported(n, "call in a constant"));
         }
+        if let Some(check) = Precondition::named(callee) {
+            return self.precondition(n, check, callee, arg_nodes, out, want);
+        }
         let sp = span(n);
         let hint = self.hinted_type(n);
         let mut args = Vec::with_capacity(arg_nodes.len());
@@ -1325,6 +1328,130 @@ impl<'c, 't> FnCx<'c, 't> {
             sp,
         ));
         Ok(Some(mk(ExprKind::Local(t), ty, sp)))
+    }
+
+    /// A precondition helper of Guava or the JDK, with its documented
+    /// behaviour instead of an uninterpreted function: `checkArgument(c,
+    /// msg)` is `if (!c) throw new IllegalArgumentException(msg)`. Every
+    /// argument is evaluated before the call (Java), so the message ones
+    /// must be inert, as in a `throw`.
+    fn precondition(
+        &mut self,
+        n: Node,
+        check: Precondition,
+        callee: &str,
+        arg_nodes: &[Node],
+        out: &mut Block,
+        want: bool,
+    ) -> R<Option<Expr>> {
+        let sp = span(n);
+        let scalars = match check {
+            Precondition::Argument | Precondition::State => 1,
+            _ => 2,
+        };
+        let max = match check {
+            Precondition::ObjectsIndex => 2,
+            Precondition::Argument | Precondition::State => usize::MAX,
+            _ => 3,
+        };
+        if arg_nodes.len() < scalars || arg_nodes.len() > max {
+            return Err(unsupported(
+                n,
+                format!("call to {callee} with {} arguments", arg_nodes.len()),
+            ));
+        }
+        if let Some(bad) = arg_nodes[scalars..]
+            .iter()
+            .find_map(|a| super::stmt::first_active(*a))
+        {
+            return Err(unsupported(
+                bad,
+                format!(
+                    "{} in a message argument of {callee} (only literals, variables and operators that cannot fail)",
+                    bad.kind().replace('_', " ")
+                ),
+            ));
+        }
+        let throw = |class: &str| st(StmtKind::Throw(Thrown::Exception(class.into())), sp);
+        let lit = |v: i128| mk(ExprKind::IntLit(v), Type::INT, sp);
+        let cmp = |op: BinOp, a: &Expr, b: &Expr| {
+            mk(
+                ExprKind::Binary(op, Box::new(a.clone()), Box::new(b.clone())),
+                Type::Bool,
+                sp,
+            )
+        };
+        if scalars == 1 {
+            let c = self.cond(arg_nodes[0], out)?;
+            let class = if check == Precondition::Argument {
+                "IllegalArgumentException"
+            } else {
+                "IllegalStateException"
+            };
+            out.push(st(
+                StmtKind::If {
+                    cond: not(c),
+                    then_branch: vec![throw(class)],
+                    else_branch: Vec::new(),
+                },
+                sp,
+            ));
+            return Ok(None);
+        }
+        // Index checks: both operands once, as ints, into temporaries.
+        let mut vals = Vec::new();
+        for a in &arg_nodes[..2] {
+            let e = self.expr(*a, out)?;
+            let e = self.convert(e, &Type::INT, *a)?;
+            let t = self.temp(Type::INT, sp);
+            out.push(st(
+                StmtKind::Assign {
+                    place: Place::Local(t),
+                    value: e,
+                },
+                sp,
+            ));
+            vals.push(mk(ExprKind::Local(t), Type::INT, sp));
+        }
+        let (index, size) = (&vals[0], &vals[1]);
+        let past_end = if check == Precondition::PositionIndex {
+            cmp(BinOp::Gt, index, size)
+        } else {
+            cmp(BinOp::Ge, index, size)
+        };
+        let bad = or(cmp(BinOp::Lt, index, &lit(0)), past_end, sp);
+        let thrown = if check == Precondition::ObjectsIndex {
+            vec![throw("IndexOutOfBoundsException")]
+        } else {
+            // Guava builds the message first, and that throws
+            // IllegalArgumentException for a negative size with an index
+            // that is not negative.
+            vec![st(
+                StmtKind::If {
+                    cond: mk(
+                        ExprKind::Binary(
+                            BinOp::And,
+                            Box::new(cmp(BinOp::Ge, index, &lit(0))),
+                            Box::new(cmp(BinOp::Lt, size, &lit(0))),
+                        ),
+                        Type::Bool,
+                        sp,
+                    ),
+                    then_branch: vec![throw("IllegalArgumentException")],
+                    else_branch: vec![throw("IndexOutOfBoundsException")],
+                },
+                sp,
+            )]
+        };
+        out.push(st(
+            StmtKind::If {
+                cond: bad,
+                then_branch: thrown,
+                else_branch: Vec::new(),
+            },
+            sp,
+        ));
+        Ok(want.then(|| index.clone()))
     }
 
     /// The type [`FnCx::result_hint`] gives `n` (through parentheses).
@@ -1615,5 +1742,35 @@ fn field_type_error(name: &str, e: &TyErr) -> String {
         TyErr::Class(c) => format!("field {name} of class type {c}"),
         TyErr::MultiDim(t) => format!("field {name} of multi-dimensional array type {t}"),
         TyErr::Other(t) => format!("field {name} of type {t}"),
+    }
+}
+
+/// Precondition helpers whose documented behaviour eqlens models exactly
+/// (full names, as resolved through the imports).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Precondition {
+    /// Guava `checkArgument(boolean, ...)`: `IllegalArgumentException`.
+    Argument,
+    /// Guava `checkState(boolean, ...)`: `IllegalStateException`.
+    State,
+    /// Guava `checkElementIndex(index, size[, desc])`: `0 <= index < size`.
+    ElementIndex,
+    /// Guava `checkPositionIndex(index, size[, desc])`: `0 <= index <= size`.
+    PositionIndex,
+    /// JDK `java.util.Objects.checkIndex(index, length)`.
+    ObjectsIndex,
+}
+
+impl Precondition {
+    fn named(callee: &str) -> Option<Precondition> {
+        let guava = callee.strip_prefix("com.google.common.base.Preconditions.");
+        Some(match (guava, callee) {
+            (Some("checkArgument"), _) => Precondition::Argument,
+            (Some("checkState"), _) => Precondition::State,
+            (Some("checkElementIndex"), _) => Precondition::ElementIndex,
+            (Some("checkPositionIndex"), _) => Precondition::PositionIndex,
+            (None, "java.util.Objects.checkIndex") => Precondition::ObjectsIndex,
+            _ => return None,
+        })
     }
 }

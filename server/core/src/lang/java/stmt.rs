@@ -762,7 +762,7 @@ impl<'c, 't> FnCx<'c, 't> {
 /// The first node under `n` whose evaluation could fail or have an effect
 /// (a call, an array read, a division, an assignment, an allocation, a
 /// reference cast), if any.
-fn first_active(n: Node) -> Option<Node> {
+pub(super) fn first_active(n: Node) -> Option<Node> {
     let inert = match n.kind() {
         "method_invocation"
         | "array_access"

@@ -1570,3 +1570,20 @@ fn calls_outside_the_file_are_external_with_import_aware_names() {
         "call to mix, which is neither in the file nor statically imported"
     );
 }
+
+#[test]
+fn known_precondition_helpers_are_modelled_exactly() {
+    let src = "import static com.google.common.base.Preconditions.*;\nimport java.util.Objects;\nclass A {\n  int f(int a, int n) {\n    checkArgument(n > 0, \"n = %s\", n);\n    int i = checkElementIndex(a, n);\n    return Objects.checkIndex(i, n);\n  }\n  void g(int a) {\n    checkState(a != 0, describe(a));\n  }\n}";
+    let p = prog(src);
+    assert_eq!(
+        body_of_p(&p, "f"),
+        "if !(n > 0) { throw exception IllegalArgumentException }; $t2 = a; $t3 = n; if (($t2 < 0) || ($t2 >= $t3)) { if (($t2 >= 0) && ($t3 < 0)) { throw exception IllegalArgumentException } else { throw exception IndexOutOfBoundsException } }; i = $t2; $t5 = i; $t6 = n; if (($t5 < 0) || ($t5 >= $t6)) { throw exception IndexOutOfBoundsException }; return $t5"
+    );
+    assert!(
+        err(&p, "g")
+            .what
+            .starts_with("method invocation in a message argument of com.google.common.base.Preconditions.checkState"),
+        "{}",
+        err(&p, "g")
+    );
+}
