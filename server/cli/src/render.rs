@@ -490,7 +490,7 @@ mod tests {
             old: behaviour(3, vec![3, 4, 5, 7]),
             new: behaviour(4, vec![3, 4, 5, 9]),
             differences: vec!["return value: 3 vs 4".into()],
-            callees: Vec::new(),
+            callees: vec!["Pricing.adjusted(10) returns 2".into()],
         };
         FileReport {
             lang: Lang::Java,
@@ -565,6 +565,10 @@ mod tests {
         assert_eq!(
             lines[2],
             "≢ baz(2)     not equivalent                  a = 10, b = 10"
+        );
+        assert_eq!(
+            lines[3],
+            "             assuming:   Pricing.adjusted(10) returns 2"
         );
         assert!(text.contains("old:        returns 3"), "{text}");
         assert!(text.contains("new:        returns 4"), "{text}");

@@ -1385,3 +1385,63 @@ fn java_catch_follows_the_jdk_hierarchy() {
         None
     );
 }
+
+#[test]
+fn calls_outside_the_files_run_from_stubs() {
+    let src = "class A { static int f(int x) { int y = Other.twice(x); Audit.record(y); return y + 1; } }";
+    let p = crate::lang::lower(Lang::Java, src);
+    let f = p.find("f").next().expect("f").0;
+    let twice = |arg: i64| UnseenCall {
+        callee: "Other.twice".into(),
+        args: vec![CalleeArg::Value(Value::int(arg), Type::INT)],
+        ret: Type::INT,
+    };
+    let record = |arg: i64| UnseenCall {
+        callee: "Audit.record".into(),
+        args: vec![CalleeArg::Value(Value::int(arg), Type::INT)],
+        ret: Type::Void,
+    };
+    let go = |callees: Vec<CalleeStub>| {
+        execute(
+            &p,
+            f,
+            &Inputs {
+                args: vec![Value::int(3)],
+                globals: BTreeMap::new(),
+                callees,
+            },
+            Semantics::Math,
+            &Limits::default(),
+        )
+    };
+    // Without a stub: inconclusive, naming the call.
+    let e = go(Vec::new());
+    assert_eq!(e.outcome, Outcome::Limit(LimitKind::UnseenCall));
+    assert_eq!(e.unseen_call, Some(twice(3)));
+    // With the first stub, the next call is the missing one.
+    let first = CalleeStub {
+        call: twice(3),
+        result: CalleeResult::Returns(Value::int(7)),
+    };
+    let e = go(vec![first.clone()]);
+    assert_eq!(e.unseen_call, Some(record(7)));
+    // Both: the run completes; a throwing stub ends it.
+    let ok = CalleeStub {
+        call: record(7),
+        result: CalleeResult::Returns(Value::Void),
+    };
+    assert_eq!(go(vec![first.clone(), ok]).outcome, returns(8));
+    let throws = CalleeStub {
+        call: record(7),
+        result: CalleeResult::Throws(4),
+    };
+    assert_eq!(throws.to_string(), "Audit.record(7) throws exception #4");
+    let e = go(vec![first, throws]);
+    assert_eq!(
+        fault_kind(&e.outcome),
+        Some(&FaultKind::Unseen {
+            callee: "Audit.record".into(),
+            which: 4
+        })
+    );
+}
