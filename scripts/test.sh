@@ -52,3 +52,9 @@ if [ -d "$corpus" ]; then
 else
   step "EqBench dev corpus not found at $corpus: skipped"
 fi
+
+# Our own pairs in the style of real library code (labels for machine
+# semantics, see tests/realcode/README.md).
+step "real-code pairs: no wrong verdicts"
+target/release/eqlens bench tests/realcode --semantics machine --checker portfolio \
+  --timeout-ms 10000 --out target/bench-realcode

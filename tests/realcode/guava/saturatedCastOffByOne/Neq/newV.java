@@ -1,0 +1,11 @@
+public class newV {
+    static int saturatedCast(long value) {
+        if (value >= Integer.MAX_VALUE - 1) {
+            return Integer.MAX_VALUE;
+        }
+        if (value < Integer.MIN_VALUE) {
+            return Integer.MIN_VALUE;
+        }
+        return (int) value;
+    }
+}

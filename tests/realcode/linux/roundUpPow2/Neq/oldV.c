@@ -1,0 +1,3 @@
+int round_up(int x, int align) {
+    return (x + align - 1) / align * align;
+}
