@@ -1138,11 +1138,14 @@ impl<'c, 't> FnCx<'c, 't> {
         match obj.kind() {
             "this" => return self.program_call(n, None, name, &args, out, want),
             "identifier" if !self.is_value_name(otext) => {
-                if otext == "Math" || otext == "StrictMath" {
-                    return self.intrinsic(n, name, &args, out).map(Some);
-                }
                 if let Some(c) = self.cx.class_named(otext) {
                     return self.program_call(n, Some(c), name, &args, out, want);
+                }
+                if let Some(e) = self.jdk_method(n, otext, name, &args, out)? {
+                    return Ok(Some(e));
+                }
+                if otext == "Math" || otext == "StrictMath" {
+                    return self.intrinsic(n, name, &args, out).map(Some);
                 }
                 let callee = self
                     .cx

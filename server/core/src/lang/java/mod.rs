@@ -35,6 +35,7 @@
 //! statements.
 
 mod expr;
+mod jdk;
 mod stmt;
 #[cfg(test)]
 mod tests;

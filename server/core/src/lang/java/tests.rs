@@ -1587,3 +1587,28 @@ fn known_precondition_helpers_are_modelled_exactly() {
         err(&p, "g")
     );
 }
+
+#[test]
+fn jdk_integer_methods_are_lowered_as_the_jdk_implements_them() {
+    assert_eq!(
+        body_of("int f(int x) { return Integer.signum(x); }", "f"),
+        "$t1 = x; return (($t1 > 0) ? 1 : (($t1 < 0) ? -1 : 0))"
+    );
+    assert_eq!(
+        body_of("int f(int x, int y) { return Math.floorMod(x, y); }", "f"),
+        "$t2 = x; $t3 = y; $t4 = ($t2 / $t3); $t5 = ($t2 % $t3); return ((($t5 != 0) && (($t5 < 0) != ($t3 < 0))) ? ($t5 + $t3) : $t5)"
+    );
+    let p = prog(
+        "class A { int f(double d) { return Integer.signum(d); } int g(int x) { return Integer.reverse(x) + 1; } }",
+    );
+    assert_eq!(err(&p, "f").what, "Integer.signum of double");
+    // Not modelled (yet): a call outside the file, whose result type the
+    // context must give.
+    assert!(
+        err(&p, "g")
+            .what
+            .starts_with("the result of Integer.reverse, a method outside the file"),
+        "{}",
+        err(&p, "g")
+    );
+}
