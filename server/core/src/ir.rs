@@ -582,6 +582,27 @@ const JAVA_EXCEPTION_PARENTS: &[(&str, &str)] = &[
     ("VirtualMachineError", "Error"),
 ];
 
+/// The first of `catches` that takes a thrown `class` (see
+/// [`java_catches`]), or `Err(caught)` naming a clause met on the way whose
+/// relation to `class` is unknown. The interpreter and the symbolic
+/// executor both match through this, so they cannot disagree.
+pub fn first_catching(
+    catches: &[Catch],
+    class: &str,
+    declared: &[(String, String)],
+) -> Result<Option<usize>, String> {
+    for (i, clause) in catches.iter().enumerate() {
+        for k in &clause.classes {
+            match java_catches(k, class, declared) {
+                Some(true) => return Ok(Some(i)),
+                Some(false) => {}
+                None => return Err(k.clone()),
+            }
+        }
+    }
+    Ok(None)
+}
+
 /// Whether `catch (caught)` catches a thrown `class` (simple names), with
 /// the classes the file declares (`declared`, see
 /// [`Program::class_parents`]) above the JDK's: `None` when the hierarchy

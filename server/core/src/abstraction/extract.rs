@@ -182,8 +182,13 @@ impl<'a> Extractor<'_, 'a> {
             }
             let inner = loop_depth + u32::from(matches!(s.kind, StmtKind::Loop { .. }));
             let compound = !child_blocks(s).is_empty();
-            for b in child_blocks(s) {
-                self.scan(b, inner, under_change || (compound && changed));
+            // Nothing inside a `try` is abstracted: a run failing midway
+            // leaves locals that a `catch` or `finally` reads as they were
+            // at the failure, which the run's function cannot say.
+            if !matches!(s.kind, StmtKind::Try { .. }) {
+                for b in child_blocks(s) {
+                    self.scan(b, inner, under_change || (compound && changed));
+                }
             }
             j += 1;
         }
@@ -515,6 +520,21 @@ impl<'a> Extractor<'_, 'a> {
         }
         for r in &e.stores {
             outputs.push(root_slot(r)?);
+        }
+        if e.may_fault {
+            // A run that fails midway leaves each global it writes as it was
+            // before the run or as the run set it: the failing outcome's
+            // state is a function of the inputs only with those entry
+            // values among them (else two versions whose values differ
+            // before the run would be taken to agree after a fault in it).
+            // Locals do not outlive a failure (outside a `try`, and runs
+            // inside one are not abstracted); arrays written are inputs
+            // already.
+            for o in &outputs {
+                if matches!(o, Slot::Global(..)) && !inputs.contains(o) {
+                    inputs.push(o.clone());
+                }
+            }
         }
         Some(Site {
             block: BlockId(0),

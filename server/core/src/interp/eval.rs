@@ -471,21 +471,25 @@ impl Interp<'_> {
                 if let Err(Stop::Fault(kind, _)) = &result
                     && let Some(class) = kind.java_class()
                 {
-                    for clause in catches {
-                        let mut caught = false;
-                        for k in &clause.classes {
-                            match crate::ir::java_catches(k, &class, &self.program.class_parents) {
-                                Some(true) => caught = true,
-                                Some(false) => {}
-                                // The checkers refuse this too.
-                                None => return Err(Stop::Limit(LimitKind::UnknownCatch)),
+                    match crate::ir::first_catching(catches, &class, &self.program.class_parents) {
+                        Ok(Some(i)) => {
+                            if let Some(clause) = catches.get(i) {
+                                result = self.exec_block(fr, &clause.body);
                             }
                         }
-                        if caught {
-                            result = self.exec_block(fr, &clause.body);
-                            break;
-                        }
+                        Ok(None) => {}
+                        // The checkers refuse this too.
+                        Err(_) => return Err(Stop::Limit(LimitKind::UnknownCatch)),
                     }
+                } else if let Err(Stop::Fault(FaultKind::Unseen { .. }, _)) = &result
+                    && let Some(first) = catches.first()
+                {
+                    // What an unseen callee throws: only `Throwable` surely
+                    // takes it (the checkers refuse any other clause too).
+                    if !first.classes.iter().any(|k| k == "Throwable") {
+                        return Err(Stop::Limit(LimitKind::UnknownCatch));
+                    }
+                    result = self.exec_block(fr, &first.body);
                 }
                 if finally.is_empty() || matches!(result, Err(Stop::Limit(_))) {
                     return result;

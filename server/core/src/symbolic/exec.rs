@@ -1244,20 +1244,11 @@ impl<'a> Executor<'a> {
                 None => return Ok(None),
             },
         };
-        for (i, clause) in catches.iter().enumerate() {
-            for k in &clause.classes {
-                match crate::ir::java_catches(k, class, &self.program.class_parents) {
-                    Some(true) => return Ok(Some(i)),
-                    Some(false) => {}
-                    None => {
-                        return Err(unsupported(format!(
-                            "catch ({k}) of a {class}: their class hierarchy is unknown"
-                        )));
-                    }
-                }
-            }
-        }
-        Ok(None)
+        crate::ir::first_catching(catches, class, &self.program.class_parents).map_err(|k| {
+            unsupported(format!(
+                "catch ({k}) of a {class}: their class hierarchy is unknown"
+            ))
+        })
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -872,15 +872,7 @@ impl Ufs {
     }
 
     pub fn apply(&mut self, name: &str, args: &[Dynamic], range: &Sort) -> Dynamic {
-        let sorts: Vec<Sort> = args.iter().map(|a| a.get_sort()).collect();
-        let key = format!(
-            "{name}:{}->{range}",
-            sorts
-                .iter()
-                .map(|s| s.to_string())
-                .collect::<Vec<_>>()
-                .join(",")
-        );
+        let (sorts, key) = uf_key(name, args, range);
         self.used.insert(name.to_string());
         if let Some(apps) = self.applications.as_mut() {
             // Syntactically the same arguments (terms are hash-consed):
@@ -928,15 +920,7 @@ impl Ufs {
         args: &[Dynamic],
         range: &Sort,
     ) -> Option<Dynamic> {
-        let sorts: Vec<Sort> = args.iter().map(|a| a.get_sort()).collect();
-        let key = format!(
-            "{name}:{}->{range}",
-            sorts
-                .iter()
-                .map(|s| s.to_string())
-                .collect::<Vec<_>>()
-                .join(",")
-        );
+        let (_, key) = uf_key(name, args, range);
         let decl = self.decls.get(&key)?;
         let refs: Vec<&dyn Ast> = args.iter().map(|a| a as &dyn Ast).collect();
         model.eval(&decl.apply(&refs), true)
@@ -948,6 +932,21 @@ impl Ufs {
             .as_int()
             .unwrap_or_else(|| Int::from_i64(0))
     }
+}
+
+/// The argument sorts of an application of `name`, and the key of its
+/// function declaration (one per name and signature).
+fn uf_key(name: &str, args: &[Dynamic], range: &Sort) -> (Vec<Sort>, String) {
+    let sorts: Vec<Sort> = args.iter().map(|a| a.get_sort()).collect();
+    let key = format!(
+        "{name}:{}->{range}",
+        sorts
+            .iter()
+            .map(|s| s.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    (sorts, key)
 }
 
 /// `c ? a : b`, or just `a` when both sides are the same term (hash-consed

@@ -1001,6 +1001,43 @@ impl<'t> Fx<'t> {
         Ok(self.store(place, read, value, span, out, want))
     }
 
+    /// The arguments of a call to `name`, evaluated in order and converted
+    /// to the parameter types (an array only to its own type).
+    fn arguments(
+        &mut self,
+        n: Node<'t>,
+        name: &str,
+        args: &[Node<'t>],
+        params: &[Type],
+        out: &mut Block,
+    ) -> Res<Vec<Expr>> {
+        if params.len() != args.len() {
+            return Err(self.unsup(
+                n,
+                format!(
+                    "call to {name} with {} arguments instead of {}",
+                    args.len(),
+                    params.len()
+                ),
+            ));
+        }
+        let vals = self.operands(args, out)?;
+        let mut conv = Vec::with_capacity(vals.len());
+        for (v, p) in vals.into_iter().zip(params) {
+            if let (Type::Array(_), Type::Array(_)) = (&v.ty, p)
+                && &v.ty != p
+            {
+                return Err(super::unsupported(
+                    v.span,
+                    format!("array argument of type {} for {}", v.ty, p),
+                ));
+            }
+            let sp = v.span;
+            conv.push(self.convert(v, p, sp)?);
+        }
+        Ok(conv)
+    }
+
     /// A call to a function the file declares but does not define
     /// ([`StmtKind::External`]): scalar parameters and result only (a
     /// pointer could be written through or returned).
@@ -1028,16 +1065,6 @@ impl<'t> Fx<'t> {
                 ));
             }
         };
-        if params.len() != args.len() {
-            return Err(self.unsup(
-                n,
-                format!(
-                    "call to {name} with {} arguments instead of {}",
-                    args.len(),
-                    params.len()
-                ),
-            ));
-        }
         if let Some(p) = params.iter().find(|t| !(is_arith(t) || **t == Type::Bool)) {
             return Err(self.unsup(
                 n,
@@ -1055,12 +1082,7 @@ impl<'t> Fx<'t> {
         if want && ret == Type::Void {
             return Err(self.unsup(n, format!("use of the result of void function {name}")));
         }
-        let vals = self.operands(args, out)?;
-        let mut conv = Vec::with_capacity(vals.len());
-        for (v, p) in vals.into_iter().zip(&params) {
-            let sp = v.span;
-            conv.push(self.convert(v, p, sp)?);
-        }
+        let conv = self.arguments(n, name, args, &params, out)?;
         let dest = if want {
             Some(self.temp(ret.clone(), span))
         } else {
@@ -1152,30 +1174,7 @@ impl<'t> Fx<'t> {
                     format!("call to {name}, whose return type is unsupported"),
                 )
             })?;
-            if params.len() != args.len() {
-                return Err(self.unsup(
-                    n,
-                    format!(
-                        "call to {name} with {} arguments instead of {}",
-                        args.len(),
-                        params.len()
-                    ),
-                ));
-            }
-            let vals = self.operands(&args, out)?;
-            let mut conv = Vec::with_capacity(vals.len());
-            for (v, p) in vals.into_iter().zip(&params) {
-                if let (Type::Array(_), Type::Array(_)) = (&v.ty, p)
-                    && &v.ty != p
-                {
-                    return Err(super::unsupported(
-                        v.span,
-                        format!("array argument of type {} for {}", v.ty, p),
-                    ));
-                }
-                let sp = v.span;
-                conv.push(self.convert(v, p, sp)?);
-            }
+            let conv = self.arguments(n, name, &args, &params, out)?;
             let dest = if want && ret != Type::Void {
                 Some(self.temp(ret.clone(), span))
             } else {

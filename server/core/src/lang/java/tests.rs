@@ -1544,11 +1544,11 @@ fn print_with_calls_and_var_and_nested_classes() {
 
 #[test]
 fn calls_outside_the_file_are_external_with_import_aware_names() {
-    let src = "import static com.google.common.base.Preconditions.checkArgument;\nimport static org.util.Bits.*;\nimport java.util.Objects;\nclass A {\n  int f(int a, int b) {\n    checkArgument(a > 0, \"a must be positive\");\n    int h = Objects.hash(a, b);\n    if (Valid.ok(h)) { return h; }\n    h = mix(h);\n    return Other.twice(h);\n  }\n  int g(int a) {\n    return Other.twice(a) + 1;\n  }\n  int k(int[] a) {\n    return Other.sum(a);\n  }\n}";
+    let src = "import static org.checks.Checks.require;\nimport static org.util.Bits.*;\nimport java.util.Objects;\nclass A {\n  int f(int a, int b) {\n    require(a > 0, \"a must be positive\");\n    int h = Objects.hash(a, b);\n    if (Valid.ok(h)) { return h; }\n    h = mix(h);\n    return Other.twice(h);\n  }\n  int g(int a) {\n    return Other.twice(a) + 1;\n  }\n  int k(int[] a) {\n    return Other.sum(a);\n  }\n}";
     let p = prog(src);
     assert_eq!(
         body_of_p(&p, "f"),
-        "extern com.google.common.base.Preconditions.checkArgument((a > 0), \"a must be positive\"): void; $t2 = extern java.util.Objects.hash(a, b): i32; h = $t2; $t4 = extern Valid.ok(h): boolean; if $t4 { return h }; $t5 = extern org.util.Bits.mix(h): i32; h = $t5; $t6 = extern Other.twice(h): i32; return $t6"
+        "extern org.checks.Checks.require((a > 0), \"a must be positive\"): void; $t2 = extern java.util.Objects.hash(a, b): i32; h = $t2; $t4 = extern Valid.ok(h): boolean; if $t4 { return h }; $t5 = extern org.util.Bits.mix(h): i32; h = $t5; $t6 = extern Other.twice(h): i32; return $t6"
     );
     assert!(
         err(&p, "g").what.starts_with(
