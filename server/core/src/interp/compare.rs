@@ -1,7 +1,7 @@
 //! Comparing two executions on observable behaviour, with tolerance for
 //! approximated reals (math semantics) and no conclusion on limits.
 
-use super::{Comparison, Execution, LimitKind, Outcome};
+use super::{Comparison, Execution, FaultKind, LimitKind, Outcome};
 use crate::value::{Real, Value};
 
 /// Relative and absolute error an approximated value may carry. A
@@ -131,6 +131,17 @@ pub(crate) fn compare(old: &Execution, new: &Execution, globals: &[String]) -> C
         // exception's class).
         (Outcome::Fault { kind: a, .. }, Outcome::Fault { kind: b, .. })
             if a.outcome_key() == b.outcome_key() => {}
+        // What an unseen callee throws has no known class: it may be the
+        // very exception (or exit) the other version ends with.
+        (o @ Outcome::Fault { kind: a, .. }, n @ Outcome::Fault { kind: b, .. })
+            if matches!(a, FaultKind::Unseen { .. }) != matches!(b, FaultKind::Unseen { .. }) =>
+        {
+            d.doubtful.push(format!(
+                "outcome: {} vs {} (whether they are the same exception is not known)",
+                describe(o),
+                describe(n)
+            ))
+        }
         (a, b) => d
             .real
             .push(format!("outcome: {} vs {}", describe(a), describe(b))),

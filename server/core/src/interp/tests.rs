@@ -1445,3 +1445,31 @@ fn calls_outside_the_files_run_from_stubs() {
         })
     );
 }
+
+#[test]
+fn an_unseen_callees_exception_is_not_told_from_a_known_one() {
+    let at = |kind| Outcome::Fault {
+        kind,
+        span: sp(3),
+        lang: Lang::Java,
+    };
+    let unseen = |which| FaultKind::Unseen {
+        callee: "Checks.require".into(),
+        which,
+    };
+    let iae = FaultKind::Thrown(Thrown::Exception("IllegalArgumentException".into()));
+    // It may be that very exception: no conclusion.
+    assert!(matches!(
+        compare(&exec(at(unseen(2))), &exec(at(iae)), &[]),
+        Comparison::Inconclusive(_)
+    ));
+    // Two unseen exceptions compare by identity; returning is a difference.
+    assert_eq!(
+        compare(&exec(at(unseen(2))), &exec(at(unseen(2))), &[]),
+        Comparison::Same
+    );
+    assert!(matches!(
+        compare(&exec(at(unseen(2))), &exec(returns(0)), &[]),
+        Comparison::Differ(_)
+    ));
+}
