@@ -368,6 +368,9 @@ pub enum Intrinsic {
     Ceil,
     /// `Math.round`: floor(x + 1/2), result long (int for float args).
     Round,
+    /// C `round`: the nearest integer, halves away from zero (a floating
+    /// value).
+    RoundHalfAway,
     /// Below: no exact model; uninterpreted functions in the symbolic
     /// encoding (machine semantics: `Sqrt` is exact IEEE), `f64` in the
     /// interpreter (results flagged inexact under math semantics).
@@ -401,6 +404,7 @@ impl Intrinsic {
             Intrinsic::Floor => "floor",
             Intrinsic::Ceil => "ceil",
             Intrinsic::Round => "round",
+            Intrinsic::RoundHalfAway => "round half away",
             Intrinsic::Sqrt => "sqrt",
             Intrinsic::Cbrt => "cbrt",
             Intrinsic::Pow => "pow",
@@ -809,6 +813,10 @@ pub struct FunctionDef {
     pub span: Span,
     pub name_span: Span,
     pub body: Result<Function, LowerError>,
+    /// Made by the front end, not written by the user (a copy of a Java
+    /// instance method that takes its object's fields as parameters):
+    /// callable, but never paired, listed or checked on its own.
+    pub synthetic: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -818,7 +826,28 @@ pub struct Global {
     /// Java `static final` / C `const` with a constant initialiser: a value,
     /// not an input.
     pub constant: Option<Expr>,
+    /// Set (to the function's name) for a slot through which a function
+    /// returns one field of a struct: the IR has scalar values only, so the
+    /// front end lowers `return s;` to writes of the slots and the call to a
+    /// read of them right after it. A slot is not an input (it starts at
+    /// zero) and is an output only of the method its function is: another
+    /// function's slots are scratch space.
+    pub return_of: Option<String>,
     pub span: Span,
+}
+
+impl Global {
+    /// Whether the final value of this global is something the caller of
+    /// `entry` observes (every non-constant global except other functions'
+    /// return slots).
+    pub fn observable_from(&self, entry: &str) -> bool {
+        self.constant.is_none() && self.return_of.as_deref().is_none_or(|f| f == entry)
+    }
+
+    /// Whether the global's entry value is an input of the method.
+    pub fn is_input(&self) -> bool {
+        self.constant.is_none() && self.return_of.is_none()
+    }
 }
 
 /// A lowered source file.

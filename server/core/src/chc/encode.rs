@@ -803,7 +803,7 @@ fn global_names(p: &Program) -> Vec<&str> {
     let mut v: Vec<&str> = p
         .globals
         .iter()
-        .filter(|g| g.constant.is_none())
+        .filter(|g| g.is_input())
         .map(|g| g.name.as_str())
         .collect();
     v.sort_unstable();

@@ -586,7 +586,23 @@ pub fn check_programs(
 pub fn check_pair(pair: &MethodPair<'_>, options: &Options) -> MethodReport {
     let start = std::time::Instant::now();
     let checker = checker(options.checker);
-    let mut decision = checker.check(pair, options);
+    let mut decision = match interface_mismatch(pair) {
+        Some(why) => Decision::plain(
+            Verdict::Unknown(Unknown {
+                detail: why.clone(),
+                reason: UnknownReason::Unsupported {
+                    error: LowerError {
+                        kind: crate::ir::LowerErrorKind::Unsupported,
+                        what: why,
+                        span: pair.new_program.function(pair.new).name_span,
+                    },
+                    in_old: false,
+                },
+            }),
+            Decider::Syntax,
+        ),
+        None => checker.check(pair, options),
+    };
     if let Verdict::Equivalent(proof) = &mut decision.verdict {
         proof.assumptions.extend(outcome_assumptions(pair));
     }
@@ -605,6 +621,52 @@ pub fn check_pair(pair: &MethodPair<'_>, options: &Options) -> MethodReport {
         loop_bound: options.loop_bound,
         time: start.elapsed(),
     }
+}
+
+/// Why the two versions' interfaces cannot be related by position, if they
+/// cannot. Inputs are related by position; a struct parameter is its
+/// fields (leaf locals named `param.path`), so both versions must flatten
+/// it to the same fields in the same order, and a returned struct must
+/// have the same fields — else positions would pair unrelated fields.
+fn interface_mismatch(pair: &MethodPair<'_>) -> Option<String> {
+    let (Ok(old), Ok(new)) = (
+        &pair.old_program.function(pair.old).body,
+        &pair.new_program.function(pair.new).body,
+    ) else {
+        return None;
+    };
+    let fields = |f: &crate::ir::Function| -> Vec<(Option<String>, crate::ir::Type)> {
+        f.params
+            .iter()
+            .map(|p| {
+                let l = f.local(*p);
+                let path = l.name.split_once('.').map(|(_, path)| path.to_string());
+                (path, l.ty.clone())
+            })
+            .collect()
+    };
+    if fields(old) != fields(new)
+        && fields(old)
+            .iter()
+            .chain(&fields(new))
+            .any(|f| f.0.is_some())
+    {
+        return Some(
+            "the struct parameters have different fields in the two versions (inputs are related by position)"
+                .into(),
+        );
+    }
+    let slots = |p: &Program| -> Vec<(String, crate::ir::Type)> {
+        p.globals
+            .iter()
+            .filter(|g| g.return_of.as_deref() == Some(pair.name))
+            .map(|g| (g.name.clone(), g.ty.clone()))
+            .collect()
+    };
+    if slots(pair.old_program) != slots(pair.new_program) {
+        return Some("the two versions return structs with different fields".into());
+    }
+    None
 }
 
 /// What a proof of `pair` takes for granted about exceptions and calls
@@ -629,6 +691,26 @@ fn outcome_assumptions(pair: &MethodPair<'_>) -> Vec<String> {
     let mut out = Vec::new();
     if throws {
         out.push("exceptions compare by class: their messages are not compared".into());
+    }
+    // Java object parameters are their fields (see lang/java/objects.rs):
+    // a null reference is not among the inputs.
+    if pair.old_program.lang == Lang::Java
+        && let Ok(f) = &pair.new_program.function(pair.new).body
+    {
+        let mut objects: Vec<&str> = Vec::new();
+        for p in &f.params {
+            if let Some((object, _)) = f.local(*p).name.split_once('.')
+                && !object.starts_with("this")
+                && !objects.contains(&object)
+            {
+                objects.push(object);
+            }
+        }
+        out.extend(
+            objects
+                .into_iter()
+                .map(|o| format!("object parameter {o} is not null (its fields are the inputs)")),
+        );
     }
     out.extend(callees.into_iter().map(|c| {
         format!(
@@ -659,4 +741,71 @@ pub(crate) fn unsupported(error: &LowerError, in_old: bool) -> Verdict {
             in_old,
         },
     })
+}
+
+#[cfg(test)]
+mod interface_tests {
+    use super::*;
+
+    fn verdict(old: &str, new: &str, method: &str) -> Verdict {
+        let report = check_sources(
+            Lang::C,
+            old,
+            new,
+            &Selection::Method(method.into()),
+            &Options::default(),
+        );
+        report
+            .methods
+            .into_iter()
+            .find(|m| m.name == method)
+            .map(|m| m.verdict)
+            .expect("method checked")
+    }
+
+    #[test]
+    fn struct_parameters_with_reordered_fields_are_not_paired_by_position() {
+        let old = "struct P { int a; int b; };\nint f(struct P p) { return p.a - p.b; }";
+        let new = "struct P { int b; int a; };\nint f(struct P p) { return p.a - p.b; }";
+        let v = verdict(old, new, "f");
+        assert_eq!(v.label(), "unsupported", "{v:?}");
+        let Verdict::Unknown(u) = v else {
+            unreachable!()
+        };
+        assert!(
+            u.detail.contains("struct parameters have different fields"),
+            "{}",
+            u.detail
+        );
+        // Same fields in the same order: checked (and equivalent).
+        let v = verdict(old, old, "f");
+        assert!(v.is_proved(), "{v:?}");
+    }
+
+    #[test]
+    fn a_returned_struct_is_the_methods_output_and_other_slots_are_not() {
+        // `mk` is an output of itself only: `g` calls it differently but
+        // returns the same value, so g's versions are equivalent even
+        // though mk's return slots end with different values.
+        let old = "struct V { int x; int y; };\n\
+struct V mk(int x, int y) { struct V v; v.x = x; v.y = y; return v; }\n\
+int g(int a) { struct V v = mk(a, 1); return v.x; }";
+        let new = "struct V { int x; int y; };\n\
+struct V mk(int x, int y) { struct V v; v.x = x; v.y = y; return v; }\n\
+int g(int a) { struct V v = mk(a, 2); return v.x; }";
+        assert!(verdict(old, new, "g").is_proved());
+        let new_mk = "struct V { int x; int y; };\n\
+struct V mk(int x, int y) { struct V v; v.x = x; v.y = x; return v; }\n\
+int g(int a) { struct V v = mk(a, 1); return v.x; }";
+        let v = verdict(old, new_mk, "mk");
+        let Verdict::NotEquivalent(cex) = &v else {
+            panic!("{v:?}")
+        };
+        assert!(
+            cex.differences.iter().any(|d| d.contains("result.y")),
+            "{:?}",
+            cex.differences
+        );
+        assert!(verdict(old, new_mk, "g").is_proved());
+    }
 }

@@ -28,6 +28,9 @@ pub fn pair_functions(old: &Program, new: &Program, selection: &Selection) -> Pa
     let mut pairs = Vec::new();
     let mut added = Vec::new();
     for (i, nf) in new.functions.iter().enumerate() {
+        if nf.synthetic {
+            continue;
+        }
         match old.functions.iter().position(|of| key(of) == key(nf)) {
             Some(j) => {
                 let wanted = match selection {
@@ -44,7 +47,7 @@ pub fn pair_functions(old: &Program, new: &Program, selection: &Selection) -> Pa
     let removed = old
         .functions
         .iter()
-        .filter(|of| !new.functions.iter().any(|nf| key(nf) == key(of)))
+        .filter(|of| !of.synthetic && !new.functions.iter().any(|nf| key(nf) == key(of)))
         .map(unpaired)
         .collect();
     Pairing {

@@ -563,7 +563,7 @@ fn run_both(
     if let Some(call) = old.unseen_call.clone().or_else(|| new.unseen_call.clone()) {
         return Err(Unreplayed::Unseen(call));
     }
-    let globals = global_names(pair.old_program, pair.new_program);
+    let globals = global_names(pair.old_program, pair.new_program, pair.name);
     match interp::compare(&old, &new, &globals) {
         Comparison::Differ(differences) => Ok(Counterexample {
             inputs: named,
@@ -693,10 +693,10 @@ pub(crate) fn termination_difference(
 }
 
 /// The non-constant globals of either version, by name.
-fn global_names(old: &Program, new: &Program) -> Vec<String> {
+fn global_names(old: &Program, new: &Program, entry: &str) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for g in old.globals.iter().chain(&new.globals) {
-        if g.constant.is_none() && !names.contains(&g.name) {
+        if g.observable_from(entry) && !names.contains(&g.name) {
             names.push(g.name.clone());
         }
     }
@@ -818,6 +818,7 @@ mod tests {
                 span: sp(),
                 name_span: sp(),
                 body: Ok(f),
+                synthetic: false,
             }],
             globals: vec![],
             class_parents: Vec::new(),

@@ -87,7 +87,7 @@ impl InputGen {
             slots.push(Slot::Arg(pos, b.clone()));
         }
         for g in old.globals.iter().chain(&new.globals) {
-            if g.constant.is_none()
+            if g.is_input()
                 && !slots
                     .iter()
                     .any(|s| matches!(s, Slot::Global(n, _) if *n == g.name))

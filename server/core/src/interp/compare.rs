@@ -117,6 +117,16 @@ impl Diffs {
     }
 }
 
+/// How a compared global is named to the user: a return slot of the
+/// method (`f().center.x`, a field of the struct it returns) is part of its
+/// result.
+fn observable_global(name: &str) -> String {
+    match name.split_once("().") {
+        Some((_, path)) => format!("result.{path}"),
+        None => format!("global {name}"),
+    }
+}
+
 pub(crate) fn compare(old: &Execution, new: &Execution, globals: &[String]) -> Comparison {
     for (side, e) in [("old", old), ("new", new)] {
         if let Outcome::Limit(l) = &e.outcome {
@@ -162,9 +172,21 @@ pub(crate) fn compare(old: &Execution, new: &Execution, globals: &[String]) -> C
     }
     for g in globals {
         match (old.globals_final.get(g), new.globals_final.get(g)) {
-            (Some(a), Some(b)) => d.value(format!("global {g}"), a, b),
-            (Some(a), None) => d.real.push(format!("global {g}: {a} vs (absent)")),
-            (None, Some(b)) => d.real.push(format!("global {g}: (absent) vs {b}")),
+            (Some(a), Some(b)) => d.value(observable_global(g), a, b),
+            // A global only one version declares keeps its entry value in
+            // the other (the symbolic encoding's rule).
+            (Some(a), None) => match new.globals_entry.get(g) {
+                Some(b) => d.value(observable_global(g), a, b),
+                None => d
+                    .real
+                    .push(format!("{}: {a} vs (absent)", observable_global(g))),
+            },
+            (None, Some(b)) => match old.globals_entry.get(g) {
+                Some(a) => d.value(observable_global(g), a, b),
+                None => d
+                    .real
+                    .push(format!("{}: (absent) vs {b}", observable_global(g))),
+            },
             (None, None) => {}
         }
     }

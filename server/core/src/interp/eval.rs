@@ -165,6 +165,7 @@ pub(crate) fn run(
         outcome,
         args_final,
         globals_final,
+        globals_entry: inputs.globals.clone(),
         output_text,
         printed: it.printed,
         trace: it.trace,

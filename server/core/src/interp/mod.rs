@@ -271,6 +271,10 @@ pub struct Execution {
     pub args_final: Vec<Value>,
     /// Final values of every global the program declares, by name.
     pub globals_final: BTreeMap<String, Value>,
+    /// The entry values the run was given for globals, by name (also for
+    /// globals only the other version declares: such a global keeps its
+    /// entry value in this version, as in the symbolic encoding).
+    pub globals_entry: BTreeMap<String, Value>,
     pub printed: Vec<Printed>,
     /// `printed` rendered as the program would print it.
     pub output_text: String,

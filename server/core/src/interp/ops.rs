@@ -641,6 +641,7 @@ impl Arith {
                 }
             }
             Intrinsic::Round => self.round(a, ty, span)?,
+            Intrinsic::RoundHalfAway => self.round_half_away(a, span)?,
             Intrinsic::GetExponent => self.get_exponent(a, span)?,
             Intrinsic::Sqrt => match a {
                 V::F64(x) => V::F64(x.sqrt()),
@@ -830,6 +831,30 @@ impl Arith {
                 }
             }
             _ => Err(internal("round of a non-number", span)),
+        }
+    }
+
+    /// C `round` (floating result): halves away from zero, which is what
+    /// Rust's `f64::round` does for every IEEE value (NaN and infinities
+    /// included).
+    fn round_half_away(&mut self, a: V, span: Span) -> Result<V, Stop> {
+        let half = BigRational::new(BigInt::one(), BigInt::from(2));
+        match a {
+            V::Real(Real::Exact(r)) => {
+                let i = if r >= BigRational::zero() {
+                    (&r + &half).floor().to_integer()
+                } else {
+                    -(-&r + &half).floor().to_integer()
+                };
+                Ok(V::Real(Real::Exact(BigRational::from_integer(i))))
+            }
+            V::Real(Real::Approx(x)) => {
+                self.inexact = true;
+                Ok(self.approx(x.round()))
+            }
+            V::F64(x) => Ok(V::F64(x.round())),
+            V::F32(x) => Ok(V::F32(x.round())),
+            _ => Err(internal("round of a non-floating value", span)),
         }
     }
 

@@ -164,6 +164,7 @@ fn func(
         span: sp(1),
         name_span: sp(1),
         body: Ok(f),
+        synthetic: false,
     }
 }
 
@@ -882,12 +883,14 @@ fn globals_inputs_constants_and_final_state() {
             name: "count".into(),
             ty: Type::INT,
             constant: None,
+            return_of: None,
             span: sp(1),
         },
         Global {
             name: "K".into(),
             ty: Type::INT,
             constant: Some(int(10)),
+            return_of: None,
             span: sp(1),
         },
     ];
@@ -1071,6 +1074,7 @@ fn exec(outcome: Outcome) -> Execution {
         outcome,
         args_final: vec![],
         globals_final: BTreeMap::new(),
+        globals_entry: BTreeMap::new(),
         printed: vec![],
         output_text: String::new(),
         trace: vec![],

@@ -172,6 +172,9 @@ pub struct Executor<'a> {
     /// The outcome code of exceptions of unseen callees, once one was
     /// called: their class is unknown.
     unseen_code: Option<i64>,
+    /// The method checked (the function whose entry state was built):
+    /// its return slots are outputs, other functions' are not.
+    entry: Option<FuncId>,
 }
 
 /// How a `try` body or `catch` clause was left, held until `finally` ran.
@@ -226,6 +229,7 @@ impl<'a> Executor<'a> {
             bound: Vec::new(),
             stack: Vec::new(),
             summarized: HashSet::new(),
+            entry: None,
             atoms: Vec::new(),
             feasibility: feasibility_solver(ops),
             feasibility_spent: Duration::ZERO,
@@ -360,6 +364,7 @@ impl<'a> Executor<'a> {
     fn entry_inputs(&mut self, func: FuncId) -> EResult<(State, Vec<Sym>, Vec<(usize, ObjId)>)> {
         let def = self.program.function(func);
         let f = def.body.as_ref().map_err(|e| unsupported(e.to_string()))?;
+        self.entry = Some(func);
         let empty_log = self.empty_prints();
         let mut state = State {
             pc: Bool::from_bool(true),
@@ -370,10 +375,13 @@ impl<'a> Executor<'a> {
             thrown: None,
         };
         for (i, g) in self.program.globals.iter().enumerate() {
-            if g.constant.is_some() {
+            let v = if g.is_input() {
+                self.input_value(&format!("g.{}", g.name), &g.ty, &mut state)?
+            } else if g.return_of.is_some() {
+                self.ops.zero(&g.ty)?
+            } else {
                 continue;
-            }
-            let v = self.input_value(&format!("g.{}", g.name), &g.ty, &mut state)?;
+            };
             state.globals.insert(GlobalId(i as u32), v);
         }
         let mut args = Vec::new();
@@ -490,11 +498,13 @@ impl<'a> Executor<'a> {
             outcome = s.pc.ite(&Int::from_i64(code), &outcome);
             fin = self.merge(s, fin)?;
         }
+        let entry = self.entry.map(|f| self.program.function(f).name.as_str());
         let globals = self
             .program
             .globals
             .iter()
             .enumerate()
+            .filter(|(_, g)| g.return_of.is_none() || entry.is_some_and(|e| g.observable_from(e)))
             .filter_map(|(i, g)| {
                 fin.globals
                     .get(&GlobalId(i as u32))

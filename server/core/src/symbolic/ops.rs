@@ -759,6 +759,21 @@ impl Ops {
                 }
                 _ => err("round of a non-floating value"),
             },
+            RoundHalfAway => match arg(0)? {
+                Sym::Real(x) => {
+                    let half = real_const(1, 2);
+                    let up = Real::add(&[x.clone(), half.clone()]).to_int().to_real();
+                    let down = Real::add(&[x.unary_minus(), half])
+                        .to_int()
+                        .to_real()
+                        .unary_minus();
+                    Ok(Sym::Real(x.ge(real0()).ite(&up, &down)))
+                }
+                Sym::Fp(x) => Ok(Sym::Fp(x.round_to_integral_with_rounding_mode(
+                    &RoundingMode::round_nearest_ties_to_away(),
+                ))),
+                _ => err("round of a non-floating value"),
+            },
             Sqrt if self.machine() => match arg(0)? {
                 Sym::Fp(x) => Ok(Sym::Fp(x.sqrt())),
                 _ => err("sqrt of a non-floating value"),

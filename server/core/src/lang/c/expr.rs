@@ -115,6 +115,7 @@ fn library(name: &str) -> Option<Lib> {
         "fabs" => Lib::Unary(I::Abs),
         "floor" => Lib::Unary(I::Floor),
         "ceil" => Lib::Unary(I::Ceil),
+        "round" => Lib::Unary(I::RoundHalfAway),
         "sqrt" => Lib::Unary(I::Sqrt),
         "cbrt" => Lib::Unary(I::Cbrt),
         "exp" => Lib::Unary(I::Exp),
@@ -226,6 +227,15 @@ impl<'t> Fx<'t> {
                 ))
             }
             "sizeof_expression" => self.size_of(n),
+            "field_expression" => match self.member(n)? {
+                Some(super::structs::Member::Scalar(place, ty)) => {
+                    Ok(self.read_place(&place, &ty, span))
+                }
+                Some(super::structs::Member::Whole(_)) => {
+                    Err(self.unsup(n, "struct value used as a number"))
+                }
+                None => self.member_of_value(n, out),
+            },
             "pointer_expression" => {
                 let op = n
                     .child_by_field_name("operator")
@@ -403,6 +413,9 @@ impl<'t> Fx<'t> {
         }
         if let Some(id) = self.lookup(name) {
             return Ok(self.local_expr(id, span));
+        }
+        if self.member(n)?.is_some() {
+            return Err(self.unsup(n, format!("struct {name} used as a number")));
         }
         if let Some(v) = self.file.enum_consts.get(name) {
             return Ok(int_lit(*v, IntTy::I32, span));
@@ -879,7 +892,16 @@ impl<'t> Fx<'t> {
                     read,
                 ))
             }
-            "field_expression" => Err(self.unsup(n, "struct member access")),
+            "field_expression" => match self.member(n)? {
+                Some(super::structs::Member::Scalar(place, ty)) => {
+                    let read = self.read_place(&place, &ty, span);
+                    Ok((place, read))
+                }
+                Some(super::structs::Member::Whole(_)) => {
+                    Err(self.unsup(n, "assignment to a whole struct here"))
+                }
+                None => Err(self.unsup(n, "assignment to a member of a struct value")),
+            },
             "pointer_expression" => Err(self.unsup(n, "pointer dereference")),
             _ => Err(self.unsup(n, "assignment to a non-variable")),
         }
@@ -913,6 +935,13 @@ impl<'t> Fx<'t> {
     pub(super) fn assign(&mut self, n: Node<'t>, out: &mut Block, want: bool) -> Res<Option<Expr>> {
         let span = self.sp(n);
         let op = self.text(self.field(n, "operator")?);
+        if let Some(super::structs::Member::Whole(_)) = self.member(self.field(n, "left")?)? {
+            self.struct_assign(n, out)?;
+            if want {
+                return Err(self.unsup(n, "struct value used as a number"));
+            }
+            return Ok(None);
+        }
         let (mut place, mut read) = self.place(self.field(n, "left")?, out)?;
         let mut rb = Vec::new();
         let rhs = self.expr(self.field(n, "right")?, &mut rb)?;
@@ -1038,6 +1067,64 @@ impl<'t> Fx<'t> {
         Ok(conv)
     }
 
+    /// The arguments of a call to file function `name`, evaluated in order:
+    /// a struct argument as its leaves, a scalar converted to its
+    /// parameter's type (an array only to its own type).
+    fn call_args(
+        &mut self,
+        n: Node<'t>,
+        name: &str,
+        args: &[Node<'t>],
+        params: &[super::Param],
+        out: &mut Block,
+    ) -> Res<Vec<Expr>> {
+        if params.len() != args.len() {
+            return Err(self.unsup(
+                n,
+                format!(
+                    "call to {name} with {} arguments instead of {}",
+                    args.len(),
+                    params.len()
+                ),
+            ));
+        }
+        let mut vals: Vec<Expr> = Vec::new();
+        for (a, p) in args.iter().zip(params) {
+            let mut b = Vec::new();
+            let these = match p.strukt {
+                Some(sid) => {
+                    let (got, v) = self.struct_value(*a, &mut b)?;
+                    self.same_struct(sid, got, *a)?;
+                    v
+                }
+                None => {
+                    let v = self.expr(*a, &mut b)?;
+                    if let (Type::Array(_), Type::Array(_)) = (&v.ty, &p.ty)
+                        && v.ty != p.ty
+                    {
+                        return Err(super::unsupported(
+                            v.span,
+                            format!("array argument of type {} for {}", v.ty, p.ty),
+                        ));
+                    }
+                    let sp = v.span;
+                    vec![self.convert(v, &p.ty, sp)?]
+                }
+            };
+            if !b.is_empty() {
+                // Earlier arguments are read before this one's effects.
+                let prev = std::mem::take(&mut vals);
+                for v in prev {
+                    let v = self.spill(v, out);
+                    vals.push(v);
+                }
+                out.extend(b);
+            }
+            vals.extend(these);
+        }
+        Ok(vals)
+    }
+
     /// A call to a function the file declares but does not define
     /// ([`StmtKind::External`]): scalar parameters and result only (a
     /// pointer could be written through or returned).
@@ -1053,6 +1140,20 @@ impl<'t> Fx<'t> {
         let Some(sig) = self.file.prototypes.get(name) else {
             return Err(self.unsup(n, format!("call to unknown function {name}")));
         };
+        if sig.ret_struct.is_some() {
+            return Err(self.unsup(
+                n,
+                format!("call to {name}, a function outside the file, returning a struct"),
+            ));
+        }
+        if let Ok(ps) = &sig.params
+            && ps.iter().any(|p| p.strukt.is_some())
+        {
+            return Err(self.unsup(
+                n,
+                format!("call to {name}, a function outside the file, with a struct parameter"),
+            ));
+        }
         let (params, ret) = match (&sig.params, &sig.ret) {
             (Ok(p), Ok(r)) => (
                 p.iter().map(|p| p.ty.clone()).collect::<Vec<Type>>(),
@@ -1159,8 +1260,11 @@ impl<'t> Fx<'t> {
         let name = self.text(f);
         if let Some(&id) = self.file.fn_map.get(name) {
             let sig = &self.file.sigs[id.0 as usize];
-            let params: Vec<Type> = match &sig.params {
-                Ok(p) => p.iter().map(|p| p.ty.clone()).collect(),
+            if want && sig.ret_struct.is_some() {
+                return Err(self.unsup(n, format!("struct returned by {name} used as a number")));
+            }
+            let params: &[super::Param] = match &sig.params {
+                Ok(p) => p,
                 Err(_) => {
                     return Err(self.unsup(
                         n,
@@ -1174,7 +1278,7 @@ impl<'t> Fx<'t> {
                     format!("call to {name}, whose return type is unsupported"),
                 )
             })?;
-            let conv = self.arguments(n, name, &args, &params, out)?;
+            let conv = self.call_args(n, name, &args, params, out)?;
             let dest = if want && ret != Type::Void {
                 Some(self.temp(ret.clone(), span))
             } else {
@@ -1198,7 +1302,7 @@ impl<'t> Fx<'t> {
                 self.print(n, name, &args, out)?;
                 return Ok(None);
             }
-            "round" | "lround" | "llround" => {
+            "lround" | "llround" => {
                 return Err(self.unsup(n, format!("{name} (C rounds halves away from zero)")));
             }
             "abort" | "exit" | "_Exit" | "assert" => {

@@ -32,6 +32,7 @@
 
 mod expr;
 mod stmt;
+mod structs;
 mod types;
 
 #[cfg(test)]
@@ -209,13 +210,22 @@ impl Macro {
 /// The signature of a function defined in the file.
 struct Sig {
     name: String,
+    /// `Void` for a function returning a struct.
     ret: Res<Type>,
+    /// The struct the function returns, and its return slots (see
+    /// [`structs`]).
+    ret_struct: Option<usize>,
+    ret_slots: Vec<GlobalId>,
     params: Res<Vec<Param>>,
+    span: Span,
 }
 
 struct Param {
     name: Option<String>,
+    /// `Void` for a struct parameter.
     ty: Type,
+    /// The struct of a struct parameter (passed by value, as its leaves).
+    strukt: Option<usize>,
     span: Span,
 }
 
@@ -243,6 +253,7 @@ struct FileCx<'t> {
     /// Functions the file declares (a prototype) but does not define:
     /// calls outside the file.
     prototypes: HashMap<String, Sig>,
+    structs: structs::Structs,
 }
 
 /// Where `break`/`continue` go from inside a loop or switch.
@@ -268,12 +279,14 @@ struct Fx<'t> {
     /// While lowering a macro body: the span of the use site.
     span_override: Option<Span>,
     locals: Vec<Local>,
-    scopes: Vec<HashMap<String, LocalId>>,
+    scopes: Vec<HashMap<String, structs::Binding>>,
     /// Lengths of local arrays of constant size (for `sizeof`).
     array_len: HashMap<LocalId, u64>,
     next_label: u32,
     jumps: Vec<Jump>,
     ret: Type,
+    /// For a function returning a struct: the struct and its return slots.
+    ret_struct: Option<(usize, Vec<GlobalId>)>,
     /// Macros being expanded (guards against recursive macros).
     expanding: Vec<String>,
     /// Nesting depth of expressions/statements being lowered (guards the
@@ -322,6 +335,7 @@ fn lower_here(source: &str, tree: &Tree) -> Program {
         sigs: Vec::new(),
         fn_map: HashMap::new(),
         prototypes: HashMap::new(),
+        structs: structs::Structs::default(),
     };
     // Macros first (anywhere in the file), then the builtin ones the source
     // mentions and does not define itself.
@@ -355,11 +369,24 @@ fn lower_here(source: &str, tree: &Tree) -> Program {
                 }
             }
             _ => {
-                // `enum E {...};` on its own.
+                // `enum E {...};` / `struct S {...};` on its own.
                 if item.kind() == "enum_specifier" {
                     file.note_type_decl(item);
                 }
+                file.note_struct(item);
             }
+        }
+    }
+
+    // Return slots of the functions returning a struct.
+    for i in 0..file.sigs.len() {
+        let (name, ret_struct, span) = {
+            let s = &file.sigs[i];
+            (s.name.clone(), s.ret_struct, s.span)
+        };
+        if let Some(sid) = ret_struct {
+            let slots = file.return_slots(&name, sid, span);
+            file.sigs[i].ret_slots = slots;
         }
     }
 
@@ -470,10 +497,21 @@ impl<'t> FileCx<'t> {
             return;
         };
         self.note_type_decl(tnode);
+        self.note_struct(tnode);
+        let strukt = match self.shape_of(tnode, self.src) {
+            Ok(structs::Shape::Struct(sid)) => Some(sid),
+            _ => None,
+        };
         let base = self.base_type(tnode, self.src);
         let mut c = n.walk();
         let decls: Vec<Node> = n.children_by_field_name("declarator", &mut c).collect();
         for d in decls {
+            if let (Some(sid), "type_identifier") = (strukt, d.kind()) {
+                let name = self.text(d).to_string();
+                self.structs.typedefs.insert(name.clone(), sid);
+                self.typedefs.insert(name, Err("struct type".into()));
+                continue;
+            }
             let result = match d.kind() {
                 "type_identifier" | "primitive_type" => base.clone().map_err(|e| e.what),
                 "pointer_declarator" => Err("pointer type".to_string()),
@@ -575,7 +613,12 @@ impl<'t> FileCx<'t> {
             return;
         };
         self.note_type_decl(tnode);
+        self.note_struct(tnode);
         let is_const = has_qualifier(n, self.src, "const");
+        let strukt = match self.shape_of(tnode, self.src) {
+            Ok(structs::Shape::Struct(sid)) => Some(sid),
+            _ => None,
+        };
         let base = self.base_type(tnode, self.src);
         let mut c = n.walk();
         let decls: Vec<Node> = n.children_by_field_name("declarator", &mut c).collect();
@@ -603,6 +646,22 @@ impl<'t> FileCx<'t> {
                 continue;
             };
             let name = self.text(name_node).to_string();
+            if let Some(sid) = strukt {
+                match (decl.kind(), init, is_const) {
+                    ("identifier", None, false) => self.struct_global(&name, sid, span_of(d)),
+                    ("identifier", _, _) => {
+                        self.bad_globals
+                            .entry(name)
+                            .or_insert_with(|| "initialised or const struct".into());
+                    }
+                    _ => {
+                        self.bad_globals
+                            .entry(name)
+                            .or_insert_with(|| "array of structs or pointer to struct".into());
+                    }
+                }
+                continue;
+            }
             // Globals of unsupported types are left out: a function that
             // uses one fails at the use, naming the global.
             let ty = match base.clone() {
@@ -622,6 +681,7 @@ impl<'t> FileCx<'t> {
                 name: name.clone(),
                 ty,
                 constant: None,
+                return_of: None,
                 span: span_of(d),
             });
             self.global_const.push(is_const);
@@ -649,8 +709,19 @@ impl<'t> FileCx<'t> {
             .and_then(declarator_name)
             .map(|i| self.text(i).to_string())
             .unwrap_or_default();
+        let mut ret_struct = None;
         let ret = match n.child_by_field_name("type") {
-            Some(t) => self.base_type(t, self.src),
+            Some(t) => match self.shape_of(t, self.src) {
+                Ok(structs::Shape::Struct(sid)) => match self.structs.leaves(sid) {
+                    Ok(_) => {
+                        ret_struct = Some(sid);
+                        Ok(Type::Void)
+                    }
+                    Err(why) => Err(unsupported(span_of(t), why)),
+                },
+                Ok(structs::Shape::Scalar(t)) => Ok(t),
+                Err(e) => Err(e),
+            },
             None => Err(unsupported(span, "function without a return type")),
         };
         // `int *f(...)`: the function declarator is wrapped in a pointer one.
@@ -664,7 +735,14 @@ impl<'t> FileCx<'t> {
             Some(p) => self.params(p),
             None => Err(unsupported(span, "function declarator")),
         };
-        Sig { name, ret, params }
+        Sig {
+            name,
+            ret,
+            ret_struct,
+            ret_slots: Vec::new(),
+            params,
+            span,
+        }
     }
 
     fn params(&self, list: Node) -> Res<Vec<Param>> {
@@ -679,8 +757,25 @@ impl<'t> FileCx<'t> {
             let tnode = p
                 .child_by_field_name("type")
                 .ok_or_else(|| unsupported(span_of(*p), "parameter"))?;
-            let base = self.base_type(tnode, self.src)?;
             let decl = p.child_by_field_name("declarator");
+            if let structs::Shape::Struct(sid) = self.shape_of(tnode, self.src)? {
+                let name = match decl {
+                    None => None,
+                    Some(d) if d.kind() == "identifier" => Some(self.text(d).to_string()),
+                    Some(d) => return Err(unsupported(span_of(d), "pointer to struct")),
+                };
+                self.structs
+                    .leaves(sid)
+                    .map_err(|why| unsupported(span_of(*p), why))?;
+                out.push(Param {
+                    name,
+                    ty: Type::Void,
+                    strukt: Some(sid),
+                    span: span_of(*p),
+                });
+                continue;
+            }
+            let base = self.base_type(tnode, self.src)?;
             if base == Type::Void && decl.is_none() {
                 if ps.len() == 1 {
                     return Ok(out);
@@ -697,6 +792,7 @@ impl<'t> FileCx<'t> {
             out.push(Param {
                 name,
                 ty,
+                strukt: None,
                 span: span_of(*p),
             });
         }
@@ -828,6 +924,7 @@ fn lower_function(file: &FileCx, id: FuncId, n: Node) -> FunctionDef {
         span,
         name_span,
         body,
+        synthetic: false,
     }
 }
 
@@ -843,6 +940,7 @@ impl<'t> Fx<'t> {
             next_label: 0,
             jumps: Vec::new(),
             ret,
+            ret_struct: None,
             expanding: Vec::new(),
             depth: 0,
         }
@@ -855,11 +953,16 @@ impl<'t> Fx<'t> {
             Err(e) => return Err(e.clone()),
         };
         self.ret = ret.clone();
+        self.ret_struct = sig.ret_struct.map(|sid| (sid, sig.ret_slots.clone()));
         let mut ids = Vec::new();
         for (i, p) in params.iter().enumerate() {
             let name = p.name.clone().unwrap_or_else(|| format!("arg{i}"));
-            let id = self.declare(&name, p.ty.clone(), LocalKind::Param, p.span);
-            ids.push(id);
+            match p.strukt {
+                Some(sid) => {
+                    ids.extend(self.declare_struct(&name, sid, LocalKind::Param, p.span)?)
+                }
+                None => ids.push(self.declare(&name, p.ty.clone(), LocalKind::Param, p.span)),
+            }
         }
         let body_node = n
             .child_by_field_name("body")
@@ -909,7 +1012,7 @@ impl<'t> Fx<'t> {
             span,
         });
         if let Some(scope) = self.scopes.last_mut() {
-            scope.insert(name.to_string(), id);
+            scope.insert(name.to_string(), structs::Binding::Local(id));
         }
         id
     }
@@ -925,8 +1028,17 @@ impl<'t> Fx<'t> {
         id
     }
 
+    /// The scalar local `name` denotes (`None` when the innermost binding
+    /// of `name` is a struct variable).
     fn lookup(&self, name: &str) -> Option<LocalId> {
-        self.scopes.iter().rev().find_map(|s| s.get(name).copied())
+        match self.binding(name)? {
+            structs::Binding::Local(id) => Some(*id),
+            structs::Binding::Struct(..) => None,
+        }
+    }
+
+    fn binding(&self, name: &str) -> Option<&structs::Binding> {
+        self.scopes.iter().rev().find_map(|s| s.get(name))
     }
 
     fn label(&mut self) -> LabelId {

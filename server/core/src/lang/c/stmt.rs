@@ -279,6 +279,9 @@ impl<'t> Fx<'t> {
 
     fn ret_stmt(&mut self, n: Node<'t>, out: &mut Block) -> Res<()> {
         let span = self.sp(n);
+        if let Some((sid, slots)) = self.ret_struct.clone() {
+            return self.struct_return(n, sid, &slots, out);
+        }
         let value = kids(n).into_iter().next();
         match (value, self.ret.clone()) {
             (None, Type::Void) => out.push(st(StmtKind::Return(None), span)),
@@ -430,6 +433,14 @@ impl<'t> Fx<'t> {
         let tnode = self.field(n, "type")?;
         if tnode.kind() == "enum_specifier" && tnode.child_by_field_name("body").is_some() {
             return Err(self.unsup(tnode, "enum declared inside a function"));
+        }
+        if let Ok(super::structs::Shape::Struct(sid)) = self.file.shape_of(tnode, self.src) {
+            return self.struct_declaration(n, sid, out);
+        }
+        if tnode.kind() == "struct_specifier"
+            && let Err(e) = self.file.shape_of(tnode, self.src)
+        {
+            return Err(self.unsup(tnode, e.what));
         }
         let base = self
             .file

@@ -568,18 +568,22 @@ print[nl=true](\"done\");\nprint[nl=false]((char)i);\n\
 tmp4 = pow(x, (double)2);\nm = ((tmp4 != tmp4) ? x : ((x <= tmp4) ? x : tmp4));\na = abs(i);\n"
     );
     assert_eq!(
-        err("double f(double x) { return round(x); }", "f"),
-        "unsupported: round (C rounds halves away from zero) at 1:29"
+        show("double f(double x) { return round(x); }", "f"),
+        "return round half away(x);\n"
+    );
+    assert_eq!(
+        err("long f(double x) { return lround(x); }", "f"),
+        "unsupported: lround (C rounds halves away from zero) at 1:27"
     );
 }
 
 #[test]
 fn unsupported_constructs_name_the_construct_and_position() {
     let src = "int f(int x) {\n  if (x) goto end;\n  return 1;\nend:\n  return 0;\n}\n\
-struct P { int a; };\nint g(struct P p) { return p.a; }\nint h(int x) { return foo(x); }\n\
+struct P { int a; };\nint g(struct P *p) { return p->a; }\nint h(int x) { return foo(x); }\n\
 #define SQ(a) ((a)*(a))\nint k(int x) { return SQ(x); }\nint m(int x) { static int c = 0; return c; }";
     assert_eq!(err(src, "f"), "unsupported: goto statement at 2:10");
-    assert_eq!(err(src, "g"), "unsupported: struct type at 8:7");
+    assert_eq!(err(src, "g"), "unsupported: pointer to struct at 8:16");
     assert_eq!(
         err(src, "h"),
         "unsupported: call to unknown function foo at 9:23"
@@ -799,5 +803,85 @@ fn declared_but_undefined_functions_are_calls_outside_the_file() {
     assert_eq!(
         err(src, "h"),
         "unsupported: call to unknown function undeclared at 13:10"
+    );
+}
+
+#[test]
+fn structs_are_lowered_to_their_leaves() {
+    let src = "typedef struct { double x; double y; } vec;\n\
+struct seg { vec a; vec b; int tag; };\n\
+vec mk(double x, double y) { vec v; v.x = x; v.y = y; return v; }\n\
+double len1(struct seg s) { return s.b.x - s.a.x + s.b.y - s.a.y; }\n\
+struct seg g;\n\
+double f(double x) { struct seg s; s.a = mk(x, 1.0); s.b = s.a; s.b.x += 2.0; g = s; return len1(s) + mk(x, x).y; }";
+    let (prog, f) = func(src, "len1");
+    let params: Vec<&str> = f.params.iter().map(|p| f.local(*p).name.as_str()).collect();
+    assert_eq!(params, ["s.a.x", "s.a.y", "s.b.x", "s.b.y", "s.tag"]);
+    let (_, mk) = func(src, "mk");
+    assert_eq!(mk.ret, Type::Void);
+    let slots: Vec<(&str, Option<&str>)> = prog
+        .globals
+        .iter()
+        .map(|g| (g.name.as_str(), g.return_of.as_deref()))
+        .collect();
+    assert_eq!(
+        slots,
+        [
+            ("g.a.x", None),
+            ("g.a.y", None),
+            ("g.b.x", None),
+            ("g.b.y", None),
+            ("g.tag", None),
+            ("mk().x", Some("mk")),
+            ("mk().y", Some("mk")),
+        ]
+    );
+    assert_eq!(
+        show(src, "mk"),
+        "v.x = 0.0;\nv.y = 0.0;\nv.x = x;\nv.y = y;\nmk().x = v.x;\nmk().y = v.y;\nreturn;\n"
+    );
+    // The call's results are copied out of the slots before anything else
+    // can call mk again; struct assignment copies every leaf.
+    assert_eq!(
+        show(src, "f"),
+        "s.a.x = 0.0;\ns.a.y = 0.0;\ns.b.x = 0.0;\ns.b.y = 0.0;\ns.tag = 0;\n\
+mk(x, 1.0);\ntmp6 = mk().x;\ntmp7 = mk().y;\ns.a.x = tmp6;\ns.a.y = tmp7;\n\
+s.b.x = s.a.x;\ns.b.y = s.a.y;\ns.b.x = (s.b.x + 2.0);\n\
+g.a.x = s.a.x;\ng.a.y = s.a.y;\ng.b.x = s.b.x;\ng.b.y = s.b.y;\ng.tag = s.tag;\n\
+tmp8 = len1(s.a.x, s.a.y, s.b.x, s.b.y, s.tag);\n\
+mk(x, x);\ntmp9 = mk().x;\ntmp10 = mk().y;\nreturn (tmp8 + tmp10);\n"
+    );
+    check_typing(&func(src, "f").1);
+}
+
+#[test]
+fn struct_misuse_names_the_construct() {
+    let src = "struct P { int a; int b; };\nstruct Q { int a; };\n\
+int f(struct P p) { return p; }\n\
+int g(int x) { struct P ps[3]; return 0; }\n\
+int h(int x) { struct P p = {1, 2}; return p.a; }\n\
+int k(struct P p) { struct Q q; q = p; return q.a; }\n\
+int m(struct P p) { return p.c; }\n\
+struct R { int v[4]; };\nint n(struct R r) { return 0; }";
+    assert_eq!(
+        err(src, "f"),
+        "unsupported: struct p used as a number at 3:28"
+    );
+    assert_eq!(err(src, "g"), "unsupported: array of structs at 4:25");
+    assert_eq!(
+        err(src, "h"),
+        "unsupported: brace initialiser for a struct at 5:29"
+    );
+    assert_eq!(
+        err(src, "k"),
+        "unsupported: struct P where struct Q is expected at 6:37"
+    );
+    assert_eq!(
+        err(src, "m"),
+        "unsupported: struct P has no field c at 7:28"
+    );
+    assert_eq!(
+        err(src, "n"),
+        "unsupported: struct R with field v of unsupported type (array field) at 9:7"
     );
 }

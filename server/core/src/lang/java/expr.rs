@@ -455,7 +455,13 @@ impl<'c, 't> FnCx<'c, 't> {
             "cast_expression" => self.cast_expr(n, out),
             "array_creation_expression" => self.array_creation(n, out),
             "array_initializer" => Err(unsupported(n, "array initializer without a type")),
-            "object_creation_expression" => Err(self.object_creation(n)),
+            "object_creation_expression" => match n
+                .child_by_field_name("type")
+                .and_then(|t| self.cx.value_class_of(t))
+            {
+                Some(_) => Err(unsupported(n, "object used as a value")),
+                None => Err(self.object_creation(n)),
+            },
             "lambda_expression" => Err(unsupported(n, "lambda expression")),
             "method_reference" => Err(unsupported(n, "method reference")),
             "instanceof_expression" => Err(unsupported(n, "instanceof expression")),
@@ -501,12 +507,21 @@ impl<'c, 't> FnCx<'c, 't> {
         {
             return Ok(mk(ExprKind::Local(id), self.local_ty(id), span(n)));
         }
+        if !self.const_mode && self.lookup_object(name).is_some() {
+            return Err(unsupported(
+                n,
+                format!("object {name} used as a value (only its fields and methods are)"),
+            ));
+        }
         self.field_value(n, self.class, name)
     }
 
     /// The value of field `name` as seen from `class`. In constant mode only
     /// constants are allowed and their value is inlined.
     fn field_value(&self, n: Node, class: Option<usize>, name: &str) -> R<Expr> {
+        if let Some(id) = self.this_field(class, name) {
+            return Ok(mk(ExprKind::Local(id), self.local_ty(id), span(n)));
+        }
         let Some(f) = self.cx.field(class, name) else {
             return Err(unsupported(n, format!("unknown identifier {name}")));
         };
@@ -553,6 +568,10 @@ impl<'c, 't> FnCx<'c, 't> {
             "this" => return self.field_value(n, self.class, fname),
             "identifier" => {
                 let oname = self.text(obj);
+                if let Some((c, ids)) = self.lookup_object(oname) {
+                    let id = self.object_field(n, c, &ids, fname)?;
+                    return Ok(mk(ExprKind::Local(id), self.local_ty(id), span(n)));
+                }
                 if !self.is_value_name(oname) {
                     if let Some(e) = builtin_constant(oname, fname, span(n)) {
                         return Ok(e);
@@ -917,6 +936,15 @@ impl<'c, 't> FnCx<'c, 't> {
     }
 
     fn field_place(&self, n: Node, class: Option<usize>, name: &str) -> R<PlaceL> {
+        if let Some(id) = self.this_field(class, name) {
+            if !self.in_constructor() {
+                return Err(unsupported(
+                    n,
+                    format!("assignment to field {name} of a value object outside its constructor"),
+                ));
+            }
+            return Ok(PlaceL::Local(id, self.local_ty(id)));
+        }
         let Some(f) = self.cx.field(class, name) else {
             return Err(unsupported(n, format!("unknown identifier {name}")));
         };
@@ -967,6 +995,13 @@ impl<'c, 't> FnCx<'c, 't> {
         };
         let sp = span(n);
         let op_text = self.text(opn);
+        if l.kind() == "identifier" && self.lookup_object(self.text(l)).is_some() {
+            self.object_assign(n, out)?;
+            if want {
+                return Err(unsupported(n, "object used as a value"));
+            }
+            return Ok(None);
+        }
         let p = self.place(l, out)?;
         let pty = p.ty();
         let mut rb = Vec::new();
@@ -1098,6 +1133,9 @@ impl<'c, 't> FnCx<'c, 't> {
             "assignment_expression" => self.assign(n, out, false).map(|_| ()),
             "update_expression" => self.update(n, out, false).map(|_| ()),
             "method_invocation" => self.invocation(n, out, false).map(|_| ()),
+            "object_creation_expression" if self.is_object_expr(n) => {
+                self.object_value(n, out).map(|_| ())
+            }
             "object_creation_expression" => Err(self.object_creation(n)),
             "parenthesized_expression" => first_named(n).and_then(|i| self.expr_stmt(i, out)),
             k => Err(unsupported(
@@ -1124,6 +1162,18 @@ impl<'c, 't> FnCx<'c, 't> {
             .unwrap_or_default();
         if n.child_by_field_name("type_arguments").is_some() {
             return Err(unsupported(n, "generic method call"));
+        }
+        if !self.const_mode {
+            match self.object_call_inner(n, out, want)? {
+                Some(super::objects::ObjectCall::Scalar(e)) => return Ok(e),
+                Some(super::objects::ObjectCall::Object(..)) => {
+                    if want {
+                        return Err(unsupported(n, "object used as a value"));
+                    }
+                    return Ok(None);
+                }
+                None => {}
+            }
         }
         let Some(obj) = n.child_by_field_name("object") else {
             return self.program_call(n, None, name, &args, out, want);
@@ -1207,6 +1257,13 @@ impl<'c, 't> FnCx<'c, 't> {
                 return self.external_call(n, &callee, arg_nodes, out, want);
             }
             return Err(unsupported(n, format!("call to unknown method {name}")));
+        }
+        if cands.len() == 1
+            && self.cx.methods.get(cands[0]).is_some_and(|m| {
+                m.param_classes.iter().any(Option::is_some) || m.ret_class.is_some()
+            })
+        {
+            return self.object_program_call(n, cands[0], arg_nodes, out, want);
         }
         let args = self.seq(arg_nodes, out)?;
         let types_of = |i: usize| self.cx.methods.get(i).and_then(|m| m.params.as_ref().ok());

@@ -102,6 +102,9 @@ impl<'c, 't> FnCx<'c, 't> {
     ) -> R<Option<Expr>> {
         let b = Build { sp: span(n) };
         let int = Type::INT;
+        if class == "Double" && matches!(name, "doubleToRawLongBits" | "doubleToLongBits") {
+            return self.double_bits(n, name, arg_nodes, out).map(Some);
+        }
         let (ty, bits) = match class {
             "Integer" => (Type::INT, 32),
             "Long" => (Type::LONG, 64),
@@ -372,5 +375,48 @@ impl<'c, 't> FnCx<'c, 't> {
             ),
             searched,
         )
+    }
+}
+
+impl FnCx<'_, '_> {
+    /// `Double.doubleToRawLongBits(c)` / `doubleToLongBits(c)` of a
+    /// constant: the IEEE-754 bit pattern of the double nearest to `c`, as
+    /// Java computes it (a literal has no NaN payload to canonicalise).
+    /// A variable argument is refused: under `math` a double is a real,
+    /// which has no bit pattern.
+    fn double_bits(&mut self, n: Node, name: &str, arg_nodes: &[Node], out: &mut Block) -> R<Expr> {
+        let [arg] = arg_nodes else {
+            return Err(unsupported(
+                n,
+                format!("call to Double.{name} with {} arguments", arg_nodes.len()),
+            ));
+        };
+        let mut scratch = Vec::new();
+        let e = self.expr(*arg, &mut scratch)?;
+        let value = match &e.kind {
+            ExprKind::FloatLit(l) => Some(l.value),
+            ExprKind::Unary(crate::ir::UnOp::Neg, inner) => match &inner.kind {
+                ExprKind::FloatLit(l) => Some(-l.value),
+                _ => None,
+            },
+            _ => None,
+        };
+        let (Some(v), true) = (value, scratch.is_empty()) else {
+            return Err(unsupported(
+                n,
+                format!("Double.{name} of a value that is not a constant"),
+            ));
+        };
+        let _ = out;
+        let v = if e.ty == Type::Float(crate::ir::FloatTy::F32) {
+            f64::from(v as f32)
+        } else {
+            v
+        };
+        Ok(crate::ir::Expr {
+            kind: ExprKind::IntLit(i128::from(v.to_bits() as i64)),
+            ty: Type::LONG,
+            span: span(n),
+        })
     }
 }

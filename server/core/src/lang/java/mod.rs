@@ -36,6 +36,7 @@
 
 mod expr;
 mod jdk;
+mod objects;
 mod stmt;
 #[cfg(test)]
 mod tests;
@@ -99,6 +100,7 @@ fn lower_here(source: &str, tree: &Tree) -> Program {
         methods: Vec::new(),
         globals: Vec::new(),
         imports: Vec::new(),
+        values: Vec::new(),
     };
     let root = tree.root_node();
     let mut walk = root.walk();
@@ -118,6 +120,7 @@ fn lower_here(source: &str, tree: &Tree) -> Program {
     }
     cx.collect(root, None, 0);
     cx.compute_constants();
+    cx.find_value_classes();
     for (i, m) in cx.methods.iter().enumerate() {
         let body = lower_method(&cx, i);
         program.functions.push(FunctionDef {
@@ -126,6 +129,7 @@ fn lower_here(source: &str, tree: &Tree) -> Program {
             span: span(m.node),
             name_span: m.name_span,
             body,
+            synthetic: m.object_mode,
         });
     }
     program.globals = cx.globals;
@@ -143,6 +147,8 @@ struct ClassInfo {
     outer: Option<usize>,
     /// The simple name of the class it `extends`, if any.
     superclass: Option<String>,
+    /// Whether its body has an instance initialiser block.
+    has_initializer: bool,
 }
 
 /// A field declarator. Fields of unsupported types have no global; using
@@ -153,6 +159,7 @@ struct FieldInfo<'t> {
     ty: Result<Type, TyErr>,
     global: Option<GlobalId>,
     is_final: bool,
+    is_static: bool,
     init: Option<Node<'t>>,
 }
 
@@ -166,6 +173,20 @@ struct MethodInfo<'t> {
     node: Node<'t>,
     params: R<Vec<(String, Type, Span)>>,
     ret: R<Type>,
+    is_static: bool,
+    is_ctor: bool,
+    /// The value class of each parameter that is an object (its `Type` is
+    /// then `Void`); see [`objects`].
+    param_classes: Vec<Option<usize>>,
+    /// The value class of the object the method returns (its `ret` is then
+    /// `Void`), and the return slots it writes.
+    ret_class: Option<usize>,
+    ret_slots: Vec<GlobalId>,
+    /// A synthetic copy of an instance method of a value class whose
+    /// first parameters are its object's fields.
+    object_mode: bool,
+    /// For an instance method of a value class: its object-mode copy.
+    variant: Option<usize>,
 }
 
 /// File-level facts shared by all method lowerings.
@@ -179,6 +200,9 @@ struct Ctx<'t> {
     /// `static com.google.common.base.Preconditions.checkArgument`,
     /// `static java.lang.Math.*`.
     imports: Vec<String>,
+    /// Per class: the fields of its objects, if it is a value class (see
+    /// [`objects`]), as indices into `fields`.
+    values: Vec<Option<Vec<usize>>>,
 }
 
 impl<'t> Ctx<'t> {
@@ -207,10 +231,14 @@ impl<'t> Ctx<'t> {
                     let simple = text.rsplit('.').next().unwrap_or(text).trim();
                     (!simple.is_empty() && !simple.contains('<')).then(|| simple.to_string())
                 });
+                let has_initializer = n
+                    .child_by_field_name("body")
+                    .is_some_and(|b| named_children(b).iter().any(|k| k.kind() == "block"));
                 self.classes.push(ClassInfo {
                     name,
                     outer: class,
                     superclass,
+                    has_initializer,
                 });
                 let idx = self.classes.len() - 1;
                 for c in named_children(n) {
@@ -234,7 +262,9 @@ impl<'t> Ctx<'t> {
     }
 
     fn collect_field(&mut self, n: Node<'t>, class: Option<usize>) {
-        let (_, is_final) = modifiers(n);
+        let (is_static, is_final) = modifiers(n);
+        // Interface fields are implicitly static.
+        let is_static = is_static || n.kind() == "constant_declaration";
         // Interface constants are implicitly static final.
         let is_final = is_final || n.kind() == "constant_declaration";
         let base = n
@@ -261,6 +291,7 @@ impl<'t> Ctx<'t> {
                         name: gname,
                         ty: t.clone(),
                         constant: None,
+                        return_of: None,
                         span: span(d),
                     });
                     Some(GlobalId((self.globals.len() - 1) as u32))
@@ -274,6 +305,7 @@ impl<'t> Ctx<'t> {
                 ty,
                 global,
                 is_final,
+                is_static,
                 init,
             });
         }
@@ -335,6 +367,13 @@ impl<'t> Ctx<'t> {
             node: n,
             params,
             ret,
+            is_static: modifiers(n).0,
+            is_ctor: n.kind() == "constructor_declaration",
+            param_classes: Vec::new(),
+            ret_class: None,
+            ret_slots: Vec::new(),
+            object_mode: false,
+            variant: None,
         });
     }
 
@@ -460,11 +499,19 @@ fn lower_method(cx: &Ctx, idx: usize) -> R<Function> {
     };
     let mut fx = FnCx::new(cx, m.class, ret.clone());
     let mut param_ids = Vec::new();
-    for (name, ty, sp) in params {
-        param_ids.push(fx.declare(&name, ty, LocalKind::Param, sp));
-    }
     let mut out = Vec::new();
+    // The object's fields (constructors and object-mode copies) come
+    // before the parameters: field initialisers cannot see them.
+    fx.enter_object(m, &mut param_ids, &mut out)?;
+    for (i, (name, ty, sp)) in params.into_iter().enumerate() {
+        match m.param_classes.get(i).copied().flatten() {
+            Some(c) => param_ids.extend(fx.declare_object(&name, c, LocalKind::Param, sp)?),
+            None => param_ids.push(fx.declare(&name, ty, LocalKind::Param, sp)),
+        }
+    }
+    fx.ret_obj = m.ret_class.map(|c| (c, m.ret_slots.clone()));
     fx.block(body, &mut out)?;
+    fx.ctor_result(m.name_span, &mut out);
     Ok(Function {
         name: m.name.clone(),
         params: param_ids,
@@ -517,6 +564,13 @@ struct FnCx<'c, 't> {
     /// Variables of the enclosing `catch` clauses (the caught objects are
     /// not modelled).
     caught: Vec<String>,
+    /// The object `this` denotes in a constructor or object-mode copy of a
+    /// value class ([`objects`]).
+    this_obj: Option<objects::ThisObject>,
+    /// For a method returning an object: its class and return slots.
+    ret_obj: Option<(usize, Vec<GlobalId>)>,
+    /// Object variables in scope: name, class, field locals.
+    objects: Vec<Vec<(String, usize, Vec<LocalId>)>>,
 }
 
 impl<'c, 't> FnCx<'c, 't> {
@@ -533,6 +587,9 @@ impl<'c, 't> FnCx<'c, 't> {
             depth: 0,
             result_hint: None,
             caught: Vec::new(),
+            this_obj: None,
+            ret_obj: None,
+            objects: vec![Vec::new()],
         }
     }
 
@@ -590,10 +647,12 @@ impl<'c, 't> FnCx<'c, 't> {
 
     fn push_scope(&mut self) {
         self.scopes.push(Vec::new());
+        self.objects.push(Vec::new());
     }
 
     fn pop_scope(&mut self) {
         self.scopes.pop();
+        self.objects.pop();
     }
 
     /// Guards recursion depth; pair with [`FnCx::leave`].

@@ -119,6 +119,12 @@ impl<'c, 't> FnCx<'c, 't> {
             }
             "return_statement" => {
                 let value = named_children(n).into_iter().next();
+                if let (Some(v), Some(_)) = (value, &self.ret_obj) {
+                    return self.object_return(n, v, out);
+                }
+                if value.is_none() && self.in_constructor() {
+                    self.ctor_result(sp, out);
+                }
                 let ret = self.ret.clone();
                 let v = match (value, &ret) {
                     (None, Type::Void) => None,
@@ -274,6 +280,9 @@ impl<'c, 't> FnCx<'c, 't> {
         let Some(tn) = n.child_by_field_name("type") else {
             return Err(unsupported(n, "local variable declaration"));
         };
+        if let Some(c) = self.cx.value_class_of(tn) {
+            return self.object_decl(n, c, out);
+        }
         let is_var = self.text(tn) == "var";
         let base = if is_var {
             None

@@ -1307,15 +1307,16 @@ fn unsupported_constructs_have_positions() {
     assert_eq!(e.kind, LowerErrorKind::Unsupported);
     assert_eq!(e.to_string(), "unsupported: synchronized statement at 3:5");
     func(&p, "g");
-    let src = "class A {\n  double f(double r) {\n    complex c = new complex(r, 0.0);\n    return r;\n  }\n}\nclass complex { double re; complex(double a, double b) { re = a; } double get() { return re; } }";
+    let src = "class A {\n  double f(double r) {\n    complex c = new complex(r, 0.0);\n    return r;\n  }\n}\nclass complex { double re; complex(double a, double b) { re = a; } double get() { return re; } void set(double v) { re = v; } }";
     let p = prog(src);
     assert_eq!(
         err(&p, "f").to_string(),
         "unsupported: object creation new complex(...) at 3:17"
     );
     assert_eq!(body_of_p(&p, "get"), "return @re");
-    // Constructors are listed, so that they pair up, but not lowered.
-    assert_eq!(p.functions.len(), 3);
+    // Constructors are listed, so that they pair up, but not lowered
+    // (unless the class is a value class).
+    assert_eq!(p.functions.len(), 4);
     assert_eq!(err(&p, "complex").what, "constructor");
     let p = prog(
         "class A { int f(int[][] m) { return 0; } int g() { int[][] m = new int[2][3]; return 0; } int h() { String s = \"x\"; return 0; } }",
@@ -1610,5 +1611,92 @@ fn jdk_integer_methods_are_lowered_as_the_jdk_implements_them() {
             .starts_with("the result of Integer.reverse, a method outside the file"),
         "{}",
         err(&p, "g")
+    );
+}
+
+#[test]
+fn value_objects_are_lowered_to_their_fields() {
+    let src = "class A {\n\
+    static final class P {\n\
+        final int x;\n\
+        final int y;\n\
+        int pad = 7;\n\
+        P(int x, int y) { this.x = x; this.y = y + pad; }\n\
+        P twice() { return new P(2 * x, 2 * y); }\n\
+        int sum() { return x + y + pad; }\n\
+    }\n\
+    static int f(int a) { P p = new P(a, 1); return p.twice().sum() + p.x; }\n\
+}";
+    let p = prog(src);
+    // The constructor: defaults, initialisers, body, then the return slots.
+    let ctor = func(&p, "P");
+    assert_eq!(
+        show_block(&p, ctor, &ctor.body),
+        "this.x = 0; this.y = 0; this.pad = 0; this.pad = 7; this.x = x; \
+this.y = (y + this.pad); @P().x = this.x; @P().y = this.y; @P().pad = this.pad"
+    );
+    let slots: Vec<(&str, Option<&str>)> = p
+        .globals
+        .iter()
+        .filter(|g| g.return_of.is_some())
+        .map(|g| (g.name.as_str(), g.return_of.as_deref()))
+        .collect();
+    assert_eq!(
+        slots,
+        [
+            ("P().x", Some("P")),
+            ("P().y", Some("P")),
+            ("P().pad", Some("P")),
+            ("twice().x", Some("twice")),
+            ("twice().y", Some("twice")),
+            ("twice().pad", Some("twice")),
+            ("P.twice().x", Some("P.twice")),
+            ("P.twice().y", Some("P.twice")),
+            ("P.twice().pad", Some("P.twice")),
+        ]
+    );
+    // Object-mode copies are synthetic and take the fields first.
+    let copy = p
+        .functions
+        .iter()
+        .find(|f| f.name == "P.sum")
+        .expect("object-mode copy");
+    assert!(copy.synthetic);
+    let sum = func(&p, "P.sum");
+    let params: Vec<&str> = sum
+        .params
+        .iter()
+        .map(|l| sum.local(*l).name.as_str())
+        .collect();
+    assert_eq!(params, ["this.x", "this.y", "this.pad"]);
+    // Calls copy the slots out at once; the receiver's fields come first.
+    let f = func(&p, "f");
+    assert_eq!(
+        show_block(&p, f, &f.body),
+        "P#0(a, 1); $t1 = @P().x; $t2 = @P().y; $t3 = @P().pad; \
+p.x = $t1; p.y = $t2; p.pad = $t3; P.twice#4(p.x, p.y, p.pad); \
+$t7 = @P.twice().x; $t8 = @P.twice().y; $t9 = @P.twice().pad; \
+$t10 = P.sum#5($t7, $t8, $t9); return ($t10 + p.x)"
+    );
+}
+
+#[test]
+fn objects_outside_value_classes_are_refused_by_name() {
+    let src = "class A {\n\
+    static final class P { final int x; P(int x) { this.x = x; } }\n\
+    static final class M { int n; void inc() { n++; } }\n\
+    static int eq(int a) { P p = new P(a); P q = new P(a); return p == q ? 1 : 0; }\n\
+    static int nul(int a) { P p = null; return a; }\n\
+    static int mut(int a) { M m = new M(); m.inc(); return m.n; }\n\
+}";
+    let p = prog(src);
+    assert_eq!(
+        err(&p, "eq").to_string(),
+        "unsupported: object p used as a value (only its fields and methods are) at 4:63"
+    );
+    assert_eq!(err(&p, "nul").to_string(), "unsupported: null at 5:31");
+    assert_eq!(
+        err(&p, "mut").to_string(),
+        "unsupported: object creation new M(...) at 6:31"
     );
 }
