@@ -1,0 +1,5 @@
+public class newV {
+    static int absExact(int x) {
+        return Math.abs(x);
+    }
+}

@@ -1,0 +1,5 @@
+public class oldV {
+    static int signum(int i) {
+        return (i >> 31) | (-i >>> 31);
+    }
+}

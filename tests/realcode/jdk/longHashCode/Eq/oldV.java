@@ -1,0 +1,5 @@
+public class oldV {
+    static int hashCode(long value) {
+        return (int) (value ^ (value >>> 32));
+    }
+}

@@ -1,0 +1,3 @@
+int fls(unsigned int x) {
+    return x ? (int)(sizeof(x) * 8) - __builtin_clz(x) : 0;
+}

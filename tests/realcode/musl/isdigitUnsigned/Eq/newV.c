@@ -1,0 +1,3 @@
+int isdigit_(int c) {
+    return (unsigned)c - '0' < 10;
+}

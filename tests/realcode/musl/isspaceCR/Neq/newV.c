@@ -1,0 +1,3 @@
+int isspace_(int c) {
+    return c == ' ' || (c >= '\t' && c < '\r');
+}

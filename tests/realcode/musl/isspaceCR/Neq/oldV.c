@@ -1,0 +1,3 @@
+int isspace_(int c) {
+    return c == ' ' || (unsigned)c - '\t' < 5;
+}

@@ -1,0 +1,15 @@
+#include <stddef.h>
+
+enum { SDS_TYPE_5 = 0, SDS_TYPE_8 = 1, SDS_TYPE_16 = 2, SDS_TYPE_32 = 3, SDS_TYPE_64 = 4 };
+
+char sdsReqType(size_t string_size) {
+    if (string_size < 1 << 5)
+        return SDS_TYPE_5;
+    if (string_size < 1 << 8)
+        return SDS_TYPE_8;
+    if (string_size < 1 << 16)
+        return SDS_TYPE_16;
+    if (string_size < 1ll << 32)
+        return SDS_TYPE_32;
+    return SDS_TYPE_64;
+}

@@ -1,0 +1,8 @@
+#include <stdint.h>
+
+int varintLen(uint32_t v) {
+    if (v == 0) {
+        return 1;
+    }
+    return (32 - __builtin_clz(v) + 6) / 7;
+}
