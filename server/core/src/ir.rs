@@ -240,6 +240,16 @@ pub struct Expr {
 }
 
 impl Expr {
+    /// Calls `f` on `self` and every subexpression (iteratively: expressions
+    /// from generated code can be deep).
+    pub fn walk(&self, f: &mut dyn FnMut(&Expr)) {
+        let mut stack = vec![self];
+        while let Some(e) = stack.pop() {
+            f(e);
+            stack.extend(e.children());
+        }
+    }
+
     /// The direct subexpressions, left to right: one place for the shape of
     /// every expression walk.
     pub fn children(&self) -> Vec<&Expr> {
@@ -699,6 +709,41 @@ pub fn any_stmt(body: &[Stmt], pred: &mut dyn FnMut(&Stmt) -> bool) -> bool {
 }
 
 impl Stmt {
+    /// The expressions the statement evaluates itself (not those of nested
+    /// statements), operands of array places included.
+    pub fn exprs(&self) -> Vec<&Expr> {
+        fn place<'a>(p: &'a Place, out: &mut Vec<&'a Expr>) {
+            if let Place::Index { array, index } = p {
+                out.push(array);
+                out.push(index);
+            }
+        }
+        let mut out = Vec::new();
+        match &self.kind {
+            StmtKind::Assign { place: p, value } => {
+                place(p, &mut out);
+                out.push(value);
+            }
+            StmtKind::Call { dest, args, .. } | StmtKind::External { dest, args, .. } => {
+                if let Some(p) = dest {
+                    place(p, &mut out);
+                }
+                out.extend(args.iter());
+            }
+            StmtKind::Print { args, .. } => out.extend(args.iter()),
+            StmtKind::If { cond, .. } | StmtKind::Loop { cond, .. } => out.push(cond),
+            StmtKind::Return(Some(e)) => out.push(e),
+            StmtKind::Return(None)
+            | StmtKind::Labeled { .. }
+            | StmtKind::Break(_)
+            | StmtKind::Continue(_)
+            | StmtKind::Block(_)
+            | StmtKind::Throw(_)
+            | StmtKind::Try { .. } => {}
+        }
+        out
+    }
+
     /// The statement lists nested directly in this statement, in source
     /// order. Walkers use this so that a new compound statement cannot be
     /// skipped silently.
@@ -901,6 +946,30 @@ impl Program {
             }
         }
         false
+    }
+
+    /// Whether `func`, or a function it calls, reads or writes global
+    /// `name`.
+    pub fn uses_global(&self, func: FuncId, name: &str) -> bool {
+        let Some(g) = self.find_global(name) else {
+            return false;
+        };
+        self.reaches(func, &mut |s| {
+            let mut found = match &s.kind {
+                StmtKind::Assign { place, .. }
+                | StmtKind::Call {
+                    dest: Some(place), ..
+                }
+                | StmtKind::External {
+                    dest: Some(place), ..
+                } => *place == Place::Global(g),
+                _ => false,
+            };
+            for e in s.exprs() {
+                e.walk(&mut |x| found |= matches!(x.kind, ExprKind::Global(id) if id == g));
+            }
+            found
+        })
     }
 
     pub fn find_global(&self, name: &str) -> Option<GlobalId> {

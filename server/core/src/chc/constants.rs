@@ -69,7 +69,7 @@ pub fn propagate(f: &mut Function) -> bool {
 /// Built from literals by operators that cannot fault.
 fn constant(e: &Expr) -> bool {
     let mut ok = true;
-    walk_expr(e, &mut |e| {
+    e.walk(&mut |e| {
         ok &= match &e.kind {
             ExprKind::IntLit(_) | ExprKind::FloatLit(_) | ExprKind::BoolLit(_) => true,
             ExprKind::Unary(..) | ExprKind::Cast(_) | ExprKind::Cond(..) => true,
@@ -83,10 +83,8 @@ fn constant(e: &Expr) -> bool {
 fn reads(s: &Stmt, l: LocalId) -> bool {
     let mut found = false;
     walk_stmts(s, &mut |s| {
-        for e in exprs(s) {
-            walk_expr(e, &mut |e| {
-                found |= matches!(e.kind, ExprKind::Local(x) if x == l)
-            });
+        for e in s.exprs() {
+            e.walk(&mut |e| found |= matches!(e.kind, ExprKind::Local(x) if x == l));
         }
     });
     found
@@ -95,7 +93,7 @@ fn reads(s: &Stmt, l: LocalId) -> bool {
 fn too_deep(s: &Stmt) -> bool {
     let mut deep = false;
     walk_stmts(s, &mut |s| {
-        for e in exprs(s) {
+        for e in s.exprs() {
             let mut stack = vec![(e, 1usize)];
             while let Some((e, d)) = stack.pop() {
                 if d > MAX_DEPTH {
@@ -121,43 +119,6 @@ fn walk_stmts(s: &Stmt, f: &mut dyn FnMut(&Stmt)) {
 
 fn blocks(s: &Stmt) -> Vec<&Block> {
     s.child_blocks()
-}
-
-fn place_exprs(p: &Place) -> Vec<&Expr> {
-    match p {
-        Place::Index { array, index } => vec![&**array, &**index],
-        _ => Vec::new(),
-    }
-}
-
-/// The expressions directly in `s` (not in nested statements).
-fn exprs(s: &Stmt) -> Vec<&Expr> {
-    let mut out = Vec::new();
-    match &s.kind {
-        StmtKind::Assign { place, value } => {
-            out.extend(place_exprs(place));
-            out.push(value);
-        }
-        StmtKind::Call { dest, args, .. } | StmtKind::External { dest, args, .. } => {
-            if let Some(p) = dest {
-                out.extend(place_exprs(p));
-            }
-            out.extend(args.iter());
-        }
-        StmtKind::Print { args, .. } => out.extend(args.iter()),
-        StmtKind::If { cond, .. } | StmtKind::Loop { cond, .. } => out.push(cond),
-        StmtKind::Return(Some(e)) => out.push(e),
-        _ => {}
-    }
-    out
-}
-
-fn walk_expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
-    let mut stack = vec![e];
-    while let Some(e) = stack.pop() {
-        f(e);
-        stack.extend(e.children());
-    }
 }
 
 fn replace_in_stmt(s: &mut Stmt, l: LocalId, value: &Expr) {

@@ -278,8 +278,8 @@ fn check_no_arrays(f: &Function) -> Result<(), NotEncodable> {
     let mut found: Option<Span> = None;
     for s in &f.body {
         walk(s, &mut |s| {
-            for e in stmt_exprs(s) {
-                walk_expr(e, &mut |e| {
+            for e in s.exprs() {
+                e.walk(&mut |e| {
                     if found.is_none()
                         && matches!(
                             e.kind,
@@ -337,42 +337,6 @@ fn walk(s: &Stmt, f: &mut dyn FnMut(&Stmt)) {
         for t in b {
             walk(t, f);
         }
-    }
-}
-
-/// The expressions a statement evaluates itself (not those of nested
-/// statements).
-fn stmt_exprs(s: &Stmt) -> Vec<&Expr> {
-    let mut out = Vec::new();
-    match &s.kind {
-        StmtKind::Assign { place, value } => {
-            if let crate::ir::Place::Index { array, index } = place {
-                out.push(&**array);
-                out.push(&**index);
-            }
-            out.push(value);
-        }
-        StmtKind::Call { dest, args, .. } | StmtKind::External { dest, args, .. } => {
-            if let Some(crate::ir::Place::Index { array, index }) = dest {
-                out.push(&**array);
-                out.push(&**index);
-            }
-            out.extend(args.iter());
-        }
-        StmtKind::Print { args, .. } => out.extend(args.iter()),
-        StmtKind::If { cond, .. } | StmtKind::Loop { cond, .. } => out.push(cond),
-        StmtKind::Return(Some(e)) => out.push(e),
-        _ => {}
-    }
-    out
-}
-
-fn walk_expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
-    // Iterative: expressions from generated code can be deep.
-    let mut stack = vec![e];
-    while let Some(e) = stack.pop() {
-        f(e);
-        stack.extend(e.children());
     }
 }
 

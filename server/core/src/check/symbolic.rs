@@ -566,7 +566,12 @@ fn run_both(
     let globals = global_names(pair.old_program, pair.new_program, pair.name);
     match interp::compare(&old, &new, &globals) {
         Comparison::Differ(differences) => Ok(Counterexample {
-            inputs: named,
+            // Entry values of globals neither version touches (e.g. Java
+            // instance fields when a static method is checked) are noise.
+            inputs: named
+                .into_iter()
+                .filter(|b| relevant_input(pair, inputs, &b.name))
+                .collect(),
             callees: inputs.callees.iter().map(|c| c.to_string()).collect(),
             old: behaviour(&old, &globals, &new),
             new: behaviour(&new, &globals, &old),
@@ -736,6 +741,26 @@ fn behaviour(this: &Execution, globals: &[String], other: &Execution) -> Behavio
 
 /// `arg1` → the parameter's name (`b`, or `b (old: y)` when renamed);
 /// `g.count` → `count`.
+/// Whether a counterexample input named `label` matters: a parameter, or
+/// a global that either version touches (entry values of the others, such
+/// as Java instance fields when a static method is checked, are noise).
+fn relevant_input(pair: &MethodPair<'_>, inputs: &interp::Inputs, label: &str) -> bool {
+    let (Ok(old_fn), Ok(new_fn)) = (
+        &pair.old_program.function(pair.old).body,
+        &pair.new_program.function(pair.new).body,
+    ) else {
+        return true;
+    };
+    let is_param = (0..inputs.args.len())
+        .any(|pos| input_label(&format!("arg{pos}"), old_fn, new_fn) == label);
+    let is_global = pair.old_program.find_global(label).is_some()
+        || pair.new_program.find_global(label).is_some();
+    is_param
+        || !is_global
+        || pair.old_program.uses_global(pair.old, label)
+        || pair.new_program.uses_global(pair.new, label)
+}
+
 fn input_label(name: &str, old_fn: &Function, new_fn: &Function) -> String {
     if let Some(pos) = name
         .strip_prefix("arg")

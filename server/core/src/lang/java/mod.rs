@@ -1,7 +1,9 @@
 //! The Java front end: a tree-sitter-java parse tree lowered to the IR.
 //!
 //! Every method of every class in the file (nested classes included) becomes
-//! one [`FunctionDef`]; constructors are not functions. Fields become
+//! one [`FunctionDef`]; constructors too, lowered only for value classes
+//! (see [`objects`]), whose instance methods also get synthetic object-mode
+//! copies. Fields become
 //! [`Program::globals`] (inputs at method entry, except `final` fields with a
 //! constant initialiser, which are values). A method that uses anything
 //! outside the supported subset gets a [`LowerError`] naming the first such
@@ -247,7 +249,7 @@ impl<'t> Ctx<'t> {
             }
             "field_declaration" | "constant_declaration" => self.collect_field(n, class),
             // Constructors are listed (so that pairing and `--method` find
-            // them) but not lowered: object state is outside the IR.
+            // them); only those of value classes are lowered (objects.rs).
             "method_declaration" | "constructor_declaration" => self.collect_method(n, class),
             // Initialiser blocks are not functions; method bodies contain no
             // further methods we lower (local and anonymous classes are
