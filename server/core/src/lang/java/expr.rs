@@ -1532,7 +1532,7 @@ impl<'c, 't> FnCx<'c, 't> {
     /// Methods named `name` with `arity` parameters: of `class` when the
     /// call names one; otherwise of the current class, then of its enclosing
     /// classes, then anywhere in the file.
-    fn candidates(&self, class: Option<usize>, name: &str, arity: usize) -> Vec<usize> {
+    pub(super) fn candidates(&self, class: Option<usize>, name: &str, arity: usize) -> Vec<usize> {
         let matching = |c: Option<usize>| -> Vec<usize> {
             self.cx
                 .methods

@@ -67,10 +67,9 @@ impl<'t> Ctx<'t> {
             if m.is_static || m.is_ctor || self.values[c].is_none() {
                 continue;
             }
-            let mut copy = MethodCopy::of(m);
-            copy.name = format!("{}.{}", self.classes[c].name, m.name);
+            let copy = object_mode_copy(m, format!("{}.{}", self.classes[c].name, m.name));
             let idx = self.methods.len();
-            self.methods.push(copy.into_method(m));
+            self.methods.push(copy);
             self.methods[i].variant = Some(idx);
         }
         // Return slots.
@@ -244,35 +243,24 @@ impl<'t> Ctx<'t> {
     }
 }
 
-/// The parts of a method an object-mode copy changes.
-struct MethodCopy {
-    name: String,
-}
-
-impl MethodCopy {
-    fn of(m: &super::MethodInfo) -> MethodCopy {
-        MethodCopy {
-            name: m.name.clone(),
-        }
-    }
-
-    fn into_method<'t>(self, m: &super::MethodInfo<'t>) -> super::MethodInfo<'t> {
-        super::MethodInfo {
-            class: m.class,
-            name: self.name,
-            name_span: m.name_span,
-            arity: m.arity,
-            node: m.node,
-            params: m.params.clone(),
-            ret: m.ret.clone(),
-            is_static: false,
-            is_ctor: false,
-            param_classes: m.param_classes.clone(),
-            ret_class: m.ret_class,
-            ret_slots: Vec::new(),
-            object_mode: true,
-            variant: None,
-        }
+/// The object-mode copy of instance method `m`, named `name`: the same
+/// body, lowered with the object's fields as leading parameters.
+fn object_mode_copy<'t>(m: &super::MethodInfo<'t>, name: String) -> super::MethodInfo<'t> {
+    super::MethodInfo {
+        class: m.class,
+        name,
+        name_span: m.name_span,
+        arity: m.arity,
+        node: m.node,
+        params: m.params.clone(),
+        ret: m.ret.clone(),
+        is_static: false,
+        is_ctor: false,
+        param_classes: m.param_classes.clone(),
+        ret_class: m.ret_class,
+        ret_slots: Vec::new(),
+        object_mode: true,
+        variant: None,
     }
 }
 
@@ -642,8 +630,47 @@ impl<'c, 't> FnCx<'c, 't> {
             Some(ObjectCall::Scalar(_)) => {
                 Err(unsupported(n, "a value where an object is expected"))
             }
-            None => Err(unsupported(n, "a value where an object is expected")),
+            None => self.static_object_call(n, out),
         }
+    }
+
+    /// A call of a static method (or one named through its class) that
+    /// returns an object.
+    fn static_object_call(&mut self, n: Node, out: &mut Block) -> R<(Option<usize>, Vec<GlobalId>)> {
+        let sp = span(n);
+        let name = n
+            .child_by_field_name("name")
+            .map(|x| self.text(x))
+            .unwrap_or("");
+        let args: Vec<Node> = n
+            .child_by_field_name("arguments")
+            .map(named_children)
+            .unwrap_or_default();
+        let class = match n.child_by_field_name("object") {
+            None => None,
+            Some(o) if o.kind() == "identifier" => self.cx.class_named(self.text(o)),
+            Some(_) => return Err(unsupported(n, "a value where an object is expected")),
+        };
+        let cands: Vec<usize> = self
+            .candidates(class, name, args.len())
+            .into_iter()
+            .filter(|&i| self.cx.methods[i].ret_class.is_some())
+            .collect();
+        let [pick] = cands.as_slice() else {
+            return Err(unsupported(n, "a value where an object is expected"));
+        };
+        let pick = *pick;
+        let vals = self.call_args(n, pick, &args, out)?;
+        out.push(st(
+            StmtKind::Call {
+                dest: None,
+                func: FuncId(pick as u32),
+                args: vals,
+            },
+            sp,
+        ));
+        let m = &self.cx.methods[pick];
+        Ok((m.ret_class, m.ret_slots.clone()))
     }
 
     /// Lowers `n` if it is a call on an object (see [`Self::object_call`]).
@@ -899,10 +926,10 @@ impl<'c, 't> FnCx<'c, 't> {
             let ids = self.declare_object(&name, c, LocalKind::Var, sp)?;
             // Java requires definite assignment before a read: an
             // uninitialised variable gets its fields' defaults.
-            for id in ids.iter() {
+            for (i, id) in ids.iter().enumerate() {
                 let v = match &vals {
                     Some(v) => v
-                        .get(ids.iter().position(|x| x == id).unwrap_or(0))
+                        .get(i)
                         .cloned()
                         .ok_or_else(|| super::internal("field value"))?,
                     None => zero_of(&self.local_ty(*id), sp)?,
@@ -923,9 +950,8 @@ impl<'c, 't> FnCx<'c, 't> {
     /// fields.
     pub(super) fn object_return(&mut self, n: Node, value: Node, out: &mut Block) -> R<()> {
         let sp = span(n);
-        let (want, slots) = match (self.ret_obj.clone(), &self.this_obj) {
-            (Some(r), _) => r,
-            _ => return Err(super::internal("object return")),
+        let Some((want, slots)) = self.ret_obj.clone() else {
+            return Err(super::internal("object return"));
         };
         let (got, vals) = self.object_value(value, out)?;
         if got != want {
