@@ -1295,6 +1295,38 @@ impl<'t> Fx<'t> {
             return Ok(dest.map(|d| self.local_expr(d, span)));
         }
         match name {
+            "fprintf" => {
+                if want {
+                    return Err(self.unsup(n, "use of the result of fprintf"));
+                }
+                let Some((stream, rest)) = args.split_first() else {
+                    return Err(self.unsup(n, "fprintf without a stream"));
+                };
+                match self.text(*stream) {
+                    "stdout" => self.print(n, "printf", rest, out)?,
+                    // Standard error is not an observable (only standard
+                    // output is compared); its arguments are still
+                    // evaluated, for their effects and faults.
+                    "stderr" => {
+                        if rest
+                            .first()
+                            .and_then(|f| types::string_literal(*f, self.src))
+                            .is_none()
+                        {
+                            return Err(self.unsup(n, "fprintf with a non-literal format"));
+                        }
+                        for a in rest.iter().skip(1) {
+                            if types::string_literal(*a, self.src).is_none() {
+                                self.effect(*a, out)?;
+                            }
+                        }
+                    }
+                    other => {
+                        return Err(self.unsup(*stream, format!("fprintf to {other}")));
+                    }
+                }
+                return Ok(None);
+            }
             "printf" | "puts" | "putchar" => {
                 if want {
                     return Err(self.unsup(n, format!("use of the result of {name}")));

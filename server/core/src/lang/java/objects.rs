@@ -636,7 +636,11 @@ impl<'c, 't> FnCx<'c, 't> {
 
     /// A call of a static method (or one named through its class) that
     /// returns an object.
-    fn static_object_call(&mut self, n: Node, out: &mut Block) -> R<(Option<usize>, Vec<GlobalId>)> {
+    fn static_object_call(
+        &mut self,
+        n: Node,
+        out: &mut Block,
+    ) -> R<(Option<usize>, Vec<GlobalId>)> {
         let sp = span(n);
         let name = n
             .child_by_field_name("name")
