@@ -365,17 +365,23 @@ impl<'t> Fx<'t> {
         for n in nodes {
             let mut b = Vec::new();
             let e = self.expr(*n, &mut b)?;
-            if !b.is_empty() {
-                let prev = std::mem::take(&mut vals);
-                for v in prev {
-                    let v = self.spill(v, out);
-                    vals.push(v);
-                }
-                out.extend(b);
-            }
+            self.keep_before(&mut vals, b, out);
             vals.push(e);
         }
         Ok(vals)
+    }
+
+    /// Appends the statements `b` a later operand lifted, first spilling
+    /// the values of the earlier operands so they are read before them.
+    pub(super) fn keep_before(&mut self, vals: &mut Vec<Expr>, b: Block, out: &mut Block) {
+        if b.is_empty() {
+            return;
+        }
+        for v in std::mem::take(vals) {
+            let v = self.spill(v, out);
+            vals.push(v);
+        }
+        out.extend(b);
     }
 
     fn number(&self, n: Node) -> Res<Expr> {
@@ -1111,15 +1117,8 @@ impl<'t> Fx<'t> {
                     vec![self.convert(v, &p.ty, sp)?]
                 }
             };
-            if !b.is_empty() {
-                // Earlier arguments are read before this one's effects.
-                let prev = std::mem::take(&mut vals);
-                for v in prev {
-                    let v = self.spill(v, out);
-                    vals.push(v);
-                }
-                out.extend(b);
-            }
+            // Earlier arguments are read before this one's effects.
+            self.keep_before(&mut vals, b, out);
             vals.extend(these);
         }
         Ok(vals)

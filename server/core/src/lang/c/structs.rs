@@ -415,8 +415,9 @@ impl<'t> Fx<'t> {
             .collect()
     }
 
-    /// A scalar member of a struct that is not a variable (`f().x`).
-    pub(super) fn member_of_value(&mut self, n: Node<'t>, out: &mut Block) -> Res<Expr> {
+    /// The values of member `n` (`e.f`) of a struct that is not a variable
+    /// (`f().x`), and the member's shape.
+    fn member_values(&mut self, n: Node<'t>, out: &mut Block) -> Res<(Shape, Vec<Expr>)> {
         self.no_arrow(n)?;
         let (sid, vals) = self.struct_value(self.field(n, "argument")?, out)?;
         let fname = self.text(self.field(n, "field")?);
@@ -425,8 +426,17 @@ impl<'t> Fx<'t> {
             .structs
             .field(sid, fname)
             .map_err(|why| self.unsup(n, why))?;
-        match (shape, vals.get(range.start)) {
-            (Shape::Scalar(_), Some(v)) => Ok(v.clone()),
+        let vals = vals
+            .get(range)
+            .ok_or_else(|| self.unsup(n, "struct member"))?
+            .to_vec();
+        Ok((shape, vals))
+    }
+
+    /// A scalar member of a struct that is not a variable (`f().x`).
+    pub(super) fn member_of_value(&mut self, n: Node<'t>, out: &mut Block) -> Res<Expr> {
+        match self.member_values(n, out)? {
+            (Shape::Scalar(_), vals) if vals.len() == 1 => Ok(vals[0].clone()),
             _ => Err(self.unsup(n, "struct value used as a number")),
         }
     }
@@ -445,20 +455,10 @@ impl<'t> Fx<'t> {
                 Some(Member::Scalar(..)) => {
                     Err(self.unsup(n, "a number where a struct is expected"))
                 }
-                None if n.kind() == "field_expression" => {
-                    self.no_arrow(n)?;
-                    let (sid, vals) = self.struct_value(self.field(n, "argument")?, out)?;
-                    let fname = self.text(self.field(n, "field")?);
-                    let (range, shape) = self
-                        .file
-                        .structs
-                        .field(sid, fname)
-                        .map_err(|why| self.unsup(n, why))?;
-                    match (shape, vals.get(range)) {
-                        (Shape::Struct(inner), Some(v)) => Ok((inner, v.to_vec())),
-                        _ => Err(self.unsup(n, "a number where a struct is expected")),
-                    }
-                }
+                None if n.kind() == "field_expression" => match self.member_values(n, out)? {
+                    (Shape::Struct(inner), vals) => Ok((inner, vals)),
+                    _ => Err(self.unsup(n, "a number where a struct is expected")),
+                },
                 None => Err(self.unsup(n, "a number where a struct is expected")),
             },
             "call_expression" => self.struct_call(n, out),

@@ -356,17 +356,23 @@ impl<'c, 't> FnCx<'c, 't> {
         for i in 0..count {
             let mut b = Vec::new();
             let e = f(self, i, &mut b)?;
-            if !b.is_empty() {
-                let mut spilled = Vec::with_capacity(vals.len());
-                for v in vals {
-                    spilled.push(self.keep_past(v, &b, out));
-                }
-                vals = spilled;
-                out.extend(b);
-            }
+            self.keep_before(&mut vals, b, out);
             vals.push(e);
         }
         Ok(vals)
+    }
+
+    /// Appends the statements `b` a later operand lifted, first spilling
+    /// the values of the earlier operands so they are read before them.
+    pub(super) fn keep_before(&mut self, vals: &mut Vec<Expr>, b: Block, out: &mut Block) {
+        if b.is_empty() {
+            return;
+        }
+        for v in std::mem::take(vals) {
+            let v = self.keep_past(v, &b, out);
+            vals.push(v);
+        }
+        out.extend(b);
     }
 
     pub(super) fn seq(&mut self, nodes: &[Node], out: &mut Block) -> R<Vec<Expr>> {

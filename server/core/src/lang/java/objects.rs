@@ -409,6 +409,21 @@ impl<'c, 't> FnCx<'c, 't> {
             .map(|(_, c, ids)| (*c, ids.clone()))
     }
 
+    /// Refuses an object of class `got` where one of class `want` goes.
+    fn same_class(&self, got: usize, want: usize, n: Node) -> R<()> {
+        if got == want {
+            return Ok(());
+        }
+        Err(unsupported(
+            n,
+            format!(
+                "object of class {} where {} is expected",
+                self.class_name(got),
+                self.class_name(want)
+            ),
+        ))
+    }
+
     fn class_name(&self, c: usize) -> &str {
         self.cx.classes.get(c).map_or("?", |k| k.name.as_str())
     }
@@ -584,16 +599,7 @@ impl<'c, 't> FnCx<'c, 't> {
             let these = match classes.get(i).copied().flatten() {
                 Some(c) => {
                     let (got, v) = self.object_value(*a, &mut b)?;
-                    if got != c {
-                        return Err(unsupported(
-                            *a,
-                            format!(
-                                "object of class {} where {} is expected",
-                                self.class_name(got),
-                                self.class_name(c)
-                            ),
-                        ));
-                    }
+                    self.same_class(got, c, *a)?;
                     v
                 }
                 None => {
@@ -601,14 +607,7 @@ impl<'c, 't> FnCx<'c, 't> {
                     vec![self.convert(e, ty, *a)?]
                 }
             };
-            if !b.is_empty() {
-                let prev = std::mem::take(&mut vals);
-                for v in prev {
-                    let v = self.spill(v, out);
-                    vals.push(v);
-                }
-                out.extend(b);
-            }
+            self.keep_before(&mut vals, b, out);
             vals.extend(these);
         }
         Ok(vals)
@@ -772,14 +771,7 @@ impl<'c, 't> FnCx<'c, 't> {
         let mut vals = recv;
         let mut b = Vec::new();
         let rest = self.call_args(n, variant, &args, &mut b)?;
-        if !b.is_empty() {
-            let prev = std::mem::take(&mut vals);
-            for v in prev {
-                let v = self.spill(v, out);
-                vals.push(v);
-            }
-            out.extend(b);
-        }
+        self.keep_before(&mut vals, b, out);
         vals.extend(rest);
         let func = FuncId(variant as u32);
         if let Some(rc) = ret_class {
@@ -877,16 +869,7 @@ impl<'c, 't> FnCx<'c, 't> {
             return Err(unsupported(n, "compound assignment to an object"));
         }
         let (got, vals) = self.object_value(right, out)?;
-        if got != c {
-            return Err(unsupported(
-                right,
-                format!(
-                    "object of class {} where {} is expected",
-                    self.class_name(got),
-                    self.class_name(c)
-                ),
-            ));
-        }
+        self.same_class(got, c, right)?;
         for (id, v) in ids.iter().zip(vals) {
             out.push(st(
                 StmtKind::Assign {
@@ -912,16 +895,7 @@ impl<'c, 't> FnCx<'c, 't> {
             let vals = match d.child_by_field_name("value") {
                 Some(v) => {
                     let (got, vals) = self.object_value(v, out)?;
-                    if got != c {
-                        return Err(unsupported(
-                            v,
-                            format!(
-                                "object of class {} where {} is expected",
-                                self.class_name(got),
-                                self.class_name(c)
-                            ),
-                        ));
-                    }
+                    self.same_class(got, c, v)?;
                     Some(vals)
                 }
                 None => None,
@@ -958,16 +932,7 @@ impl<'c, 't> FnCx<'c, 't> {
             return Err(super::internal("object return"));
         };
         let (got, vals) = self.object_value(value, out)?;
-        if got != want {
-            return Err(unsupported(
-                value,
-                format!(
-                    "object of class {} where {} is expected",
-                    self.class_name(got),
-                    self.class_name(want)
-                ),
-            ));
-        }
+        self.same_class(got, want, value)?;
         for (g, v) in slots.iter().zip(vals) {
             out.push(st(
                 StmtKind::Assign {
