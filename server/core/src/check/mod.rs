@@ -709,7 +709,11 @@ fn outcome_assumptions(pair: &MethodPair<'_>) -> Vec<String> {
         out.extend(
             objects
                 .into_iter()
-                .map(|o| format!("object parameter {o} is not null (its fields are the inputs)")),
+                .map(|o| {
+                    format!(
+                        "object parameter {o} is not null and of exactly its declared class, not a subclass overriding its methods (its fields are the inputs)"
+                    )
+                }),
         );
     }
     out.extend(callees.into_iter().map(|c| {

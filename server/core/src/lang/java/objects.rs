@@ -19,9 +19,10 @@
 //!
 //! Refused, naming what and where: `null`, `==` on objects, objects passed
 //! outside the file, printed, stored in arrays or fields, constructors
-//! calling `this(...)`/`super(...)`, and every other class type. An object
-//! parameter of the checked method is taken to be non-null (the verdict
-//! says so).
+//! calling `this(...)`/`super(...)`, classes the file extends, and every
+//! other class type. An object parameter of the checked method is taken to
+//! be non-null and of exactly its class (a subclass from outside the file
+//! could override the methods called); the verdict says so.
 
 use tree_sitter::Node;
 
@@ -106,7 +107,12 @@ impl<'t> Ctx<'t> {
     /// The fields of class `c`'s objects when it is a value class.
     fn value_fields(&self, c: usize) -> Option<Vec<usize>> {
         let class = self.classes.get(c)?;
-        if class.superclass.is_some() || class.has_initializer {
+        // A subclass could override the methods we inline for the class.
+        let extended = self
+            .classes
+            .iter()
+            .any(|k| k.superclass.as_deref() == Some(class.name.as_str()));
+        if class.superclass.is_some() || class.has_initializer || extended {
             return None;
         }
         let mut leaves = Vec::new();

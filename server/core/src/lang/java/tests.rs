@@ -1700,3 +1700,19 @@ fn objects_outside_value_classes_are_refused_by_name() {
         "unsupported: object creation new M(...) at 6:31"
     );
 }
+
+#[test]
+fn a_class_the_file_extends_is_not_a_value_class() {
+    // Q overrides get(): inlining P's get() for a P-typed value would be
+    // wrong for a Q, so P's objects stay unsupported.
+    let src = "class A {\n\
+    static class P { final int x; P(int x) { this.x = x; } int get() { return x; } }\n\
+    static class Q extends P { Q(int x) { super(x); } int get() { return 0; } }\n\
+    static int f(int a) { P p = new P(a); return p.get(); }\n\
+}";
+    let p = prog(src);
+    assert_eq!(
+        err(&p, "f").to_string(),
+        "unsupported: object creation new P(...) at 4:29"
+    );
+}
