@@ -34,23 +34,29 @@ pub fn until<T>(deadline: Instant, f: impl FnOnce() -> T) -> T {
     let out = std::thread::scope(|s| {
         let state = &state;
         s.spawn(move || {
-            // Wake at the deadline, and every POLL to see a cancellation.
+            // Wake at the deadline, and every POLL to see a cancellation;
+            // from then on interrupt every POLL until f returns. Z3 clears
+            // its cancellation flag when a check starts, so an interrupt
+            // that lands while f is still setting up its query is lost
+            // (seen on libz3 4.8.12: a feasibility check ran for minutes
+            // past its deadline).
             loop {
                 let left = deadline.saturating_duration_since(Instant::now());
                 let cancelled = token.as_ref().is_some_and(Cancellation::is_cancelled);
-                if !left.is_zero() && !cancelled {
-                    match finished.recv_timeout(left.min(POLL)) {
-                        Err(RecvTimeoutError::Timeout) => continue,
-                        _ => return, // f finished
+                if left.is_zero() || cancelled {
+                    match state.lock() {
+                        Ok(mut st) if st.0 => {
+                            handle.interrupt();
+                            st.1 = true;
+                        }
+                        _ => return,
                     }
                 }
-                if let Ok(mut st) = state.lock()
-                    && st.0
-                {
-                    handle.interrupt();
-                    st.1 = true;
+                let wait = if left.is_zero() { POLL } else { left.min(POLL) };
+                match finished.recv_timeout(wait) {
+                    Err(RecvTimeoutError::Timeout) => continue,
+                    _ => return, // f finished
                 }
-                return;
             }
         });
         let out = f();
@@ -132,6 +138,25 @@ mod tests {
         let s = Solver::new();
         s.assert(x.gt(Int::from_i64(1)));
         assert_eq!(s.check(), SatResult::Sat);
+    }
+
+    #[test]
+    fn an_interrupt_that_lands_before_the_check_starts_is_repeated() {
+        // The deadline passes while f is still setting up: Z3 clears the
+        // first interrupt when the check starts; a later one stops it.
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let (s, _) = unsolvable();
+            let r = until(Instant::now(), || {
+                std::thread::sleep(Duration::from_millis(100));
+                s.check()
+            });
+            let _ = tx.send(r);
+        });
+        // Not a timing assertion on the solver: without a repeated
+        // interrupt the check never returns.
+        let r = rx.recv_timeout(Duration::from_secs(60));
+        assert_eq!(r, Ok(SatResult::Unknown));
     }
 
     #[test]
