@@ -89,13 +89,10 @@ fn abstraction_lines(m: &MethodReport) -> Vec<String> {
             }
         );
         if !a.refined.is_empty() {
-            let lines: Vec<String> = a
-                .refined
-                .iter()
-                .zip(&a.heuristics)
-                .map(|(s, h)| format!("{} ({h})", s.line()))
-                .collect();
-            text.push_str(&format!("; refined line {}", lines.join(", ")));
+            text.push_str(&format!("; refined line {}", a.refined_lines()));
+        }
+        if a.loop_invariant {
+            text.push_str("; loops proved by the loop checker's invariant");
         }
         out.push(labelled("blocks", &text));
     }

@@ -240,22 +240,22 @@ pub fn hover_markdown(r: &CheckResult, baseline: &str) -> String {
     .ok();
     if let Some(a) = &m.abstraction {
         if a.blocks > 0 {
-            let refined: Vec<String> = a
-                .refined
-                .iter()
-                .zip(&a.heuristics)
-                .map(|(s, h)| format!("line {} ({h})", s.line()))
-                .collect();
+            let refined = a.refined_lines();
             writeln!(
                 out,
-                "\nAbstraction: {} common, {} still abstract after {}{}.",
+                "\nAbstraction: {} common, {} still abstract after {}{}{}.",
                 plural(a.blocks, "block"),
                 a.functions_left,
                 plural(a.iterations as usize, "query"),
                 if refined.is_empty() {
                     String::new()
                 } else {
-                    format!("; refined {}", refined.join(", "))
+                    format!("; refined line {refined}")
+                },
+                if a.loop_invariant {
+                    "; loops proved by the loop checker's invariant"
+                } else {
+                    ""
                 }
             )
             .ok();

@@ -12,6 +12,15 @@
 //!   otherwise (spurious model, solver unknown, time slice used up) refine
 //!   one statement chosen by ARDiff's heuristics ([`super::refine`]) and go
 //!   again, until decided, nothing is left to refine, or time is up.
+//!
+//! Loops that stay concrete (changed code, or refined) are only unrolled up
+//! to the loop bound, so refinement can end with a proof "up to k
+//! iterations". There `ardiff` goes beyond the paper: it hands the pair to
+//! the CHC loop checker ([`super::loops`]: a lockstep invariant, or the
+//! recursion rule), whose proof holds for every iteration count. Part of
+//! the budget is kept for that when the pair has loops or recursion. A
+//! caller that schedules the loop checker itself (the portfolio) turns the
+//! hand-off off.
 
 use super::refine;
 use super::symbolic::{MAX_CANDIDATES, bodies, decide, encode, test_concretely, unknown};
@@ -66,9 +75,36 @@ impl Checker for AbstractingChecker {
     fn check(&self, pair: &MethodPair<'_>, options: &Options) -> Decision {
         let deadline = Instant::now() + Duration::from_millis(options.timeout_ms);
         let ctx = Context::for_pair(pair.old_program, pair.new_program, pair.old, pair.new);
-        self.run(pair, options, &ctx, deadline, true)
+        self.run(pair, options, &ctx, deadline, Stages::all())
     }
 }
+
+/// What [`AbstractingChecker::run`] does besides abstraction and
+/// refinement; a caller that runs a stage itself turns it off.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Stages {
+    /// Concrete tests before any solving (a counterexample is final).
+    pub testing: bool,
+    /// `ardiff` only: hand a proof up to the loop bound, or an unknown, to
+    /// the CHC loop checker.
+    pub loop_checker: bool,
+}
+
+impl Stages {
+    pub fn all() -> Stages {
+        Stages {
+            testing: true,
+            loop_checker: true,
+        }
+    }
+}
+
+/// Share of the time left that `ardiff` gives the loop checker at its first
+/// proof up to the bound, and its cap: the loop checker proves most pairs
+/// it can prove in 0.1–0.6 s (EqBench `ell/dbrent` needs about 2 s), and
+/// fails at once on most it cannot; the rest stays with refinement.
+const LOOP_CHECKER_SHARE: f64 = 0.3;
+const LOOP_CHECKER_MAX: Duration = Duration::from_secs(3);
 
 impl AbstractingChecker {
     pub(crate) fn run(
@@ -77,7 +113,46 @@ impl AbstractingChecker {
         options: &Options,
         ctx: &Context<'_>,
         deadline: Instant,
+        stages: Stages,
+    ) -> Decision {
+        let hand_off = self.mode == Mode::Ardiff && stages.loop_checker && loops_or_recursion(pair);
+        let mut loops = LoopHandOff {
+            enabled: hand_off,
+            tried: false,
+        };
+        let mut run = self.refine_loop(pair, options, ctx, deadline, stages.testing, &mut loops);
+        // Ended undecided (or bounded) without having asked the loop
+        // checker: it gets the time left.
+        let worth_it = match &run.verdict {
+            Verdict::Unknown(u) => !u.reason.is_unsupported(),
+            Verdict::Equivalent(p) => p.bounded.is_some(),
+            Verdict::NotEquivalent(_) => false,
+        };
+        if worth_it
+            && loops.enabled
+            && !loops.tried
+            && !crate::cancel::expired(deadline)
+            && let Some(proof) = loops.prove(pair, options, deadline)
+        {
+            run.verdict = proof;
+            run.decided_by = Some(self.decider());
+            if let Some(report) = run.abstraction.as_mut() {
+                report.loop_invariant = true;
+            }
+        }
+        run
+    }
+
+    /// ARDiff's abstraction-refinement loop (or DSE's and IMP-S's single
+    /// query), by `deadline`.
+    fn refine_loop(
+        &self,
+        pair: &MethodPair<'_>,
+        options: &Options,
+        ctx: &Context<'_>,
+        deadline: Instant,
         with_testing: bool,
+        loops: &mut LoopHandOff,
     ) -> Decision {
         let by = self.decider();
         // A proof that holds only up to the loop bound, kept while ARDiff
@@ -181,6 +256,17 @@ impl AbstractingChecker {
                         .assumptions
                         .extend(termination_assumptions(&abs, &applied));
                     let bounded = proof.bounded.is_some();
+                    // Proved up to the bound: the loop checker may prove it
+                    // for every iteration count, typically faster than
+                    // refinement gets there (if it can at all).
+                    if bounded && loops.enabled && !loops.tried {
+                        let left = deadline.saturating_duration_since(Instant::now());
+                        let slice = left.mul_f64(LOOP_CHECKER_SHARE).min(LOOP_CHECKER_MAX);
+                        if let Some(full) = loops.prove(pair, options, Instant::now() + slice) {
+                            report.loop_invariant = true;
+                            return done(full, Some(report));
+                        }
+                    }
                     let proof = Verdict::Equivalent(proof);
                     // Bounded only because an abstracted value controls a
                     // loop? Making it concrete may give a full proof.
@@ -234,6 +320,33 @@ impl AbstractingChecker {
             && !crate::cancel::expired(deadline)
             && improvable
     }
+}
+
+/// `ardiff`'s hand-off to the loop checker: asked once, with a proof taken
+/// and anything else ignored (it never refutes).
+struct LoopHandOff {
+    enabled: bool,
+    tried: bool,
+}
+
+impl LoopHandOff {
+    fn prove(&mut self, pair: &MethodPair<'_>, options: &Options, by: Instant) -> Option<Verdict> {
+        self.tried = true;
+        let verdict = super::loops::prove(pair, options, by);
+        verdict.is_proved().then_some(verdict)
+    }
+}
+
+/// Whether either version has a loop (in the method or a callee) or
+/// recursion: the pairs the loop checker may prove without a bound.
+fn loops_or_recursion(pair: &MethodPair<'_>) -> bool {
+    [(pair.old_program, pair.old), (pair.new_program, pair.new)]
+        .iter()
+        .any(|&(program, f)| {
+            program.reaches(f, &mut |s| {
+                matches!(s.kind, crate::ir::StmtKind::Loop { .. })
+            }) || !crate::chc::recursion::recursive_functions(program, f).is_empty()
+        })
 }
 
 fn note_refinement(report: &mut AbstractionReport, abs: &Abstraction, choice: &refine::Choice) {
@@ -382,17 +495,64 @@ mod tests {
         assert_eq!((a.iterations, a.functions_left), (1, 0));
     }
 
+    /// `ardiff` with its hand-off to the loop checker turned off: the
+    /// abstraction-refinement loop alone.
+    fn refinement_only(lang: Lang, old: &str, new: &str) -> crate::check::Decision {
+        let (old_p, new_p) = (crate::lang::lower(lang, old), crate::lang::lower(lang, new));
+        let pair = crate::check::MethodPair {
+            name: "f",
+            old_program: &old_p,
+            old: old_p.find("f").next().expect("f").0,
+            new_program: &new_p,
+            new: new_p.find("f").next().expect("f").0,
+        };
+        let ctx = crate::abstraction::Context::for_pair(&old_p, &new_p, pair.old, pair.new);
+        let stages = super::Stages {
+            testing: true,
+            loop_checker: false,
+        };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        super::AbstractingChecker::ardiff().run(&pair, &Options::default(), &ctx, deadline, stages)
+    }
+
     #[test]
     fn ardiff_refines_a_bounded_proof_into_a_full_one() {
         let old = "int f(int x) { int s = 0; for (int i = 0; i < 6; i++) { s += x; } return s; }";
         let new = "int f(int x) { int s = 0; int i = 0; do { s = s + x; i++; } while (i < 6); return s; }";
-        let m = run(Lang::C, old, new, CheckerKind::Ardiff);
-        assert!(m.verdict.is_proved(), "{:?}", m.verdict);
-        let a = m.abstraction.expect("abstraction report");
+        let d = refinement_only(Lang::C, old, new);
+        assert!(d.verdict.is_proved(), "{:?}", d.verdict);
+        let a = d.abstraction.expect("abstraction report");
         // The first proof is bounded (the loop counter is abstracted);
         // refining the counter and the sum makes the loop concrete.
         assert_eq!(a.iterations, 3);
         assert_eq!(a.refined.len(), 2);
+        assert!(!a.loop_invariant);
+    }
+
+    #[test]
+    fn ardiff_hands_a_loop_it_proves_only_up_to_the_bound_to_the_loop_checker() {
+        // The changed statement sits in a loop with a symbolic bound:
+        // unrolling proves it up to the bound only, whatever is refined.
+        let old = "int f(int n) { int s = 0; for (int i = 0; i < n; i++) { s += 2; } return s; }";
+        let new =
+            "int f(int n) { int s = 0; for (int i = 0; i < n; i++) { s = s + 1 + 1; } return s; }";
+        let m = run(Lang::C, old, new, CheckerKind::Ardiff);
+        match &m.verdict {
+            Verdict::Equivalent(p) => {
+                assert!(p.bounded.is_none(), "{p:?}");
+                assert!(!p.invariants.is_empty(), "{p:?}");
+            }
+            other => panic!("expected a proof, got {other:?}"),
+        }
+        assert_eq!(m.decided_by, Some(crate::check::Decider::Ardiff));
+        assert!(m.abstraction.expect("abstraction report").loop_invariant);
+        // Without the hand-off the same run ends with the bounded proof.
+        let d = refinement_only(Lang::C, old, new);
+        match &d.verdict {
+            Verdict::Equivalent(p) => assert!(p.bounded.is_some(), "{p:?}"),
+            other => panic!("expected a bounded proof, got {other:?}"),
+        }
+        assert!(!d.abstraction.expect("abstraction report").loop_invariant);
     }
 
     #[test]

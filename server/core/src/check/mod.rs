@@ -140,6 +140,52 @@ pub struct AbstractionReport {
     /// Which heuristic chose each refinement (`H1`, `H2`, `all`).
     pub heuristics: Vec<String>,
     pub overrides: Vec<OverrideReport>,
+    /// The abstraction proved the loops only up to the bound (or not at
+    /// all) and the CHC loop checker proved them for every iteration count
+    /// (`ardiff` run on its own).
+    pub loop_invariant: bool,
+}
+
+impl AbstractionReport {
+    /// The refined statements as text for people: each run of refinements
+    /// chosen by the same heuristic as its sorted lines (consecutive ones
+    /// as ranges) and the heuristic, e.g. `4, 17-20 (timeout), 56 (H1)`.
+    /// Empty when nothing was refined.
+    pub fn refined_lines(&self) -> String {
+        let mut groups: Vec<(&str, Vec<u32>)> = Vec::new();
+        for (span, heuristic) in self.refined.iter().zip(&self.heuristics) {
+            match groups.last_mut() {
+                Some((h, lines)) if *h == heuristic.as_str() => lines.push(span.line()),
+                _ => groups.push((heuristic, vec![span.line()])),
+            }
+        }
+        let texts: Vec<String> = groups
+            .into_iter()
+            .map(|(heuristic, mut lines)| {
+                lines.sort_unstable();
+                lines.dedup();
+                let mut ranges: Vec<(u32, u32)> = Vec::new();
+                for l in lines {
+                    match ranges.last_mut() {
+                        Some((_, end)) if *end + 1 == l => *end = l,
+                        _ => ranges.push((l, l)),
+                    }
+                }
+                let ranges: Vec<String> = ranges
+                    .into_iter()
+                    .map(|(a, z)| {
+                        if a == z {
+                            format!("{a}")
+                        } else {
+                            format!("{a}-{z}")
+                        }
+                    })
+                    .collect();
+                format!("{} ({heuristic})", ranges.join(", "))
+            })
+            .collect();
+        texts.join(", ")
+    }
 }
 
 /// A checker's answer: the verdict, who decided it, how abstraction went.
@@ -811,5 +857,33 @@ int g(int a) { struct V v = mk(a, 1); return v.x; }";
             cex.differences
         );
         assert!(verdict(old, new_mk, "g").is_proved());
+    }
+}
+
+#[cfg(test)]
+mod report_tests {
+    use super::*;
+    use crate::ir::Pos;
+
+    #[test]
+    fn refined_lines_groups_runs_of_a_heuristic_into_sorted_ranges() {
+        let at = |line: u32| {
+            let p = Pos {
+                line,
+                col: 0,
+                byte: 0,
+            };
+            Span { start: p, end: p }
+        };
+        let report = AbstractionReport {
+            // Lines are zero-based in spans, one-based in the text.
+            refined: [3, 1, 2, 2, 9, 4].map(at).to_vec(),
+            heuristics: ["all", "all", "all", "all", "all", "H1"]
+                .map(String::from)
+                .to_vec(),
+            ..AbstractionReport::default()
+        };
+        assert_eq!(report.refined_lines(), "2-4, 10 (all), 5 (H1)");
+        assert_eq!(AbstractionReport::default().refined_lines(), "");
     }
 }

@@ -17,7 +17,7 @@
 //!
 //! The verdict names what decided it.
 
-use super::abstracted::AbstractingChecker;
+use super::abstracted::{AbstractingChecker, Stages};
 use super::symbolic::{MAX_CANDIDATES, bodies, decide, encode, test_concretely};
 use super::{
     Checker, CheckerKind, Decider, Decision, MethodPair, Options, Proof, UnknownReason, Verdict,
@@ -99,13 +99,13 @@ impl Checker for PortfolioChecker {
         // whole (abstraction can turn a constant loop bound symbolic).
         let budget = Duration::from_millis(options.timeout_ms);
         let ardiff_deadline = Instant::now() + budget.mul_f64(ARDIFF_SHARE);
-        let run = AbstractingChecker::ardiff().run(
-            pair,
-            options,
-            &ctx,
-            ardiff_deadline,
-            !unbounded_first,
-        );
+        // The portfolio schedules the loop checker itself (before ARDiff
+        // and after it), so ARDiff does not hand off to it.
+        let stages = Stages {
+            testing: !unbounded_first,
+            loop_checker: false,
+        };
+        let run = AbstractingChecker::ardiff().run(pair, options, &ctx, ardiff_deadline, stages);
         // Undecided, or proved only up to the bound: the full checker, with
         // all the time left, may still do better (a constant loop unrolled
         // completely is a full proof; a query ARDiff's slices cut short may
