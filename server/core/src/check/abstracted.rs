@@ -15,11 +15,12 @@
 //!
 //! Loops that stay concrete (changed code, or refined) are only unrolled up
 //! to the loop bound, so refinement can end with a proof "up to k
-//! iterations". There `ardiff` goes beyond the paper: it hands the pair to
-//! the CHC loop checker ([`super::loops`]: a lockstep invariant, or the
-//! recursion rule), whose proof holds for every iteration count. Part of
-//! the budget is kept for that when the pair has loops or recursion. A
-//! caller that schedules the loop checker itself (the portfolio) turns the
+//! iterations". There `ardiff` goes beyond the paper: at its first such
+//! proof it hands the pair, once, to the CHC loop checker
+//! ([`super::loops`]: a lockstep invariant, or the recursion rule), whose
+//! proof holds for every iteration count; if refinement ends undecided
+//! without having asked, the loop checker gets the time left. A caller
+//! that schedules the loop checker itself (the portfolio) turns the
 //! hand-off off.
 
 use super::refine;
