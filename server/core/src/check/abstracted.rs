@@ -124,12 +124,7 @@ impl AbstractingChecker {
         let mut run = self.refine_loop(pair, options, ctx, deadline, stages.testing, &mut loops);
         // Ended undecided (or bounded) without having asked the loop
         // checker: it gets the time left.
-        let worth_it = match &run.verdict {
-            Verdict::Unknown(u) => !u.reason.is_unsupported(),
-            Verdict::Equivalent(p) => p.bounded.is_some(),
-            Verdict::NotEquivalent(_) => false,
-        };
-        if worth_it
+        if !run.verdict.is_conclusive()
             && loops.enabled
             && !loops.tried
             && !crate::cancel::expired(deadline)
@@ -307,19 +302,14 @@ impl AbstractingChecker {
         }
     }
 
-    /// Whether an unknown verdict is worth another, more concrete, try.
-    /// Whether a verdict is worth another, more concrete, try: unknown, or
-    /// a proof that holds only up to the loop bound.
+    /// Whether a verdict is worth another, more concrete, try: not
+    /// conclusive (an unknown that is not `unsupported`, or a proof that
+    /// holds only up to the loop bound).
     fn refinable(&self, v: &Verdict, abs: &Abstraction, deadline: Instant) -> bool {
-        let improvable = match v {
-            Verdict::Unknown(u) => !u.reason.is_unsupported(),
-            Verdict::Equivalent(p) => p.bounded.is_some(),
-            Verdict::NotEquivalent(_) => false,
-        };
         self.mode == Mode::Ardiff
             && !abs.blocks.is_empty()
             && !crate::cancel::expired(deadline)
-            && improvable
+            && !v.is_conclusive()
     }
 }
 

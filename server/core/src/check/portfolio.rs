@@ -126,12 +126,7 @@ impl Checker for PortfolioChecker {
         // not improve, e.g. a difference only beyond the bound): a lockstep
         // invariant may prove the pair without a bound. Only a proof is
         // taken; the loop checker answers at once on pairs without loops.
-        let loops_may_help = match &run.verdict {
-            Verdict::Unknown(u) => !u.reason.is_unsupported(),
-            Verdict::Equivalent(p) => p.bounded.is_some(),
-            Verdict::NotEquivalent(_) => false,
-        };
-        if loops_may_help && !loops_done && !crate::cancel::expired(deadline) {
+        if !run.verdict.is_conclusive() && !loops_done && !crate::cancel::expired(deadline) {
             let left = deadline.saturating_duration_since(Instant::now());
             let loops_deadline = Instant::now() + left.mul_f64(LOOPS_SHARE);
             let by_loops = super::loops::prove(pair, options, loops_deadline);
