@@ -221,7 +221,8 @@ impl AbstractingChecker {
                         match refine::choose(None, &abs, &plan, deadline) {
                             Some(choice) => {
                                 note_refinement(&mut report, &abs, &choice);
-                                plan.refined.insert(choice.statement);
+                                plan.refined
+                                    .extend(refine::statements_of(&abs, &plan, &choice));
                                 continue;
                             }
                             None => return done(v, Some(report)),
@@ -272,7 +273,8 @@ impl AbstractingChecker {
                         && let Some(choice) = refine::choose(Some(&enc), &abs, &plan, deadline)
                     {
                         note_refinement(&mut report, &abs, &choice);
-                        plan.refined.insert(choice.statement);
+                        plan.refined
+                            .extend(refine::statements_of(&abs, &plan, &choice));
                         *bounded_proof.borrow_mut() = Some(proof);
                         continue;
                     }
@@ -291,7 +293,8 @@ impl AbstractingChecker {
                 Verdict::Unknown(_) => match refine::choose(Some(&enc), &abs, &plan, deadline) {
                     Some(choice) => {
                         note_refinement(&mut report, &abs, &choice);
-                        plan.refined.insert(choice.statement);
+                        plan.refined
+                            .extend(refine::statements_of(&abs, &plan, &choice));
                     }
                     None => {
                         let verdict = explain_abstraction(verdict, &applied);

@@ -80,6 +80,44 @@ pub fn h2(apps: &Applications, blocks: &[BlockId]) -> Vec<BlockId> {
         .collect()
 }
 
+/// The statements to make concrete for `choice`: the chosen one and the
+/// other refinable statements of its block that start on the same source
+/// line. ARDiff refines source statements; the front ends lower one source
+/// statement to several IR statements (a call with an object result is the
+/// call plus one copy per field), and refining those one query at a time
+/// multiplies the iterations without telling the heuristics anything new.
+pub fn statements_of(abs: &Abstraction, plan: &Plan, choice: &Choice) -> Vec<StmtKey> {
+    let mut out = vec![choice.statement];
+    let Some(block) = abs
+        .blocks
+        .iter()
+        .find(|b| b.statements.iter().any(|s| s.key == choice.statement))
+    else {
+        return out;
+    };
+    let Some(line) = block
+        .statements
+        .iter()
+        .find(|s| s.key == choice.statement)
+        .map(|s| s.span.start.line)
+    else {
+        return out;
+    };
+    out.extend(
+        block
+            .statements
+            .iter()
+            .filter(|s| {
+                s.key != choice.statement
+                    && s.span.start.line == line
+                    && !s.pinned
+                    && !plan.refined.contains(&s.key)
+            })
+            .map(|s| s.key),
+    );
+    out
+}
+
 /// H3: the statement with the lowest score among the candidate blocks.
 pub fn h3(abs: &Abstraction, plan: &Plan, blocks: &[BlockId]) -> Option<StmtKey> {
     abs.blocks
@@ -208,6 +246,56 @@ mod tests {
         assert_eq!(h3(&abs, &plan, &[BlockId(0)]), Some(StmtKey::of(&stmts[0])));
         plan.refined.insert(StmtKey::of(&stmts[0]));
         assert_eq!(h3(&abs, &plan, &[BlockId(0)]), None);
+    }
+
+    #[test]
+    fn a_choice_takes_the_other_statements_of_its_block_on_the_same_line() {
+        // Statements 0-2 are one source line (say a call with an object
+        // result and its two field copies), 3 the next line; 4 is on the
+        // same line but in another block, 2 is pinned.
+        let stmts: Vec<Stmt> = (0..5)
+            .map(|i| Stmt {
+                kind: StmtKind::Break(crate::ir::LabelId(i)),
+                span: span(0),
+            })
+            .collect();
+        let lines = [7, 7, 7, 8, 7];
+        let r = |i: usize, pinned: bool| Refinable {
+            key: StmtKey::of(&stmts[i]),
+            reads: vec![],
+            writes: vec![],
+            span: span(lines[i]),
+            score: 0,
+            pinned,
+        };
+        let block = |id: u32, statements: Vec<Refinable>| BlockInfo {
+            id: BlockId(id),
+            function: "f".into(),
+            old_span: span(0),
+            new_span: span(0),
+            statements,
+            inputs: 1,
+            outputs: 1,
+            contains_loop: false,
+            under_change: false,
+        };
+        let abs = Abstraction {
+            blocks: vec![
+                block(0, vec![r(0, false), r(1, false), r(2, true), r(3, false)]),
+                block(1, vec![r(4, false)]),
+            ],
+            ..Abstraction::default()
+        };
+        let mut plan = Plan::default();
+        let choice = |i: usize| Choice {
+            statement: StmtKey::of(&stmts[i]),
+            heuristic: "all",
+        };
+        let key = |i: usize| StmtKey::of(&stmts[i]);
+        assert_eq!(statements_of(&abs, &plan, &choice(0)), vec![key(0), key(1)]);
+        assert_eq!(statements_of(&abs, &plan, &choice(3)), vec![key(3)]);
+        plan.refined.insert(key(0));
+        assert_eq!(statements_of(&abs, &plan, &choice(1)), vec![key(1)]);
     }
 
     #[test]
