@@ -862,6 +862,9 @@ pub struct FunctionDef {
     /// instance method that takes its object's fields as parameters):
     /// callable, but never paired, listed or checked on its own.
     pub synthetic: bool,
+    /// The parameter types as written, without whitespace (Java): what
+    /// tells apart overloads of the same name and arity when pairing.
+    pub param_types: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -878,6 +881,12 @@ pub struct Global {
     /// zero) and is an output only of the method its function is: another
     /// function's slots are scratch space.
     pub return_of: Option<String>,
+    /// Set (to the field's name) for a global holding one field of the
+    /// object a Java static field refers to (`cs.real` for `static Complex
+    /// cs`, see `lang/java/objects.rs`). Its entry value is an input like
+    /// any global's; a proof that reads it assumes the reference was not
+    /// `null`.
+    pub static_object: Option<String>,
     pub span: Span,
 }
 

@@ -734,7 +734,32 @@ fn outcome_assumptions(pair: &MethodPair<'_>) -> Vec<String> {
     };
     pair.old_program.reaches(pair.old, &mut scan);
     pair.new_program.reaches(pair.new, &mut scan);
+    // Java static fields holding objects are their objects' fields (see
+    // lang/java/objects.rs): a null reference is not among their values.
+    let mut static_objects = std::collections::BTreeSet::new();
+    for (program, func) in [(pair.old_program, pair.old), (pair.new_program, pair.new)] {
+        program.reaches(func, &mut |s| {
+            crate::abstraction::effects::for_each_expr(s, &mut |e| {
+                e.walk(&mut |x| {
+                    if let crate::ir::ExprKind::Global(g) = &x.kind
+                        && let Some(name) = program
+                            .globals
+                            .get(g.0 as usize)
+                            .and_then(|g| g.static_object.clone())
+                    {
+                        static_objects.insert(name);
+                    }
+                })
+            });
+            false
+        });
+    }
     let mut out = Vec::new();
+    out.extend(static_objects.into_iter().map(|o| {
+        format!(
+            "static field {o} is not null when the method starts (its object's fields are inputs)"
+        )
+    }));
     if throws {
         out.push("exceptions compare by class: their messages are not compared".into());
     }

@@ -844,6 +844,7 @@ mod tests {
                 name_span: sp(),
                 body: Ok(f),
                 synthetic: false,
+                param_types: Vec::new(),
             }],
             globals: vec![],
             class_parents: Vec::new(),

@@ -165,6 +165,7 @@ fn func(
         name_span: sp(1),
         body: Ok(f),
         synthetic: false,
+        param_types: Vec::new(),
     }
 }
 
@@ -884,6 +885,7 @@ fn globals_inputs_constants_and_final_state() {
             ty: Type::INT,
             constant: None,
             return_of: None,
+            static_object: None,
             span: sp(1),
         },
         Global {
@@ -891,6 +893,7 @@ fn globals_inputs_constants_and_final_state() {
             ty: Type::INT,
             constant: Some(int(10)),
             return_of: None,
+            static_object: None,
             span: sp(1),
         },
     ];

@@ -686,6 +686,7 @@ impl<'t> FileCx<'t> {
                 ty,
                 constant: None,
                 return_of: None,
+                static_object: None,
                 span: span_of(d),
             });
             self.global_const.push(is_const);
@@ -929,6 +930,7 @@ fn lower_function(file: &FileCx, id: FuncId, n: Node) -> FunctionDef {
         name_span,
         body,
         synthetic: false,
+        param_types: Vec::new(),
     }
 }
 

@@ -228,6 +228,7 @@ impl super::FileCx<'_> {
                 ty,
                 constant: None,
                 return_of: None,
+                static_object: None,
                 span,
             }));
         }
@@ -245,6 +246,7 @@ impl super::FileCx<'_> {
                     ty,
                     constant: None,
                     return_of: Some(func.to_string()),
+                    static_object: None,
                     span,
                 })
             })

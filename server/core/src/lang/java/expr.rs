@@ -513,7 +513,9 @@ impl<'c, 't> FnCx<'c, 't> {
         {
             return Ok(mk(ExprKind::Local(id), self.local_ty(id), span(n)));
         }
-        if !self.const_mode && self.lookup_object(name).is_some() {
+        if !self.const_mode
+            && (self.lookup_object(name).is_some() || self.lookup_static_object(name).is_some())
+        {
             return Err(unsupported(
                 n,
                 format!("object {name} used as a value (only its fields and methods are)"),
@@ -577,6 +579,11 @@ impl<'c, 't> FnCx<'c, 't> {
                 if let Some((c, ids)) = self.lookup_object(oname) {
                     let id = self.object_field(n, c, &ids, fname)?;
                     return Ok(mk(ExprKind::Local(id), self.local_ty(id), span(n)));
+                }
+                if !self.const_mode
+                    && let Some((c, globals)) = self.lookup_static_object(oname)
+                {
+                    return self.static_object_field(n, c, &globals, fname);
                 }
                 if !self.is_value_name(oname) {
                     if let Some(e) = builtin_constant(oname, fname, span(n)) {
@@ -1001,7 +1008,7 @@ impl<'c, 't> FnCx<'c, 't> {
         };
         let sp = span(n);
         let op_text = self.text(opn);
-        if l.kind() == "identifier" && self.lookup_object(self.text(l)).is_some() {
+        if self.is_object_variable(l) {
             self.object_assign(n, out)?;
             if want {
                 return Err(unsupported(n, "object used as a value"));

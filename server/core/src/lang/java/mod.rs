@@ -132,6 +132,7 @@ fn lower_here(source: &str, tree: &Tree) -> Program {
             name_span: m.name_span,
             body,
             synthetic: m.object_mode,
+            param_types: cx.param_types(m.node),
         });
     }
     program.globals = cx.globals;
@@ -163,6 +164,13 @@ struct FieldInfo<'t> {
     is_final: bool,
     is_static: bool,
     init: Option<Node<'t>>,
+    /// The declared type, when the declarator adds no array dimensions
+    /// (`C f;`, not `C f[];`): how a static field of a value class is found.
+    type_node: Option<Node<'t>>,
+    /// A non-final static field holding an object of a value class: the
+    /// class and one global per field of the object (see [`objects`]).
+    object: Option<(usize, Vec<GlobalId>)>,
+    span: Span,
 }
 
 /// A method with its signature, resolved before any body is lowered so that
@@ -189,6 +197,10 @@ struct MethodInfo<'t> {
     object_mode: bool,
     /// For an instance method of a value class: its object-mode copy.
     variant: Option<usize>,
+    /// An instance method of a value class that assigns its object's
+    /// fields: calls of it are refused (objects are values, see
+    /// [`objects`]).
+    mutates: bool,
 }
 
 /// File-level facts shared by all method lowerings.
@@ -294,6 +306,7 @@ impl<'t> Ctx<'t> {
                         ty: t.clone(),
                         constant: None,
                         return_of: None,
+                        static_object: None,
                         span: span(d),
                     });
                     Some(GlobalId((self.globals.len() - 1) as u32))
@@ -301,6 +314,9 @@ impl<'t> Ctx<'t> {
                 Err(_) => None,
             };
             let init = d.child_by_field_name("value");
+            let type_node = n
+                .child_by_field_name("type")
+                .filter(|_| d.child_by_field_name("dimensions").is_none());
             self.fields.push(FieldInfo {
                 class,
                 name,
@@ -309,6 +325,9 @@ impl<'t> Ctx<'t> {
                 is_final,
                 is_static,
                 init,
+                type_node,
+                object: None,
+                span: span(d),
             });
         }
     }
@@ -376,6 +395,7 @@ impl<'t> Ctx<'t> {
             ret_slots: Vec::new(),
             object_mode: false,
             variant: None,
+            mutates: false,
         });
     }
 
@@ -426,6 +446,33 @@ impl<'t> Ctx<'t> {
             return self.fields.iter().find(|f| f.name == name);
         }
         None
+    }
+
+    /// The parameter types of method `n` as written (array dimensions on
+    /// the name included), without whitespace.
+    fn param_types(&self, n: Node) -> Vec<String> {
+        let Some(ps) = n.child_by_field_name("parameters") else {
+            return Vec::new();
+        };
+        named_children(ps)
+            .into_iter()
+            .filter(|p| matches!(p.kind(), "formal_parameter" | "spread_parameter"))
+            .map(|p| {
+                let ty = p.child_by_field_name("type").map_or("", |t| self.text(t));
+                let dims = p
+                    .child_by_field_name("dimensions")
+                    .map_or("", |d| self.text(d));
+                let dots = if p.kind() == "spread_parameter" {
+                    "..."
+                } else {
+                    ""
+                };
+                format!("{ty}{dims}{dots}")
+                    .chars()
+                    .filter(|c| !c.is_whitespace())
+                    .collect()
+            })
+            .collect()
     }
 
     fn class_named(&self, name: &str) -> Option<usize> {

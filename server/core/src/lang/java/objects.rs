@@ -1,10 +1,13 @@
 //! Objects of *value classes*, lowered to their fields.
 //!
 //! The IR has scalars and arrays only. A class of the file is a value class
-//! when its objects behave as values: it extends nothing, has no instance
-//! initialiser block, its instance fields are scalars, and no code in the
-//! file assigns an instance field outside the class's own constructors.
-//! Then an object is fully described by its fields, and reference identity
+//! when its objects behave as values: it extends nothing and nothing in the
+//! file extends it, has no instance initialiser block, its instance fields
+//! are scalars, and no code in the file assigns an instance field outside
+//! the class's own constructors and *mutators* (its instance methods that
+//! assign their own object's fields). A call of a mutator is refused where
+//! it is made, so no lowered run changes an object after construction;
+//! then an object is fully described by its fields, and reference identity
 //! is never observed by the supported uses, so a variable of that class
 //! can be lowered to one local per field (`o.x`, `o.y`):
 //! - `new C(args)` calls the constructor, lowered as a function whose fields
@@ -15,14 +18,18 @@
 //!   parameters are the object's fields (`this.x`), named `C.m`
 //!   ([`crate::ir::FunctionDef::synthetic`]);
 //! - a method returning an object writes its fields to its return slots;
-//! - `o.f` reads a field; assigning a variable copies the fields.
+//! - `o.f` reads a field; assigning a variable copies the fields;
+//! - a non-final static field of the class is one global per field
+//!   (`cs.real`, see [`crate::ir::Global::static_object`]).
 //!
 //! Refused, naming what and where: `null`, `==` on objects, objects passed
-//! outside the file, printed, stored in arrays or fields, constructors
-//! calling `this(...)`/`super(...)`, classes the file extends, and every
-//! other class type. An object parameter of the checked method is taken to
-//! be non-null and of exactly its class (a subclass from outside the file
-//! could override the methods called); the verdict says so.
+//! outside the file, printed, stored in arrays or instance fields, calls of
+//! mutators, `static final` object fields, constructors calling
+//! `this(...)`/`super(...)`, classes the file extends, and every other class
+//! type. An object parameter of the checked method is taken to be non-null
+//! and of exactly its class (a subclass from outside the file could
+//! override the methods called), and a static object field non-null on
+//! entry; the verdict says so.
 
 use tree_sitter::Node;
 
@@ -56,9 +63,27 @@ impl<'t> Ctx<'t> {
         if self.values.iter().all(Option::is_none) {
             return;
         }
+        self.static_objects();
         // Signatures, now that object types are known.
         for i in 0..self.methods.len() {
             self.resolve_signature(i);
+        }
+        // Mutators: instance methods assigning their object's fields.
+        for i in 0..self.methods.len() {
+            let m = &self.methods[i];
+            let Some(c) = m.class else { continue };
+            let Some(fields) = self.values[c].as_ref() else {
+                continue;
+            };
+            if m.is_static || m.is_ctor {
+                continue;
+            }
+            let names: Vec<&str> = fields
+                .iter()
+                .map(|&f| self.fields[f].name.as_str())
+                .collect();
+            let mutates = self.assigns_field(m.node, true, false, &names);
+            self.methods[i].mutates = mutates;
         }
         // Object-mode copies of instance methods.
         let count = self.methods.len();
@@ -96,11 +121,56 @@ impl<'t> Ctx<'t> {
                     ty,
                     constant: None,
                     return_of: Some(name.clone()),
+                    static_object: None,
                     span: self.methods[i].name_span,
                 });
                 slots.push(GlobalId((self.globals.len() - 1) as u32));
             }
             self.methods[i].ret_slots = slots;
+        }
+    }
+
+    /// Gives each non-final static field of a value class type one global
+    /// per field of its object (`cs.real`): assigning the field copies an
+    /// object's fields into them, reading it reads them. As objects of a
+    /// value class never change after construction, this is exact — but
+    /// for `null`, which the entry value is assumed not to be (the verdict
+    /// says so). A `static final` one stays unsupported: its fixed
+    /// initialiser is not an input, and constant objects are not modelled.
+    fn static_objects(&mut self) {
+        for fi in 0..self.fields.len() {
+            let f = &self.fields[fi];
+            if !f.is_static || f.is_final || f.ty.is_ok() {
+                continue;
+            }
+            let Some(c) = f.type_node.and_then(|t| self.value_class_of(t)) else {
+                continue;
+            };
+            let Some(leaves) = self.values[c].clone() else {
+                continue;
+            };
+            let (name, sp) = (f.name.clone(), f.span);
+            let mut globals = Vec::new();
+            for leaf in leaves {
+                let Ok(ty) = self.fields[leaf].ty.clone() else {
+                    continue;
+                };
+                let mut gname = format!("{name}.{}", self.fields[leaf].name);
+                if self.globals.iter().any(|g| g.name == gname) {
+                    let owner = self.fields[fi].class.and_then(|k| self.classes.get(k));
+                    gname = format!("{}.{gname}", owner.map_or("?", |k| k.name.as_str()));
+                }
+                self.globals.push(Global {
+                    name: gname,
+                    ty,
+                    constant: None,
+                    return_of: None,
+                    static_object: Some(name.clone()),
+                    span: sp,
+                });
+                globals.push(GlobalId((self.globals.len() - 1) as u32));
+            }
+            self.fields[fi].object = Some((c, globals));
         }
     }
 
@@ -140,16 +210,40 @@ impl<'t> Ctx<'t> {
             .map(|&i| self.fields[i].name.as_str())
             .collect();
         let writes_outside = self.methods.iter().any(|m| {
-            let own_ctor = m.is_ctor && m.class == Some(c);
-            !own_ctor && self.assigns_field(m.node, m.class == Some(c), &names)
+            let own = m.class == Some(c);
+            if own && m.is_ctor {
+                return false;
+            }
+            // A *mutator* — an instance method of the class assigning only
+            // its own object's fields (`f = …`, `this.f = …`) — leaves the
+            // class a value class: its object-mode copy refuses those
+            // assignments, so every call of it is `unsupported` and no
+            // lowered run ever changes an object after construction.
+            let mutator = own && !m.is_static;
+            self.assigns_field(m.node, self.within(m.class, c), mutator, &names)
         });
         (!writes_outside).then_some(leaves)
     }
 
+    /// Whether class `inner` is class `c` or nested in it (its code can
+    /// name `c`'s fields bare).
+    fn within(&self, inner: Option<usize>, c: usize) -> bool {
+        let mut k = inner;
+        for _ in 0..=self.classes.len() {
+            match k {
+                Some(i) if i == c => return true,
+                Some(i) => k = self.classes.get(i).and_then(|x| x.outer),
+                None => return false,
+            }
+        }
+        false
+    }
+
     /// Whether the code under `n` assigns one of the fields `names`: as
-    /// `x.f` anywhere, or as a bare `f` when `inside` the class (a local of
-    /// the same name counts too: the test errs on the safe side).
-    fn assigns_field(&self, n: Node, inside: bool, names: &[&str]) -> bool {
+    /// `x.f` anywhere (except `this.f` when `this_ok`), or as a bare `f`
+    /// when `inside` the class and not `this_ok` (a local of the same name
+    /// counts too: the test errs on the safe side).
+    fn assigns_field(&self, n: Node, inside: bool, this_ok: bool, names: &[&str]) -> bool {
         let mut stack = vec![n];
         while let Some(n) = stack.pop() {
             let target = match n.kind() {
@@ -159,10 +253,15 @@ impl<'t> Ctx<'t> {
             };
             if let Some(t) = target {
                 let hit = match t.kind() {
-                    "identifier" => inside && names.contains(&self.text(t)),
-                    "field_access" => t
-                        .child_by_field_name("field")
-                        .is_some_and(|f| names.contains(&self.text(f))),
+                    "identifier" => inside && !this_ok && names.contains(&self.text(t)),
+                    "field_access" => {
+                        let of_this = t
+                            .child_by_field_name("object")
+                            .is_some_and(|o| o.kind() == "this");
+                        !(this_ok && of_this)
+                            && t.child_by_field_name("field")
+                                .is_some_and(|f| names.contains(&self.text(f)))
+                    }
                     _ => false,
                 };
                 if hit {
@@ -267,6 +366,7 @@ fn object_mode_copy<'t>(m: &super::MethodInfo<'t>, name: String) -> super::Metho
         ret_slots: Vec::new(),
         object_mode: true,
         variant: None,
+        mutates: m.mutates,
     }
 }
 
@@ -415,6 +515,33 @@ impl<'c, 't> FnCx<'c, 't> {
             .map(|(_, c, ids)| (*c, ids.clone()))
     }
 
+    /// The static field `name` denotes as seen from the current method,
+    /// when it holds an object of a value class (and no local or field of
+    /// the current object shadows it): its class and globals.
+    pub(super) fn lookup_static_object(&self, name: &str) -> Option<(usize, Vec<GlobalId>)> {
+        if self.lookup(name).is_some()
+            || self.lookup_object(name).is_some()
+            || self.this_field(self.class, name).is_some()
+        {
+            return None;
+        }
+        self.cx.field(self.class, name)?.object.clone()
+    }
+
+    fn global_reads(&self, globals: &[GlobalId], sp: Span) -> Vec<Expr> {
+        globals
+            .iter()
+            .map(|g| {
+                let ty = self
+                    .cx
+                    .globals
+                    .get(g.0 as usize)
+                    .map_or(Type::Void, |g| g.ty.clone());
+                mk(ExprKind::Global(*g), ty, sp)
+            })
+            .collect()
+    }
+
     /// Refuses an object of class `got` where one of class `want` goes.
     fn same_class(&self, got: usize, want: usize, n: Node) -> R<()> {
         if got == want {
@@ -448,12 +575,41 @@ impl<'c, 't> FnCx<'c, 't> {
         ids: &[LocalId],
         fname: &str,
     ) -> R<LocalId> {
+        let i = self.field_position(n, c, fname)?;
+        ids.get(i)
+            .copied()
+            .ok_or_else(|| super::internal("object field"))
+    }
+
+    /// Field `fname` of the object static field `globals` (of class `c`)
+    /// refers to.
+    pub(super) fn static_object_field(
+        &self,
+        n: Node,
+        c: usize,
+        globals: &[GlobalId],
+        fname: &str,
+    ) -> R<Expr> {
+        let i = self.field_position(n, c, fname)?;
+        let g = globals
+            .get(i)
+            .copied()
+            .ok_or_else(|| super::internal("object field"))?;
+        let ty = self
+            .cx
+            .globals
+            .get(g.0 as usize)
+            .map_or(Type::Void, |g| g.ty.clone());
+        Ok(mk(ExprKind::Global(g), ty, span(n)))
+    }
+
+    /// The position of field `fname` among the fields of class `c`'s
+    /// objects.
+    fn field_position(&self, n: Node, c: usize, fname: &str) -> R<usize> {
         let fields = self.cx.values.get(c).cloned().flatten().unwrap_or_default();
         fields
             .iter()
-            .zip(ids)
-            .find(|(fi, _)| self.cx.fields[**fi].name == fname)
-            .map(|(_, id)| *id)
+            .position(|fi| self.cx.fields[*fi].name == fname)
             .ok_or_else(|| {
                 unsupported(
                     n,
@@ -471,10 +627,16 @@ impl<'c, 't> FnCx<'c, 't> {
                 Some(k) => self.object_value(*k, out),
                 None => Err(unsupported(n, "empty parentheses")),
             },
-            "identifier" => match self.lookup_object(self.text(n)) {
-                Some((c, ids)) => Ok((c, self.reads(&ids, sp))),
-                None => Err(unsupported(n, "a value where an object is expected")),
-            },
+            "identifier" => {
+                let name = self.text(n);
+                if let Some((c, ids)) = self.lookup_object(name) {
+                    return Ok((c, self.reads(&ids, sp)));
+                }
+                match self.lookup_static_object(name) {
+                    Some((c, globals)) => Ok((c, self.global_reads(&globals, sp))),
+                    None => Err(unsupported(n, "a value where an object is expected")),
+                }
+            }
             "this" => match &self.this_obj {
                 Some(t) => {
                     let ids: Vec<LocalId> = t.leaves.iter().map(|(_, id)| *id).collect();
@@ -758,6 +920,14 @@ impl<'c, 't> FnCx<'c, 't> {
             // static call: a plain call.
             return Ok(None);
         }
+        if m.mutates {
+            return Err(unsupported(
+                n,
+                format!(
+                    "call to {name}, which changes its object (objects are modelled as values)"
+                ),
+            ));
+        }
         let Some(variant) = m.variant else {
             return Err(unsupported(n, format!("call to method {name}")));
         };
@@ -832,7 +1002,10 @@ impl<'c, 't> FnCx<'c, 't> {
             "parenthesized_expression" => named_children(n)
                 .first()
                 .is_some_and(|k| self.is_object_expr(*k)),
-            "identifier" => self.lookup_object(self.text(n)).is_some(),
+            "identifier" => {
+                self.lookup_object(self.text(n)).is_some()
+                    || self.lookup_static_object(self.text(n)).is_some()
+            }
             "this" => self.this_obj.is_some(),
             "object_creation_expression" => n
                 .child_by_field_name("type")
@@ -849,11 +1022,19 @@ impl<'c, 't> FnCx<'c, 't> {
                     m.name == name && m.arity == arity && m.ret_class.is_some() && !m.object_mode
                 })
             }
-            "assignment_expression" => n.child_by_field_name("left").is_some_and(|l| {
-                l.kind() == "identifier" && self.lookup_object(self.text(l)).is_some()
-            }),
+            "assignment_expression" => n
+                .child_by_field_name("left")
+                .is_some_and(|l| self.is_object_variable(l)),
             _ => false,
         }
+    }
+
+    /// Whether `n` names a variable holding an object: a local, a
+    /// parameter or a static field of a value class.
+    pub(super) fn is_object_variable(&self, n: Node) -> bool {
+        n.kind() == "identifier"
+            && (self.lookup_object(self.text(n)).is_some()
+                || self.lookup_static_object(self.text(n)).is_some())
     }
 
     /// `o = e` for an object variable `o`: copies the fields.
@@ -865,10 +1046,18 @@ impl<'c, 't> FnCx<'c, 't> {
         ) else {
             return Err(unsupported(n, "assignment"));
         };
-        let Some((c, ids)) = (left.kind() == "identifier")
-            .then(|| self.lookup_object(self.text(left)))
+        let name = self.text(left);
+        let target = match (left.kind() == "identifier")
+            .then(|| self.lookup_object(name))
             .flatten()
-        else {
+        {
+            Some((c, ids)) => Some((c, ids.into_iter().map(Place::Local).collect::<Vec<_>>())),
+            None => (left.kind() == "identifier")
+                .then(|| self.lookup_static_object(name))
+                .flatten()
+                .map(|(c, gs)| (c, gs.into_iter().map(Place::Global).collect())),
+        };
+        let Some((c, places)) = target else {
             return Err(unsupported(left, "assignment of an object to this target"));
         };
         if n.child_by_field_name("operator").map(|o| self.text(o)) != Some("=") {
@@ -876,16 +1065,17 @@ impl<'c, 't> FnCx<'c, 't> {
         }
         let (got, vals) = self.object_value(right, out)?;
         self.same_class(got, c, right)?;
-        for (id, v) in ids.iter().zip(vals) {
-            out.push(st(
-                StmtKind::Assign {
-                    place: Place::Local(*id),
-                    value: v,
-                },
-                sp,
-            ));
+        let mut reads = Vec::new();
+        for (place, v) in places.into_iter().zip(vals) {
+            let ty = v.ty.clone();
+            reads.push(match &place {
+                Place::Local(id) => mk(ExprKind::Local(*id), ty, sp),
+                Place::Global(g) => mk(ExprKind::Global(*g), ty, sp),
+                _ => return Err(super::internal("object field place")),
+            });
+            out.push(st(StmtKind::Assign { place, value: v }, sp));
         }
-        Ok((c, self.reads(&ids, sp)))
+        Ok((c, reads))
     }
 
     /// `C a = e, b;` for a value class `C`.

@@ -1307,7 +1307,7 @@ fn unsupported_constructs_have_positions() {
     assert_eq!(e.kind, LowerErrorKind::Unsupported);
     assert_eq!(e.to_string(), "unsupported: synchronized statement at 3:5");
     func(&p, "g");
-    let src = "class A {\n  double f(double r) {\n    complex c = new complex(r, 0.0);\n    return r;\n  }\n}\nclass complex { double re; complex(double a, double b) { re = a; } double get() { return re; } void set(double v) { re = v; } }";
+    let src = "class A {\n  double f(double r) {\n    complex c = new complex(r, 0.0);\n    return r;\n  }\n}\nclass complex { double re; String tag; complex(double a, double b) { re = a; } double get() { return re; } void set(double v) { re = v; } }";
     let p = prog(src);
     assert_eq!(
         err(&p, "f").to_string(),
@@ -1681,10 +1681,56 @@ $t10 = P.sum#5($t7, $t8, $t9); return ($t10 + p.x)"
 }
 
 #[test]
+fn a_static_field_holding_a_value_object_is_one_global_per_field() {
+    // C has a mutator (set): still a value class, as long as nothing calls
+    // set. `cur` is a static field of class C: its object's fields are the
+    // globals `cur.re` and `cur.im`, written by assignment, read by calls.
+    let src = "class A {\n\
+    static C cur;\n\
+    static final C ONE = new C(1, 0);\n\
+    static void put(double a) { cur = new C(a, 0); }\n\
+    static double get() { return cur.re + cur.abs(); }\n\
+    static double one() { return ONE.re; }\n\
+    static void set(double v) { cur.set(v); }\n\
+}\n\
+class C {\n\
+    double re, im;\n\
+    C(double r, double i) { re = r; im = i; }\n\
+    double abs() { return re * re + im * im; }\n\
+    void set(double v) { this.re = v; }\n\
+}";
+    let p = prog(src);
+    let objects: Vec<(&str, Option<&str>)> = p
+        .globals
+        .iter()
+        .filter(|g| g.static_object.is_some())
+        .map(|g| (g.name.as_str(), g.static_object.as_deref()))
+        .collect();
+    assert_eq!(objects, [("cur.re", Some("cur")), ("cur.im", Some("cur"))]);
+    assert_eq!(
+        body_of_p(&p, "put"),
+        "C#4(a, 0); $t1 = @C().re; $t2 = @C().im; @cur.re = $t1; @cur.im = $t2"
+    );
+    assert_eq!(
+        body_of_p(&p, "get"),
+        "$t1 = @cur.re; $t0 = C.abs#7(@cur.re, @cur.im); return ($t1 + $t0)"
+    );
+    // A static final object would be a constant, not an input: refused.
+    assert_eq!(
+        err(&p, "one").to_string(),
+        "unsupported: field ONE of class type C at 6:30"
+    );
+    assert_eq!(
+        err(&p, "set").to_string(),
+        "unsupported: call to set, which changes its object (objects are modelled as values) at 7:29"
+    );
+}
+
+#[test]
 fn objects_outside_value_classes_are_refused_by_name() {
     let src = "class A {\n\
     static final class P { final int x; P(int x) { this.x = x; } }\n\
-    static final class M { int n; void inc() { n++; } }\n\
+    static final class M { int n; M() {} void inc() { n++; } }\n\
     static int eq(int a) { P p = new P(a); P q = new P(a); return p == q ? 1 : 0; }\n\
     static int nul(int a) { P p = null; return a; }\n\
     static int mut(int a) { M m = new M(); m.inc(); return m.n; }\n\
@@ -1695,9 +1741,11 @@ fn objects_outside_value_classes_are_refused_by_name() {
         "unsupported: object p used as a value (only its fields and methods are) at 4:63"
     );
     assert_eq!(err(&p, "nul").to_string(), "unsupported: null at 5:31");
+    // M is a value class whose method inc() changes its object: calling
+    // it is refused where it is called.
     assert_eq!(
         err(&p, "mut").to_string(),
-        "unsupported: object creation new M(...) at 6:31"
+        "unsupported: call to inc, which changes its object (objects are modelled as values) at 6:40"
     );
 }
 
