@@ -250,6 +250,25 @@ impl Expr {
         }
     }
 
+    /// [`Expr::children`], mutably (for rewriting passes).
+    pub fn children_mut(&mut self) -> Vec<&mut Expr> {
+        match &mut self.kind {
+            ExprKind::IntLit(_)
+            | ExprKind::FloatLit(_)
+            | ExprKind::BoolLit(_)
+            | ExprKind::StrLit(_)
+            | ExprKind::Local(_)
+            | ExprKind::Global(_) => Vec::new(),
+            ExprKind::Unary(_, a)
+            | ExprKind::Cast(a)
+            | ExprKind::Length(a)
+            | ExprKind::NewArray(a) => vec![a],
+            ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => vec![a, b],
+            ExprKind::Cond(c, a, b) => vec![c, a, b],
+            ExprKind::ArrayLit(xs) | ExprKind::Intrinsic(_, xs) => xs.iter_mut().collect(),
+        }
+    }
+
     /// The direct subexpressions, left to right: one place for the shape of
     /// every expression walk.
     pub fn children(&self) -> Vec<&Expr> {
@@ -742,6 +761,69 @@ impl Stmt {
             | StmtKind::Try { .. } => {}
         }
         out
+    }
+
+    /// [`Stmt::exprs`], mutably (for rewriting passes).
+    pub fn exprs_mut(&mut self) -> Vec<&mut Expr> {
+        fn place<'a>(p: &'a mut Place, out: &mut Vec<&'a mut Expr>) {
+            if let Place::Index { array, index } = p {
+                out.push(array);
+                out.push(index);
+            }
+        }
+        let mut out = Vec::new();
+        match &mut self.kind {
+            StmtKind::Assign { place: p, value } => {
+                place(p, &mut out);
+                out.push(value);
+            }
+            StmtKind::Call { dest, args, .. } | StmtKind::External { dest, args, .. } => {
+                if let Some(p) = dest {
+                    place(p, &mut out);
+                }
+                out.extend(args.iter_mut());
+            }
+            StmtKind::Print { args, .. } => out.extend(args.iter_mut()),
+            StmtKind::If { cond, .. } | StmtKind::Loop { cond, .. } => out.push(cond),
+            StmtKind::Return(Some(e)) => out.push(e),
+            StmtKind::Return(None)
+            | StmtKind::Labeled { .. }
+            | StmtKind::Break(_)
+            | StmtKind::Continue(_)
+            | StmtKind::Block(_)
+            | StmtKind::Throw(_)
+            | StmtKind::Try { .. } => {}
+        }
+        out
+    }
+
+    /// [`Stmt::child_blocks`], mutably (for rewriting passes).
+    pub fn child_blocks_mut(&mut self) -> Vec<&mut Block> {
+        match &mut self.kind {
+            StmtKind::If {
+                then_branch,
+                else_branch,
+                ..
+            } => vec![then_branch, else_branch],
+            StmtKind::Loop { body, step, .. } => vec![body, step],
+            StmtKind::Labeled { body, .. } | StmtKind::Block(body) => vec![body],
+            StmtKind::Try {
+                body,
+                catches,
+                finally,
+            } => std::iter::once(body)
+                .chain(catches.iter_mut().map(|c| &mut c.body))
+                .chain(std::iter::once(finally))
+                .collect(),
+            StmtKind::Assign { .. }
+            | StmtKind::Call { .. }
+            | StmtKind::External { .. }
+            | StmtKind::Print { .. }
+            | StmtKind::Break(_)
+            | StmtKind::Continue(_)
+            | StmtKind::Return(_)
+            | StmtKind::Throw(_) => Vec::new(),
+        }
     }
 
     /// The statement lists nested directly in this statement, in source

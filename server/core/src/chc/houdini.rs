@@ -226,7 +226,10 @@ mod tests {
     use std::time::Duration;
 
     fn houdini(old: &str, new: &str) -> Option<Vec<String>> {
-        let lower = |src: &str| crate::lang::lower(Lang::Java, &format!("class A {{ {src} }}"));
+        // Unfolded: `int k = 3;` must stay a variable for the constant
+        // candidate to be tested (the pipeline would fold it away).
+        let lower =
+            |src: &str| crate::lang::lower_unfolded(Lang::Java, &format!("class A {{ {src} }}"));
         let (po, pn) = (lower(old), lower(new));
         let ops = Ops {
             sem: Semantics::Math,

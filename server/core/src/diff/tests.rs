@@ -687,7 +687,7 @@ int g(int w) {
 }
 int f(int x, int y)
 {
-    int z = 0; // inserted
+    int z = x; // inserted
     int sum = x + y; int tmp = g(sum);
     for (int k = 0; k < N; k++)
         sum = sum + k;

@@ -8,6 +8,7 @@
 
 mod build;
 mod c;
+mod constant_locals;
 mod java;
 
 use crate::ir::{Lang, Program};
@@ -82,7 +83,22 @@ pub fn parse(lang: Lang, source: &str, previous: Option<&Parsed>) -> Option<Pars
 
 /// Lowers a parsed file; `source` must be the text it was parsed from.
 pub fn lower_parsed(parsed: &Parsed, source: &str) -> Program {
-    match parsed.lang {
+    let mut program = match parsed.lang {
+        Lang::Java => java::lower(source, &parsed.tree),
+        Lang::C => c::lower(source, &parsed.tree),
+    };
+    constant_locals::fold(&mut program);
+    program
+}
+
+/// The front end's own lowering, before the IR clean-ups every other
+/// caller gets (what the front ends' unit tests look at).
+#[cfg(test)]
+pub(crate) fn lower_unfolded(lang: Lang, source: &str) -> Program {
+    let Some(parsed) = parse(lang, source, None) else {
+        return lower(lang, source);
+    };
+    match lang {
         Lang::Java => java::lower(source, &parsed.tree),
         Lang::C => c::lower(source, &parsed.tree),
     }

@@ -3,7 +3,7 @@
 
 /// Parses and lowers (the front end's entry point under test).
 fn lower(src: &str) -> Program {
-    crate::lang::lower(Lang::C, src)
+    crate::lang::lower_unfolded(Lang::C, src)
 }
 use crate::ir::*;
 

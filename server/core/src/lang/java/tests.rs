@@ -5,7 +5,7 @@
 
 /// Parses and lowers (the front end's entry point under test).
 fn lower(src: &str) -> Program {
-    crate::lang::lower(Lang::Java, src)
+    crate::lang::lower_unfolded(Lang::Java, src)
 }
 use crate::ir::*;
 use std::collections::{BTreeMap, HashSet};
@@ -1762,5 +1762,32 @@ fn a_class_the_file_extends_is_not_a_value_class() {
     assert_eq!(
         err(&p, "f").to_string(),
         "unsupported: object creation new P(...) at 4:29"
+    );
+}
+
+#[test]
+fn the_pipeline_folds_locals_that_only_name_a_constant() {
+    // What every checker sees (`crate::lang::lower`), unlike the front
+    // end's own output the other tests look at.
+    let folded = |members: &str, name: &str| {
+        let p = crate::lang::lower(Lang::Java, &format!("class A {{ {members} }}"));
+        let f = func(&p, name);
+        show_block(&p, f, &f.body)
+    };
+    assert_eq!(
+        folded(
+            "static int f(int n) { int k = 2; double h = -0.5; int s = 0; for (int i = 0; i < k; i++) s += n; return s + k + (int) h; }",
+            "f"
+        ),
+        "s = 0; i = 0; L0: while (i < 2) { s = (s + n) } step { i = (i + 1) }; return ((s + 2) + (i32)-0.5)"
+    );
+    // Assigned twice, set in a branch (only top-level assignments
+    // qualify), or a parameter: all stay.
+    assert_eq!(
+        folded(
+            "static int g(int p, boolean b) { int k = 1; k = 3; int c; if (b) c = 1; else c = 2; p = 4; return k + c + p; }",
+            "g"
+        ),
+        "k = 1; k = 3; if b { c = 1 } else { c = 2 }; p = 4; return ((k + c) + p)"
     );
 }
