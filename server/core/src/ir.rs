@@ -687,6 +687,10 @@ pub enum Thrown {
     /// C `assert(cond)` with `cond` false (`NDEBUG` is not defined): the
     /// same outcome as `abort()`, after a message on stderr.
     AssertFailed,
+    /// C undefined behaviour the front end makes explicit (`__builtin_clz(0)`),
+    /// what it is: the same outcome as the undefined behaviour of an
+    /// operation ([`crate::interp::FaultKind::Undefined`]).
+    Undefined(String),
 }
 
 impl Thrown {
@@ -705,6 +709,7 @@ impl Thrown {
             Thrown::Abort => "calls abort()".into(),
             Thrown::Exit(n) => format!("exits with status {n}"),
             Thrown::AssertFailed => "fails an assertion (abort)".into(),
+            Thrown::Undefined(what) => format!("undefined behaviour: {what}"),
         }
     }
 
@@ -716,6 +721,7 @@ impl Thrown {
             Thrown::Exit(n) => format!("exit {n}"),
             // A failed assertion prints to stderr (not compared) and aborts.
             Thrown::AssertFailed => "abort".into(),
+            Thrown::Undefined(_) => "undefined behaviour".into(),
         }
     }
 }

@@ -6,6 +6,7 @@
 //! body uses a construct outside the IR, or contains a syntax error, carries a
 //! [`crate::ir::LowerError`] naming the first such construct and its span.
 
+mod bits;
 mod build;
 mod c;
 mod constant_locals;

@@ -114,6 +114,9 @@ impl FaultCode {
         {
             return FaultCode(i as i64 + 1);
         }
+        if let crate::ir::Thrown::Undefined(_) = t {
+            return Self::UNDEFINED;
+        }
         FaultCode(strings.tag(&t.key()))
     }
 }

@@ -94,6 +94,42 @@ pub(super) fn const_int(e: &Expr) -> Option<i128> {
     }
 }
 
+/// GCC's bit-counting builtins (and POSIX `ffs`): what they count, and
+/// the unsigned type their argument is taken as (`ffs` takes an `int`, but
+/// its result depends on the bits alone).
+#[derive(Clone, Copy, PartialEq)]
+enum BitCount {
+    /// `__builtin_clz`: leading zeros; undefined for 0.
+    LeadingZeros,
+    /// `__builtin_ctz`: trailing zeros; undefined for 0.
+    TrailingZeros,
+    /// `__builtin_popcount`: one bits.
+    Ones,
+    /// `__builtin_parity`: one bits mod 2.
+    Parity,
+    /// `__builtin_ffs`: one plus the index of the lowest one bit, 0 for 0.
+    FirstSet,
+}
+
+fn bit_builtin(name: &str) -> Option<(BitCount, IntTy)> {
+    let (base, suffix) = match name.strip_suffix("ll") {
+        Some(b) => (b, IntTy::U64),
+        None => match name.strip_suffix('l') {
+            Some(b) => (b, IntTy::U64),
+            None => (name, IntTy::U32),
+        },
+    };
+    let kind = match base {
+        "__builtin_clz" => BitCount::LeadingZeros,
+        "__builtin_ctz" => BitCount::TrailingZeros,
+        "__builtin_popcount" => BitCount::Ones,
+        "__builtin_parity" => BitCount::Parity,
+        "__builtin_ffs" | "ffs" => BitCount::FirstSet,
+        _ => return None,
+    };
+    Some((kind, suffix))
+}
+
 /// The library functions that map onto intrinsics.
 #[derive(Clone, Copy)]
 enum Lib {
@@ -1336,6 +1372,9 @@ impl<'t> Fx<'t> {
             "lround" | "llround" => {
                 return Err(self.unsup(n, format!("{name} (C rounds halves away from zero)")));
             }
+            _ if bit_builtin(name).is_some() => {
+                return self.bit_builtin(n, name, &args, out).map(Some);
+            }
             "abort" | "exit" | "_Exit" | "assert" => {
                 if want {
                     return Err(self.unsup(n, format!("use of the result of {name}")));
@@ -1548,5 +1587,69 @@ impl<'t> Fx<'t> {
         };
         let size = size.ok_or_else(|| self.unsup(n, "sizeof of this operand"))?;
         Ok(int_lit(i128::from(size), IntTy::U64, span))
+    }
+}
+
+impl crate::lang::bits::Temps for Fx<'_> {
+    fn temp(&mut self, ty: Type, span: Span) -> crate::ir::LocalId {
+        Fx::temp(self, ty, span)
+    }
+}
+
+impl<'t> Fx<'t> {
+    /// `__builtin_clz(x)` and its kin, lowered with the formulas the JDK's
+    /// `Integer`/`Long` methods use (`lang::bits`) on the argument
+    /// converted to the builtin's parameter type, as the call converts it.
+    /// `clz`/`ctz` of 0 is undefined behaviour (GCC documents it; x86's
+    /// `bsr` leaves the result unspecified): an outcome of its own.
+    fn bit_builtin(
+        &mut self,
+        n: Node<'t>,
+        name: &str,
+        args: &[Node<'t>],
+        out: &mut Block,
+    ) -> Res<Expr> {
+        let Some((kind, param)) = bit_builtin(name) else {
+            return Err(self.unsup(n, format!("call to {name}")));
+        };
+        let [arg] = args else {
+            return Err(self.unsup(n, format!("call to {name} with {} arguments", args.len())));
+        };
+        let span = self.sp(n);
+        let b = crate::lang::bits::Build { sp: span };
+        let v = self.expr(*arg, out)?;
+        if !is_integer(&v.ty) {
+            return Err(super::unsupported(
+                v.span,
+                format!("non-integer argument to {name}"),
+            ));
+        }
+        let v = self.convert(v, &Type::Int(param), span)?;
+        let x = b.hold(self, v, out);
+        let int = Type::INT;
+        let zero = b.lit(0, &x.ty);
+        if matches!(kind, BitCount::LeadingZeros | BitCount::TrailingZeros) {
+            out.push(b.when(
+                b.bin(BinOp::Eq, &x, &zero),
+                vec![b.stmt(StmtKind::Throw(Thrown::Undefined(format!("{name}(0)"))))],
+            ));
+        }
+        Ok(match kind {
+            BitCount::LeadingZeros => b.leading_zeros(self, x, out),
+            BitCount::TrailingZeros => b.trailing_zeros(self, x, out),
+            BitCount::Ones => b.bit_count(self, x, out),
+            BitCount::Parity => {
+                let ones = b.bit_count(self, x, out);
+                b.bin(BinOp::Rem, &ones, &b.lit(2, &int))
+            }
+            BitCount::FirstSet => {
+                let tz = b.trailing_zeros(self, x.clone(), out);
+                b.cond(
+                    b.bin(BinOp::Eq, &x, &zero),
+                    b.lit(0, &int),
+                    b.bin(BinOp::Add, &tz, &b.lit(1, &int)),
+                )
+            }
+        })
     }
 }

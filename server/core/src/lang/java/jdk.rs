@@ -7,89 +7,18 @@
 //! and the symbolic executor need nothing new, and they cannot disagree.
 
 use super::expr::or;
-use super::{FnCx, R, mk, span, st, unsupported};
-use crate::ir::{BinOp, Block, Expr, ExprKind, Place, Span, StmtKind, Thrown, Type, UnOp};
+use super::{FnCx, R, span, st, unsupported};
+use crate::ir::{BinOp, Block, Expr, ExprKind, Span, StmtKind, Thrown, Type};
+use crate::lang::bits::{Build, Temps};
 use tree_sitter::Node;
 
-/// Building IR terms of one type at one span.
-struct Build {
-    sp: Span,
-}
-
-impl Build {
-    fn lit(&self, v: i128, ty: &Type) -> Expr {
-        mk(ExprKind::IntLit(v), ty.clone(), self.sp)
-    }
-    fn bin(&self, op: BinOp, a: &Expr, b: &Expr) -> Expr {
-        let ty = if op.is_comparison() {
-            Type::Bool
-        } else {
-            a.ty.clone()
-        };
-        mk(
-            ExprKind::Binary(op, Box::new(a.clone()), Box::new(b.clone())),
-            ty,
-            self.sp,
-        )
-    }
-    fn and(&self, a: Expr, b: Expr) -> Expr {
-        mk(
-            ExprKind::Binary(BinOp::And, Box::new(a), Box::new(b)),
-            Type::Bool,
-            self.sp,
-        )
-    }
-    fn cond(&self, c: Expr, a: Expr, b: Expr) -> Expr {
-        let ty = a.ty.clone();
-        mk(
-            ExprKind::Cond(Box::new(c), Box::new(a), Box::new(b)),
-            ty,
-            self.sp,
-        )
-    }
-    fn neg(&self, a: &Expr) -> Expr {
-        mk(
-            ExprKind::Unary(UnOp::Neg, Box::new(a.clone())),
-            a.ty.clone(),
-            self.sp,
-        )
-    }
-    fn cast(&self, a: &Expr, ty: &Type) -> Expr {
-        if &a.ty == ty {
-            return a.clone();
-        }
-        mk(ExprKind::Cast(Box::new(a.clone())), ty.clone(), self.sp)
+impl Temps for FnCx<'_, '_> {
+    fn temp(&mut self, ty: Type, span: Span) -> crate::ir::LocalId {
+        FnCx::temp(self, ty, span)
     }
 }
 
 impl<'c, 't> FnCx<'c, 't> {
-    /// `value` into a fresh temporary (evaluated once, read many times).
-    fn hold(&mut self, value: Expr, out: &mut Block) -> Expr {
-        let (ty, sp) = (value.ty.clone(), value.span);
-        let t = self.temp(ty.clone(), sp);
-        out.push(st(
-            StmtKind::Assign {
-                place: Place::Local(t),
-                value,
-            },
-            sp,
-        ));
-        mk(ExprKind::Local(t), ty, sp)
-    }
-
-    fn reassign(&mut self, to: &Expr, value: Expr, out: &mut Block) {
-        if let ExprKind::Local(t) = to.kind {
-            let sp = value.span;
-            out.push(st(
-                StmtKind::Assign {
-                    place: Place::Local(t),
-                    value,
-                },
-                sp,
-            ));
-        }
-    }
-
     /// `Integer.m(...)`, `Long.m(...)`, `Math.m(...)` that we model, or
     /// `None` for any other method (left to the caller).
     pub(super) fn jdk_method(
@@ -165,7 +94,7 @@ impl<'c, 't> FnCx<'c, 't> {
                 ));
             }
             let e = self.convert(e, &ty, *a)?;
-            args.push(self.hold(e, out));
+            args.push(b.hold(self, e, out));
         }
         let x = args[0].clone();
         let zero = b.lit(0, &ty);
@@ -190,11 +119,11 @@ impl<'c, 't> FnCx<'c, 't> {
                 &b.cast(&x, &Type::LONG),
                 &b.lit(0xffff_ffff, &Type::LONG),
             ),
-            "bitCount" => self.bit_count(&b, x, bits, out),
-            "numberOfLeadingZeros" => self.leading_zeros(&b, x, bits, out),
+            "bitCount" => b.bit_count(self, x, out),
+            "numberOfLeadingZeros" => b.leading_zeros(self, x, out),
             "highestOneBit" => {
                 // JDK: i & (MIN_VALUE >>> numberOfLeadingZeros(i)).
-                let nlz = self.leading_zeros(&b, x.clone(), bits, out);
+                let nlz = b.leading_zeros(self, x.clone(), out);
                 let min = b.lit(-(1i128 << (bits - 1)), &ty);
                 b.bin(
                     BinOp::BitAnd,
@@ -202,22 +131,12 @@ impl<'c, 't> FnCx<'c, 't> {
                     &b.bin(BinOp::UShr, &min, &b.cast(&nlz, &ty)),
                 )
             }
-            "numberOfTrailingZeros" => {
-                // The trailing zeros of i are the leading zeros counted up
-                // from the lowest one bit: bits - 1 - nlz(i & -i), or bits for 0.
-                let low = self.hold(b.bin(BinOp::BitAnd, &x, &b.neg(&x)), out);
-                let nlz = self.leading_zeros(&b, low.clone(), bits, out);
-                b.cond(
-                    b.bin(BinOp::Eq, &low, &zero),
-                    b.lit(bits as i128, &int),
-                    b.bin(BinOp::Sub, &b.lit(bits as i128 - 1, &int), &nlz),
-                )
-            }
+            "numberOfTrailingZeros" => b.trailing_zeros(self, x, out),
             "floorDiv" | "floorMod" => {
                 let y = &args[1];
                 // `x / y` faults on 0 as Math.floorDiv does.
-                let q = self.hold(b.bin(BinOp::Div, &x, y), out);
-                let r = self.hold(b.bin(BinOp::Rem, &x, y), out);
+                let q = b.hold(self, b.bin(BinOp::Div, &x, y), out);
+                let r = b.hold(self, b.bin(BinOp::Rem, &x, y), out);
                 // Signs differ (JDK: (x ^ y) < 0), written exactly in both
                 // semantics.
                 let differ = |a: &Expr| {
@@ -241,7 +160,7 @@ impl<'c, 't> FnCx<'c, 't> {
                     "subtractExact" => BinOp::Sub,
                     _ => BinOp::Mul,
                 };
-                let r = self.hold(b.bin(op, &x, &y), out);
+                let r = b.hold(self, b.bin(op, &x, &y), out);
                 // Overflow, exactly in both semantics (never under math).
                 let overflow = if op == BinOp::Mul {
                     let wide = |e: &Expr| b.cast(e, &Type::LONG);
@@ -279,102 +198,6 @@ impl<'c, 't> FnCx<'c, 't> {
             }
             _ => return Ok(None),
         }))
-    }
-
-    /// The JDK's `bitCount` (Hacker's Delight 5-1), as an `int`.
-    fn bit_count(&mut self, b: &Build, x: Expr, bits: u32, out: &mut Block) -> Expr {
-        let ty = x.ty.clone();
-        let mask = |v: u64| {
-            let v = if bits == 32 { v & 0xffff_ffff } else { v };
-            // As a signed literal of the type.
-            let s = if bits == 32 {
-                i128::from(v as u32 as i32)
-            } else {
-                i128::from(v as i64)
-            };
-            b.lit(s, &ty)
-        };
-        let sh = |e: &Expr, k: i128| b.bin(BinOp::UShr, e, &b.lit(k, &Type::INT));
-        let i = self.hold(x, out);
-        let v = b.bin(
-            BinOp::Sub,
-            &i,
-            &b.bin(BinOp::BitAnd, &sh(&i, 1), &mask(0x5555_5555_5555_5555)),
-        );
-        self.reassign(&i, v, out);
-        let m3 = mask(0x3333_3333_3333_3333);
-        let v = b.bin(
-            BinOp::Add,
-            &b.bin(BinOp::BitAnd, &i, &m3),
-            &b.bin(BinOp::BitAnd, &sh(&i, 2), &m3),
-        );
-        self.reassign(&i, v, out);
-        let v = b.bin(
-            BinOp::BitAnd,
-            &b.bin(BinOp::Add, &i, &sh(&i, 4)),
-            &mask(0x0f0f_0f0f_0f0f_0f0f),
-        );
-        self.reassign(&i, v, out);
-        let mut shifts = vec![8, 16];
-        if bits == 64 {
-            shifts.push(32);
-        }
-        for k in shifts {
-            let v = b.bin(BinOp::Add, &i, &sh(&i, k));
-            self.reassign(&i, v, out);
-        }
-        let top = if bits == 32 { 0x3f } else { 0x7f };
-        b.cast(&b.bin(BinOp::BitAnd, &i, &b.lit(top, &ty)), &Type::INT)
-    }
-
-    /// The JDK's `numberOfLeadingZeros` (binary search on the magnitude),
-    /// as an `int`.
-    fn leading_zeros(&mut self, b: &Build, x: Expr, bits: u32, out: &mut Block) -> Expr {
-        let ty = x.ty.clone();
-        let int = Type::INT;
-        let i = self.hold(x, out);
-        let n = self.hold(b.lit(bits as i128 - 1, &int), out);
-        let zero = b.lit(0, &ty);
-        // Negative: no leading zeros; zero: all of them. The search below
-        // runs on positive values only (its result is then overwritten).
-        let mut steps = vec![16, 8, 4, 2];
-        if bits == 64 {
-            steps.insert(0, 32);
-        }
-        for k in steps {
-            let cond = b.bin(BinOp::Ge, &i, &b.lit(1i128 << k, &ty));
-            let mut then_branch = Vec::new();
-            self.reassign(&n, b.bin(BinOp::Sub, &n, &b.lit(k, &int)), &mut then_branch);
-            self.reassign(
-                &i,
-                b.bin(BinOp::UShr, &i, &b.lit(k, &int)),
-                &mut then_branch,
-            );
-            out.push(st(
-                StmtKind::If {
-                    cond,
-                    then_branch,
-                    else_branch: Vec::new(),
-                },
-                b.sp,
-            ));
-        }
-        let searched = b.bin(
-            BinOp::Sub,
-            &n,
-            &b.cast(&b.bin(BinOp::UShr, &i, &b.lit(1, &int)), &int),
-        );
-        // A negative or zero `i` was never shifted (the tests above are
-        // false for it), so the sign test still sees the argument.
-        b.cond(
-            b.bin(BinOp::Le, &i, &zero),
-            b.cond(
-                b.bin(BinOp::Eq, &i, &zero),
-                b.lit(bits as i128, &int),
-                b.lit(0, &int),
-            ),
-            searched,
-        )
     }
 }
 
