@@ -1,9 +1,11 @@
 //! Table-driven check of the fixture corpus (`fixtures/<lang>/<case>/`).
 //!
 //! Every case directory holds `old.<ext>`, `new.<ext>` and `expect.json`
-//! (`{"method", "math", "machine", "why", "loop_bound"?, "native"?}` —
-//! `native` says why the differential harness cannot build the case, e.g.
-//! calls to a library that is not here; verdicts
+//! (`{"method", "math", "machine", "why", "loop_bound"?, "native"?,
+//! "math_only"?}` — `native` says why the differential harness cannot build
+//! the case, e.g. calls to a library that is not here; `math_only` why its
+//! `math` counterexample cannot reproduce natively, where integers wrap;
+//! verdicts
 //! `equivalent`, `equivalent_bounded`, `equivalent_partial` — where both
 //! terminate —, `not_equivalent`, `unknown`, `unsupported`); adding a case is
 //! adding a directory. Each case is checked under both semantics and the entry

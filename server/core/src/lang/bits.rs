@@ -27,6 +27,15 @@ impl Build {
         self.expr(ExprKind::IntLit(v), ty.clone())
     }
 
+    /// A floating literal of type `ty`.
+    pub fn float(&self, v: f64, ty: &Type) -> Expr {
+        let text = format!("{v:?}");
+        self.expr(
+            ExprKind::FloatLit(crate::ir::FloatLit { value: v, text }),
+            ty.clone(),
+        )
+    }
+
     pub fn bin(&self, op: BinOp, a: &Expr, b: &Expr) -> Expr {
         let ty = if op.is_comparison() {
             Type::Bool
@@ -110,7 +119,7 @@ impl Build {
     }
 
     /// `to = value` for a temporary `to` made by [`Build::hold`].
-    fn reassign(&self, to: &Expr, value: Expr, out: &mut Block) {
+    pub fn reassign(&self, to: &Expr, value: Expr, out: &mut Block) {
         if let ExprKind::Local(t) = to.kind {
             out.push(self.stmt(StmtKind::Assign {
                 place: Place::Local(t),

@@ -204,6 +204,15 @@ fn builtin_constant(class: &str, field: &str, sp: Span) -> Option<Expr> {
         ("Short", "MIN_VALUE") => int(i128::from(i16::MIN), IntTy::I16),
         ("Byte", "MAX_VALUE") => int(i128::from(i8::MAX), IntTy::I8),
         ("Byte", "MIN_VALUE") => int(i128::from(i8::MIN), IntTy::I8),
+        // The widths in bits and bytes, ints in every class.
+        ("Long" | "Double", "SIZE") => int(64, IntTy::I32),
+        ("Integer" | "Float", "SIZE") => int(32, IntTy::I32),
+        ("Short" | "Character", "SIZE") => int(16, IntTy::I32),
+        ("Byte", "SIZE") => int(8, IntTy::I32),
+        ("Long" | "Double", "BYTES") => int(8, IntTy::I32),
+        ("Integer" | "Float", "BYTES") => int(4, IntTy::I32),
+        ("Short" | "Character", "BYTES") => int(2, IntTy::I32),
+        ("Byte", "BYTES") => int(1, IntTy::I32),
         ("Character", "MAX_VALUE") => int(0xFFFF, IntTy::JAVA_CHAR),
         ("Character", "MIN_VALUE") => int(0, IntTy::JAVA_CHAR),
         ("Double", "MAX_VALUE") => Some(float_const(

@@ -7,7 +7,7 @@
 //! and the symbolic executor need nothing new, and they cannot disagree.
 
 use super::expr::or;
-use super::{FnCx, R, span, st, unsupported};
+use super::{FnCx, R, span, unsupported};
 use crate::ir::{BinOp, Block, Expr, ExprKind, Span, StmtKind, Thrown, Type};
 use crate::lang::bits::{Build, Temps};
 use tree_sitter::Node;
@@ -29,6 +29,9 @@ impl<'c, 't> FnCx<'c, 't> {
         arg_nodes: &[Node],
         out: &mut Block,
     ) -> R<Option<Expr>> {
+        if let Some(e) = self.jdk_more(n, class, name, arg_nodes, out)? {
+            return Ok(Some(e));
+        }
         let b = Build { sp: span(n) };
         let int = Type::INT;
         if class == "Double" && matches!(name, "doubleToRawLongBits" | "doubleToLongBits") {
@@ -38,10 +41,7 @@ impl<'c, 't> FnCx<'c, 't> {
             "Integer" => (Type::INT, 32),
             "Long" => (Type::LONG, 64),
             "Math" | "StrictMath" => {
-                if !matches!(
-                    name,
-                    "floorDiv" | "floorMod" | "addExact" | "subtractExact" | "multiplyExact"
-                ) {
+                if !matches!(name, "floorDiv" | "floorMod" | "addExact" | "subtractExact") {
                     return Ok(None);
                 }
                 // The integral overloads: the wider argument type decides
@@ -72,7 +72,6 @@ impl<'c, 't> FnCx<'c, 't> {
             | (false, "numberOfLeadingZeros" | "numberOfTrailingZeros" | "toUnsignedLong") => 1,
             (false, "compare") => 2,
             (true, "floorDiv" | "floorMod" | "addExact" | "subtractExact") => 2,
-            (true, "multiplyExact") if bits == 32 => 2,
             _ => return Ok(None),
         };
         if name == "toUnsignedLong" && bits != 32 {
@@ -153,47 +152,28 @@ impl<'c, 't> FnCx<'c, 't> {
                     b.cond(adjust, b.bin(BinOp::Add, &r, y), r)
                 }
             }
-            "addExact" | "subtractExact" | "multiplyExact" => {
+            "addExact" | "subtractExact" => {
                 let y = args[1].clone();
-                let op = match name {
-                    "addExact" => BinOp::Add,
-                    "subtractExact" => BinOp::Sub,
-                    _ => BinOp::Mul,
+                let op = if name == "addExact" {
+                    BinOp::Add
+                } else {
+                    BinOp::Sub
                 };
                 let r = b.hold(self, b.bin(op, &x, &y), out);
                 // Overflow, exactly in both semantics (never under math).
-                let overflow = if op == BinOp::Mul {
-                    let wide = |e: &Expr| b.cast(e, &Type::LONG);
-                    b.bin(
-                        BinOp::Ne,
-                        &b.bin(BinOp::Mul, &wide(&x), &wide(&y)),
-                        &wide(&r),
-                    )
+                let lt = |e: &Expr| b.bin(BinOp::Lt, e, &zero);
+                let ge = |e: &Expr| b.bin(BinOp::Ge, e, &zero);
+                let (ys_pos, ys_neg) = if op == BinOp::Add {
+                    (b.bin(BinOp::Gt, &y, &zero), lt(&y))
                 } else {
-                    let lt = |e: &Expr| b.bin(BinOp::Lt, e, &zero);
-                    let ge = |e: &Expr| b.bin(BinOp::Ge, e, &zero);
-                    let (ys_pos, ys_neg) = if op == BinOp::Add {
-                        (b.bin(BinOp::Gt, &y, &zero), lt(&y))
-                    } else {
-                        (lt(&y), b.bin(BinOp::Gt, &y, &zero))
-                    };
-                    or(
-                        b.and(b.and(ge(&x), ys_pos), lt(&r)),
-                        b.and(b.and(lt(&x), ys_neg), ge(&r)),
-                        b.sp,
-                    )
+                    (lt(&y), b.bin(BinOp::Gt, &y, &zero))
                 };
-                out.push(st(
-                    StmtKind::If {
-                        cond: overflow,
-                        then_branch: vec![st(
-                            StmtKind::Throw(Thrown::Exception("ArithmeticException".into())),
-                            b.sp,
-                        )],
-                        else_branch: Vec::new(),
-                    },
+                let overflow = or(
+                    b.and(b.and(ge(&x), ys_pos), lt(&r)),
+                    b.and(b.and(lt(&x), ys_neg), ge(&r)),
                     b.sp,
-                ));
+                );
+                out.push(arithmetic_exception_if(&b, overflow));
                 r
             }
             _ => return Ok(None),
@@ -241,5 +221,649 @@ impl FnCx<'_, '_> {
             ty: Type::LONG,
             span: span(n),
         })
+    }
+}
+
+/// `if (cond) throw new ArithmeticException()`, as the `*Exact` methods do.
+fn arithmetic_exception_if(b: &Build, cond: Expr) -> crate::ir::Stmt {
+    b.when(
+        cond,
+        vec![b.stmt(StmtKind::Throw(Thrown::Exception(
+            "ArithmeticException".into(),
+        )))],
+    )
+}
+
+/// The integral type of the `*Exact` overload chosen for an argument of
+/// type `t`: `long` for `long`, else `int`.
+fn exact_type(t: &Type) -> Type {
+    if *t == Type::LONG {
+        Type::LONG
+    } else {
+        Type::INT
+    }
+}
+
+impl FnCx<'_, '_> {
+    /// The rest of the JDK methods modelled exactly, each as the JDK
+    /// implements it: `Integer`/`Long` `rotateLeft`/`rotateRight`,
+    /// `reverse`, `reverseBytes`, `compareUnsigned`, `divideUnsigned`,
+    /// `remainderUnsigned`; `Math` `negateExact`, `incrementExact`,
+    /// `decrementExact`, `absExact`, `toIntExact`, `multiplyExact`,
+    /// `signum` of a floating value; `Double`/`Float` `isNaN`,
+    /// `isInfinite`, `isFinite`. `None` for anything else.
+    fn jdk_more(
+        &mut self,
+        n: Node,
+        class: &str,
+        name: &str,
+        arg_nodes: &[Node],
+        out: &mut Block,
+    ) -> R<Option<Expr>> {
+        let arity = match (class, name) {
+            (
+                "Integer" | "Long",
+                "rotateLeft" | "rotateRight" | "compareUnsigned" | "divideUnsigned"
+                | "remainderUnsigned",
+            )
+            | ("Math" | "StrictMath", "multiplyExact") => 2,
+            ("Integer" | "Long", "reverse" | "reverseBytes")
+            | (
+                "Math" | "StrictMath",
+                "negateExact" | "incrementExact" | "decrementExact" | "absExact" | "toIntExact"
+                | "signum",
+            )
+            | ("Double" | "Float", "isNaN" | "isInfinite" | "isFinite") => 1,
+            _ => return Ok(None),
+        };
+        if arg_nodes.len() != arity {
+            return Err(unsupported(
+                n,
+                format!("call to {class}.{name} with {} arguments", arg_nodes.len()),
+            ));
+        }
+        let b = Build { sp: span(n) };
+        let mut raw = Vec::with_capacity(arity);
+        for a in arg_nodes {
+            let e = self.expr(*a, out)?;
+            if !e.ty.is_numeric() {
+                return Err(unsupported(
+                    *a,
+                    format!("{class}.{name} of {}", super::jname(&e.ty)),
+                ));
+            }
+            raw.push((e, *a));
+        }
+        // The parameter types of the overload the call selects.
+        let class_type = match class {
+            "Integer" => Type::INT,
+            "Long" => Type::LONG,
+            "Float" => Type::Float(crate::ir::FloatTy::F32),
+            "Double" => Type::DOUBLE,
+            _ => {
+                match name {
+                    "toIntExact" => Type::LONG,
+                    "signum" if raw.first().is_some_and(|(e, _)| e.ty == Type::DOUBLE) => {
+                        Type::DOUBLE
+                    }
+                    "signum" => Type::Float(crate::ir::FloatTy::F32),
+                    // The `long` overload when an argument is a `long`.
+                    _ if raw.iter().any(|(e, _)| exact_type(&e.ty) == Type::LONG) => Type::LONG,
+                    _ => Type::INT,
+                }
+            }
+        };
+        let is_rotate = matches!(name, "rotateLeft" | "rotateRight");
+        let mut args = Vec::with_capacity(arity);
+        for (i, (e, node)) in raw.into_iter().enumerate() {
+            if matches!(class_type, Type::Int(_)) && !matches!(e.ty, Type::Int(_)) {
+                return Err(unsupported(
+                    node,
+                    format!("{class}.{name} of {}", super::jname(&e.ty)),
+                ));
+            }
+            let to = if is_rotate && i == 1 {
+                Type::INT
+            } else {
+                class_type.clone()
+            };
+            let e = self.convert(e, &to, node)?;
+            args.push(b.hold(self, e, out));
+        }
+        let x = args[0].clone();
+        let ty = class_type;
+        let int = Type::INT;
+        let zero = b.lit(0, &ty);
+        let bits: i128 = if ty == Type::LONG { 64 } else { 32 };
+        let min = b.lit(-(1i128 << (bits - 1)), &ty);
+        let shl = |e: &Expr, k: &Expr| b.bin(BinOp::Shl, e, k);
+        let ushr = |e: &Expr, k: &Expr| b.bin(BinOp::UShr, e, k);
+        let and = |e: &Expr, m: i128| b.bin(BinOp::BitAnd, e, &b.lit(m, &ty));
+        let orb = |a: Expr, c: Expr| b.bin(BinOp::BitOr, &a, &c);
+        let k = |v: i128| b.lit(v, &int);
+        // `a < b` as unsigned values (the JDK's `compare(a + MIN, b + MIN)`).
+        let unsigned_lt = |a: &Expr, c: &Expr| {
+            b.bin(
+                BinOp::Lt,
+                &b.bin(BinOp::Add, a, &min),
+                &b.bin(BinOp::Add, c, &min),
+            )
+        };
+        Ok(Some(match name {
+            "rotateLeft" | "rotateRight" => {
+                let d = &args[1];
+                let neg_d = b.neg(d);
+                if name == "rotateLeft" {
+                    orb(shl(&x, d), ushr(&x, &neg_d))
+                } else {
+                    orb(ushr(&x, d), shl(&x, &neg_d))
+                }
+            }
+            "reverseBytes" => self.reverse_bytes(&b, x, out),
+            "reverse" => {
+                let i = b.hold(self, x, out);
+                for (shift, mask) in [
+                    (1, 0x5555_5555_5555_5555u64),
+                    (2, 0x3333_3333_3333_3333),
+                    (4, 0x0f0f_0f0f_0f0f_0f0f),
+                ] {
+                    let m = i128::from(if bits == 32 { mask & 0xffff_ffff } else { mask });
+                    let v = orb(shl(&and(&i, m), &k(shift)), and(&ushr(&i, &k(shift)), m));
+                    b.reassign(&i, v, out);
+                }
+                self.reverse_bytes(&b, i, out)
+            }
+            "compareUnsigned" => {
+                let y = &args[1];
+                b.cond(
+                    unsigned_lt(&x, y),
+                    b.lit(-1, &int),
+                    b.cond(b.bin(BinOp::Eq, &x, y), b.lit(0, &int), b.lit(1, &int)),
+                )
+            }
+            "divideUnsigned" | "remainderUnsigned" if bits == 32 => {
+                // JDK: (int) (toUnsignedLong(x) / toUnsignedLong(y)).
+                let long = Type::LONG;
+                let wide =
+                    |e: &Expr| b.bin(BinOp::BitAnd, &b.cast(e, &long), &b.lit(0xffff_ffff, &long));
+                let op = if name == "divideUnsigned" {
+                    BinOp::Div
+                } else {
+                    BinOp::Rem
+                };
+                let r = b.hold(self, b.bin(op, &wide(&x), &wide(&args[1])), out);
+                b.cast(&r, &int)
+            }
+            "divideUnsigned" | "remainderUnsigned" => {
+                // Hacker's Delight 9-3 (the JDK's since 18; 17's BigInteger
+                // path computes the same): a divisor with its top bit set
+                // goes at most once; else divide the halved dividend and
+                // correct by one. Faults on 0 as the JDK throws.
+                let y = args[1].clone();
+                let half = b.hold(self, b.bin(BinOp::Div, &ushr(&x, &k(1)), &y), out);
+                let q = b.hold(self, shl(&half, &k(1)), out);
+                let r = b.hold(self, b.bin(BinOp::Sub, &x, &b.bin(BinOp::Mul, &q, &y)), out);
+                let one = b.lit(1, &ty);
+                let small = b.cond(unsigned_lt(&r, &y), q.clone(), b.bin(BinOp::Add, &q, &one));
+                let big = b.cond(unsigned_lt(&x, &y), zero.clone(), one);
+                let quotient = b.hold(self, b.cond(b.bin(BinOp::Lt, &y, &zero), big, small), out);
+                if name == "divideUnsigned" {
+                    quotient
+                } else {
+                    b.bin(BinOp::Sub, &x, &b.bin(BinOp::Mul, &quotient, &y))
+                }
+            }
+            "multiplyExact" => {
+                let y = args[1].clone();
+                let r = b.hold(self, b.bin(BinOp::Mul, &x, &y), out);
+                // int: the exact product differs from the wrapped one
+                // (JDK: (int) r != r on the long product); long: the JDK's
+                // division check.
+                let overflow = if bits == 32 {
+                    let wide = |e: &Expr| b.cast(e, &Type::LONG);
+                    b.bin(
+                        BinOp::Ne,
+                        &b.bin(BinOp::Mul, &wide(&x), &wide(&y)),
+                        &wide(&r),
+                    )
+                } else {
+                    or(
+                        b.and(
+                            b.bin(BinOp::Ne, &y, &zero),
+                            b.bin(BinOp::Ne, &b.bin(BinOp::Div, &r, &y), &x),
+                        ),
+                        // MIN * -1 wraps to MIN, and MIN / -1 is MIN again.
+                        b.and(
+                            b.and(
+                                b.bin(BinOp::Eq, &x, &min),
+                                b.bin(BinOp::Eq, &y, &b.lit(-1, &ty)),
+                            ),
+                            b.bin(BinOp::Eq, &r, &min),
+                        ),
+                        b.sp,
+                    )
+                };
+                out.push(arithmetic_exception_if(&b, overflow));
+                r
+            }
+            // Each overflow test reads the result, as the JDK's do, so that
+            // under `math` (no wrapping) nothing ever overflows.
+            "negateExact" | "absExact" => {
+                let r = if name == "negateExact" {
+                    b.neg(&x)
+                } else {
+                    b.cond(b.bin(BinOp::Lt, &x, &zero), b.neg(&x), x.clone())
+                };
+                let r = b.hold(self, r, out);
+                // Only MIN stays negative when negated.
+                let overflow = b.and(b.bin(BinOp::Lt, &x, &zero), b.bin(BinOp::Lt, &r, &zero));
+                out.push(arithmetic_exception_if(&b, overflow));
+                r
+            }
+            "incrementExact" | "decrementExact" => {
+                let (op, past) = if name == "incrementExact" {
+                    (BinOp::Add, BinOp::Lt)
+                } else {
+                    (BinOp::Sub, BinOp::Gt)
+                };
+                let r = b.hold(self, b.bin(op, &x, &b.lit(1, &ty)), out);
+                out.push(arithmetic_exception_if(&b, b.bin(past, &r, &x)));
+                r
+            }
+            "toIntExact" => {
+                let r = b.hold(self, b.cast(&x, &int), out);
+                out.push(arithmetic_exception_if(
+                    &b,
+                    b.bin(BinOp::Ne, &b.cast(&r, &Type::LONG), &x),
+                ));
+                r
+            }
+            "signum" => {
+                // ±0 and NaN are returned as they are.
+                let f = |v: f64| b.float(v, &ty);
+                b.cond(
+                    b.bin(BinOp::Gt, &x, &f(0.0)),
+                    f(1.0),
+                    b.cond(b.bin(BinOp::Lt, &x, &f(0.0)), f(-1.0), x.clone()),
+                )
+            }
+            "isNaN" => b.bin(BinOp::Ne, &x, &x),
+            // x - x is 0 for every finite x and NaN for ±∞ and NaN (and
+            // always 0 under math, where every real is finite).
+            "isInfinite" | "isFinite" => {
+                let diff = b.bin(BinOp::Sub, &x, &x);
+                let finite = b.bin(BinOp::Eq, &diff, &diff);
+                if name == "isFinite" {
+                    finite
+                } else {
+                    b.and(b.bin(BinOp::Eq, &x, &x), b.bin(BinOp::Ne, &diff, &diff))
+                }
+            }
+            _ => return Ok(None),
+        }))
+    }
+
+    /// The JDK's `reverseBytes` of an `int` or `long`.
+    fn reverse_bytes(&mut self, b: &Build, x: Expr, out: &mut Block) -> Expr {
+        let ty = x.ty.clone();
+        let int = Type::INT;
+        let k = |v: i128| b.lit(v, &int);
+        let shl = |e: &Expr, s: i128| b.bin(BinOp::Shl, e, &k(s));
+        let ushr = |e: &Expr, s: i128| b.bin(BinOp::UShr, e, &k(s));
+        let and = |e: &Expr, m: i128| b.bin(BinOp::BitAnd, e, &b.lit(m, &ty));
+        let orb = |a: Expr, c: Expr| b.bin(BinOp::BitOr, &a, &c);
+        let i = b.hold(self, x, out);
+        if ty == Type::LONG {
+            let m = 0x00ff_00ff_00ff_00ff;
+            let v = orb(shl(&and(&i, m), 8), and(&ushr(&i, 8), m));
+            b.reassign(&i, v, out);
+            orb(
+                orb(shl(&i, 48), shl(&and(&i, 0xffff_0000), 16)),
+                orb(and(&ushr(&i, 16), 0xffff_0000), ushr(&i, 48)),
+            )
+        } else {
+            orb(
+                orb(shl(&i, 24), shl(&and(&i, 0xff00), 8)),
+                orb(and(&ushr(&i, 8), 0xff00), ushr(&i, 24)),
+            )
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Each method, lowered and run in the interpreter under `machine`,
+    //! against Rust's own operation of the same meaning, on values at the
+    //! edges (0, ±1, MIN, MAX, powers of two and their neighbours).
+    use crate::interp::{Inputs, Limits, Outcome, execute};
+    use crate::ir::{FuncId, Lang, Program, Semantics};
+    use crate::value::Value;
+    use std::collections::BTreeMap;
+
+    fn edges64() -> Vec<i64> {
+        let mut v = vec![0, 1, -1, 2, -2, 3, 7, -7, i64::MIN, i64::MAX, i64::MIN + 1];
+        for k in [8, 15, 16, 31, 32, 33, 47, 62, 63] {
+            let p = 1i64.wrapping_shl(k);
+            v.extend([p, p.wrapping_sub(1), p.wrapping_neg(), p ^ 0x5a5a]);
+        }
+        v
+    }
+
+    fn edges32() -> Vec<i32> {
+        let mut v = vec![0, 1, -1, 2, -2, 3, 7, -7, i32::MIN, i32::MAX, i32::MIN + 1];
+        for k in [4, 8, 15, 16, 23, 30, 31] {
+            let p = 1i32.wrapping_shl(k);
+            v.extend([p, p.wrapping_sub(1), p.wrapping_neg(), p ^ 0x5a5a]);
+        }
+        v
+    }
+
+    fn run(program: &Program, name: &str, args: Vec<Value>) -> Outcome {
+        run_in(Semantics::Machine, program, name, args)
+    }
+
+    fn run_in(sem: Semantics, program: &Program, name: &str, args: Vec<Value>) -> Outcome {
+        let func = program
+            .functions
+            .iter()
+            .position(|f| f.name == name)
+            .expect("the test source defines it");
+        let inputs = Inputs {
+            args,
+            globals: BTreeMap::new(),
+            callees: Vec::new(),
+        };
+        let limits = Limits::default();
+        execute(program, FuncId(func as u32), &inputs, sem, &limits).outcome
+    }
+
+    fn int(v: i64) -> Value {
+        Value::int(v)
+    }
+
+    fn returns(v: i64) -> Outcome {
+        Outcome::Return(Value::int(v))
+    }
+
+    fn big(v: i128) -> Outcome {
+        Outcome::Return(Value::Int(num_bigint::BigInt::from(v)))
+    }
+
+    fn throws_arithmetic(o: &Outcome) -> bool {
+        matches!(o, Outcome::Fault { kind, .. }
+            if kind.java_class().as_deref() == Some("ArithmeticException"))
+    }
+
+    /// `Some(v)`: returns v; `None`: throws ArithmeticException.
+    fn expect(o: Outcome, want: Option<i64>, what: &str) {
+        match want {
+            Some(v) => assert_eq!(o, returns(v), "{what}"),
+            None => assert!(throws_arithmetic(&o), "{what}: {o:?}"),
+        }
+    }
+
+    #[test]
+    fn int_and_long_methods_match_rust() {
+        let p = crate::lang::lower(
+            Lang::Java,
+            "class J {
+                static int rotl(int x, int d) { return Integer.rotateLeft(x, d); }
+                static int rotr(int x, int d) { return Integer.rotateRight(x, d); }
+                static long rotll(long x, int d) { return Long.rotateLeft(x, d); }
+                static long rotrl(long x, int d) { return Long.rotateRight(x, d); }
+                static int rev(int x) { return Integer.reverse(x); }
+                static long revl(long x) { return Long.reverse(x); }
+                static int swap(int x) { return Integer.reverseBytes(x); }
+                static long swapl(long x) { return Long.reverseBytes(x); }
+                static int cmpu(int x, int y) { return Integer.compareUnsigned(x, y); }
+                static int cmpul(long x, long y) { return Long.compareUnsigned(x, y); }
+                static int divu(int x, int y) { return Integer.divideUnsigned(x, y); }
+                static int remu(int x, int y) { return Integer.remainderUnsigned(x, y); }
+                static long divul(long x, long y) { return Long.divideUnsigned(x, y); }
+                static long remul(long x, long y) { return Long.remainderUnsigned(x, y); }
+                static int sizes() { return Integer.SIZE + Long.BYTES + Character.SIZE; }
+            }",
+        );
+        assert_eq!(run(&p, "sizes", vec![]), returns(32 + 8 + 16));
+        for x in edges32() {
+            let u = x as u32;
+            for d in [0i32, 1, 5, 31, 32, 33, -1, -7] {
+                let s = d.rem_euclid(32) as u32;
+                let what = format!("x={x} d={d}");
+                assert_eq!(
+                    run(&p, "rotl", vec![int(x.into()), int(d.into())]),
+                    returns((u.rotate_left(s) as i32).into()),
+                    "rotl {what}"
+                );
+                assert_eq!(
+                    run(&p, "rotr", vec![int(x.into()), int(d.into())]),
+                    returns((u.rotate_right(s) as i32).into()),
+                    "rotr {what}"
+                );
+            }
+            assert_eq!(
+                run(&p, "rev", vec![int(x.into())]),
+                returns((u.reverse_bits() as i32).into()),
+                "rev {x}"
+            );
+            assert_eq!(
+                run(&p, "swap", vec![int(x.into())]),
+                returns((u.swap_bytes() as i32).into()),
+                "swap {x}"
+            );
+            for y in edges32() {
+                let (v, w) = (u, y as u32);
+                let what = format!("x={x} y={y}");
+                assert_eq!(
+                    run(&p, "cmpu", vec![int(x.into()), int(y.into())]),
+                    returns(v.cmp(&w) as i64),
+                    "cmpu {what}"
+                );
+                let q = v.checked_div(w).map(|q| i64::from(q as i32));
+                let r = v.checked_rem(w).map(|r| i64::from(r as i32));
+                expect(
+                    run(&p, "divu", vec![int(x.into()), int(y.into())]),
+                    q,
+                    &format!("divu {what}"),
+                );
+                expect(
+                    run(&p, "remu", vec![int(x.into()), int(y.into())]),
+                    r,
+                    &format!("remu {what}"),
+                );
+            }
+        }
+        for x in edges64() {
+            let u = x as u64;
+            for d in [0i64, 1, 5, 63, 64, 65, -1, -9] {
+                let s = d.rem_euclid(64) as u32;
+                let what = format!("x={x} d={d}");
+                assert_eq!(
+                    run(&p, "rotll", vec![int(x), int(d)]),
+                    returns(u.rotate_left(s) as i64),
+                    "rotll {what}"
+                );
+                assert_eq!(
+                    run(&p, "rotrl", vec![int(x), int(d)]),
+                    returns(u.rotate_right(s) as i64),
+                    "rotrl {what}"
+                );
+            }
+            assert_eq!(
+                run(&p, "revl", vec![int(x)]),
+                returns(u.reverse_bits() as i64),
+                "revl {x}"
+            );
+            assert_eq!(
+                run(&p, "swapl", vec![int(x)]),
+                returns(u.swap_bytes() as i64),
+                "swapl {x}"
+            );
+            for y in edges64() {
+                let w = y as u64;
+                let what = format!("x={x} y={y}");
+                assert_eq!(
+                    run(&p, "cmpul", vec![int(x), int(y)]),
+                    returns(u.cmp(&w) as i64),
+                    "cmpul {what}"
+                );
+                expect(
+                    run(&p, "divul", vec![int(x), int(y)]),
+                    u.checked_div(w).map(|q| q as i64),
+                    &format!("divul {what}"),
+                );
+                expect(
+                    run(&p, "remul", vec![int(x), int(y)]),
+                    u.checked_rem(w).map(|r| r as i64),
+                    &format!("remul {what}"),
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn exact_methods_throw_exactly_on_overflow() {
+        let p = crate::lang::lower(
+            Lang::Java,
+            "class J {
+                static int mul(int x, int y) { return Math.multiplyExact(x, y); }
+                static long mull(long x, long y) { return Math.multiplyExact(x, y); }
+                static int neg(int x) { return Math.negateExact(x); }
+                static long negl(long x) { return Math.negateExact(x); }
+                static int inc(int x) { return Math.incrementExact(x); }
+                static long decl(long x) { return Math.decrementExact(x); }
+                static int abs(int x) { return Math.absExact(x); }
+                static int toInt(long x) { return Math.toIntExact(x); }
+            }",
+        );
+        for x in edges32() {
+            let i = |v: Option<i32>| v.map(i64::from);
+            expect(
+                run(&p, "neg", vec![int(x.into())]),
+                i(x.checked_neg()),
+                &format!("neg {x}"),
+            );
+            expect(
+                run(&p, "inc", vec![int(x.into())]),
+                i(x.checked_add(1)),
+                &format!("inc {x}"),
+            );
+            expect(
+                run(&p, "abs", vec![int(x.into())]),
+                i(x.checked_abs()),
+                &format!("abs {x}"),
+            );
+            for y in edges32() {
+                expect(
+                    run(&p, "mul", vec![int(x.into()), int(y.into())]),
+                    i(x.checked_mul(y)),
+                    &format!("mul {x} {y}"),
+                );
+            }
+        }
+        // Under math nothing overflows: the tests read the exact result.
+        let min = i64::from(i32::MIN);
+        let math = |f: &str, args: Vec<Value>| run_in(Semantics::Math, &p, f, args);
+        assert_eq!(math("neg", vec![int(min)]), returns(-min));
+        assert_eq!(math("abs", vec![int(min)]), returns(-min));
+        assert_eq!(
+            math("inc", vec![int(i32::MAX.into())]),
+            returns(i64::from(i32::MAX) + 1)
+        );
+        assert_eq!(
+            math("decl", vec![int(i64::MIN)]),
+            big(i128::from(i64::MIN) - 1)
+        );
+        assert_eq!(
+            math("mull", vec![int(i64::MIN), int(-1)]),
+            big(-i128::from(i64::MIN))
+        );
+        assert_eq!(math("mul", vec![int(min), int(-1)]), returns(-min));
+        for x in edges64() {
+            expect(
+                run(&p, "negl", vec![int(x)]),
+                x.checked_neg(),
+                &format!("negl {x}"),
+            );
+            expect(
+                run(&p, "decl", vec![int(x)]),
+                x.checked_sub(1),
+                &format!("decl {x}"),
+            );
+            let narrow = i32::try_from(x).ok().map(i64::from);
+            expect(
+                run(&p, "toInt", vec![int(x)]),
+                narrow,
+                &format!("toInt {x}"),
+            );
+            for y in edges64() {
+                expect(
+                    run(&p, "mull", vec![int(x), int(y)]),
+                    x.checked_mul(y),
+                    &format!("mull {x} {y}"),
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn floating_classification_and_signum() {
+        let p = crate::lang::lower(
+            Lang::Java,
+            "class J {
+                static boolean nan(double x) { return Double.isNaN(x); }
+                static boolean inf(double x) { return Double.isInfinite(x); }
+                static boolean fin(double x) { return Double.isFinite(x); }
+                static boolean finf(float x) { return Float.isInfinite(x); }
+                static double sig(double x) { return Math.signum(x); }
+            }",
+        );
+        for x in [
+            0.0,
+            -0.0,
+            1.5,
+            -2.0,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+        ] {
+            let b = |v: bool| Outcome::Return(Value::Bool(v));
+            assert_eq!(
+                run(&p, "nan", vec![Value::F64(x)]),
+                b(x.is_nan()),
+                "nan {x}"
+            );
+            assert_eq!(
+                run(&p, "inf", vec![Value::F64(x)]),
+                b(x.is_infinite()),
+                "inf {x}"
+            );
+            assert_eq!(
+                run(&p, "fin", vec![Value::F64(x)]),
+                b(x.is_finite()),
+                "fin {x}"
+            );
+            let f = x as f32;
+            assert_eq!(
+                run(&p, "finf", vec![Value::F32(f)]),
+                b(f.is_infinite()),
+                "finf {x}"
+            );
+            let want = if x > 0.0 {
+                1.0
+            } else if x < 0.0 {
+                -1.0
+            } else {
+                x
+            };
+            match run(&p, "sig", vec![Value::F64(x)]) {
+                Outcome::Return(Value::F64(got)) => {
+                    assert_eq!(got.to_bits(), want.to_bits(), "signum {x}: {got}")
+                }
+                o => panic!("signum {x}: {o:?}"),
+            }
+        }
     }
 }
