@@ -143,7 +143,10 @@ pub fn run(args: &CheckArgs) -> Result<u8, CliError> {
         Some(name) => Selection::Method(name.clone()),
         None => Selection::All,
     };
-    let options = args.options();
+    let mut options = args.options();
+    // The nearest eqlens.toml above NEW, as in the editor: its `[callees]`
+    // say which calls outside the files are pure or impure.
+    options.callees = eqlens_server::project::callees(&args.new).map_err(CliError::usage)?;
     crate::error::install_quiet_panic_hook();
     let check =
         || catch_panic(|| check_sources(old_lang, &old_src, &new_src, &selection, &options));

@@ -119,6 +119,8 @@ impl CommonOptions {
             loop_bound: self.loop_bound,
             timeout_ms: self.timeout_ms,
             overrides: Vec::new(),
+            // From the project file, per document (`project::callees`).
+            callees: Default::default(),
         }
     }
 }

@@ -501,3 +501,38 @@ fn verdict_bench_on_shared_corpus_slice() {
         .sum();
     assert_eq!(errors, 0, "pairs that could not be run: {}", stdout(&o));
 }
+
+/// verdict: `eqlens check` reads `[callees]` from the nearest `eqlens.toml`
+/// above NEW, as the editor does; a broken one is an input error naming
+/// the position.
+#[test]
+fn project_callee_declarations_apply_to_check() {
+    let s = Scratch::new("check-callees");
+    let old = s.write(
+        "src/Old.java",
+        "import com.acme.Audit;\nclass A {\n    static int f(int a) {\n        Audit.record(a);\n        if (a > 0) return a;\n        return -a;\n    }\n}\n",
+    );
+    let new = s.write(
+        "src/New.java",
+        "import com.acme.Audit;\nclass A {\n    static int f(int a) {\n        Audit.record(a);\n        return a > 0 ? a : -a;\n    }\n}\n",
+    );
+    let o = eqlens(&["check", p(&old), p(&new)]);
+    assert_status(&o, 0);
+    assert!(
+        stdout(&o).contains("com.acme.Audit.record is pure:"),
+        "{}",
+        stdout(&o)
+    );
+    s.write("eqlens.toml", "[callees]\nimpure = [\"com.acme.*\"]\n");
+    let o = eqlens(&["check", p(&old), p(&new)]);
+    assert_status(&o, 2);
+    assert!(
+        stdout(&o).contains("call to com.acme.Audit.record, which the project declares impure"),
+        "{}",
+        stdout(&o)
+    );
+    s.write("eqlens.toml", "[callees]\nimpure = [\"com.acme.*\"\n");
+    let o = eqlens(&["check", p(&old), p(&new)]);
+    assert_status(&o, 3);
+    assert!(stderr(&o).contains("eqlens.toml:2:"), "{}", stderr(&o));
+}

@@ -415,6 +415,50 @@ fn bad_input_never_stops_the_server() {
     c.shutdown();
 }
 
+/// `[callees]` in `eqlens.toml`: a callee declared impure makes a changed
+/// method that calls it unsupported, naming the call; editing the project
+/// file applies on the next check; a mistake in it is shown, not ignored.
+#[test]
+fn project_callee_declarations() {
+    let old = "import com.acme.Audit;\nclass B {\n    static int f(int a) {\n        Audit.record(a);\n        if (a > 0) return a;\n        return -a;\n    }\n}\n";
+    let new = old.replace(
+        "if (a > 0) return a;\n        return -a;",
+        "return a > 0 ? a : -a;",
+    );
+    let dir = Scratch::new("callees");
+    let doc = dir.write("B.java", &new);
+    dir.write("B.java.orig", old);
+    dir.write("eqlens.toml", "[callees]\nimpure = [\"com.acme.*\"]\n");
+    let mut c = Client::start(json!({"baseline": "paired"}), &dir.0);
+    let u = c.open(&doc, "java", &new);
+    let lenses = c.wait_lens(&u, |t| t.starts_with("? unsupported"));
+    let lens = lens_on(&lenses, 2);
+    assert!(
+        lens.contains("com.acme.Audit.record") && lens.contains("declares impure"),
+        "{lenses:#?}"
+    );
+    // Declared pure instead: proved, and the lens's verdict stands on it.
+    dir.write("eqlens.toml", "[callees]\npure = [\"com.acme.Audit.*\"]\n");
+    c.request(
+        "workspace/executeCommand",
+        json!({"command": "eqlens.recheck", "arguments": [{"uri": u}]}),
+    );
+    c.wait_lens(&u, |t| t.starts_with("≡"));
+    // A bad pattern is reported with its position, and nothing is checked.
+    dir.write("eqlens.toml", "[callees]\npure = [\"Audit.record()\"]\n");
+    c.request(
+        "workspace/executeCommand",
+        json!({"command": "eqlens.recheck", "arguments": [{"uri": u}]}),
+    );
+    let s = c.status(&u, |s| s["state"] == "idle" && s["note"].is_string());
+    let note = s["note"].as_str().unwrap_or("");
+    assert!(
+        note.contains("eqlens.toml:2:") && note.contains("'Audit.record()'"),
+        "{s}"
+    );
+    c.shutdown();
+}
+
 /// The other ways to name a baseline: a `[[pair]]` in `eqlens.toml`, a file
 /// renamed since the git ref, and a pin that outlives the session.
 #[test]

@@ -44,6 +44,9 @@ pub struct Settings {
     /// Pinned baselines are also saved under `.eqlens/pins/` in the
     /// workspace, and come back when the file is opened again.
     pub persist_pins: bool,
+    /// Not a client setting: what the document's `eqlens.toml` declares
+    /// about calls outside the files, filled in per check.
+    pub callees: eqlens_core::check::CalleeDeclarations,
 }
 
 impl Default for Settings {
@@ -60,6 +63,7 @@ impl Default for Settings {
             debounce_ms: 300,
             max_file_bytes: 1 << 20,
             persist_pins: false,
+            callees: Default::default(),
         }
     }
 }
@@ -91,6 +95,7 @@ impl Settings {
             loop_bound: self.loop_bound,
             timeout_ms: self.timeout_ms,
             overrides: Vec::new(),
+            callees: self.callees.clone(),
         }
     }
 

@@ -13,7 +13,7 @@ pub mod client;
 mod config;
 mod convert;
 mod pins;
-mod project;
+pub mod project;
 mod protocol;
 mod render;
 mod scheduler;

@@ -5,14 +5,22 @@
 //! [[pair]]
 //! old = "legacy/Billing.java"   # the baseline
 //! new = "src/Billing.java"      # the document being edited
+//!
+//! [callees]                     # calls outside the compared files
+//! pure = ["com.google.common.base.Strings.*"]
+//! impure = ["com.acme.audit.*", "log_*"]
 //! ```
+//!
+//! Callees neither list names are assumed pure, and verdicts say so; see
+//! `eqlens_core::check::CalleeDeclarations` for the patterns.
 //!
 //! Paths are relative to the directory of the `eqlens.toml`; the nearest
 //! one above a document applies. The file is read whenever a paired
 //! baseline is resolved (it is small), so edits to it apply on the next
 //! re-check. Mistakes are reported with the file, line and column.
 
-use serde::Deserialize;
+use eqlens_core::check::CalleeDeclarations;
+use serde::{Deserialize, Deserializer};
 use std::path::{Path, PathBuf};
 
 pub const FILE_NAME: &str = "eqlens.toml";
@@ -22,6 +30,39 @@ pub const FILE_NAME: &str = "eqlens.toml";
 struct ProjectFile {
     #[serde(default)]
     pair: Vec<PairEntry>,
+    #[serde(default)]
+    callees: CalleesEntry,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CalleesEntry {
+    #[serde(default)]
+    pure: Vec<CalleePattern>,
+    #[serde(default)]
+    impure: Vec<CalleePattern>,
+}
+
+/// A callee name, or a prefix ending in `*`; checked when read so that a
+/// typo is reported at its position instead of silently matching nothing.
+#[derive(Debug)]
+struct CalleePattern(String);
+
+impl<'de> Deserialize<'de> for CalleePattern {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        let name = text.strip_suffix('*').unwrap_or(&text);
+        let valid_char = |c: char| c.is_alphanumeric() || matches!(c, '_' | '$' | '.');
+        if text.is_empty() {
+            Err(serde::de::Error::custom("an empty callee name"))
+        } else if let Some(c) = name.chars().find(|c| !valid_char(*c)) {
+            Err(serde::de::Error::custom(format!(
+                "'{text}' is not a callee name or a prefix ending in '*' (unexpected '{c}')"
+            )))
+        } else {
+            Ok(CalleePattern(text))
+        }
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -50,8 +91,29 @@ pub fn paired_in_project(path: &Path) -> Result<Option<PathBuf>, String> {
     partner_in(&file, &text, path)
 }
 
-fn partner_in(file: &Path, text: &str, path: &Path) -> Result<Option<PathBuf>, String> {
-    let project: ProjectFile = toml::from_str(text).map_err(|e| {
+/// What the nearest `eqlens.toml` above `path` declares about calls
+/// outside the files: none when there is no project file; `Err` with a
+/// message naming the file and position when it cannot be read.
+pub fn callees(path: &Path) -> Result<CalleeDeclarations, String> {
+    let Some(file) = path.parent().and_then(find) else {
+        return Ok(CalleeDeclarations::default());
+    };
+    let text = std::fs::read_to_string(&file)
+        .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    callees_in(&file, &text)
+}
+
+fn callees_in(file: &Path, text: &str) -> Result<CalleeDeclarations, String> {
+    let project = parse(file, text)?;
+    let names = |list: Vec<CalleePattern>| list.into_iter().map(|p| p.0).collect();
+    Ok(CalleeDeclarations {
+        pure: names(project.callees.pure),
+        impure: names(project.callees.impure),
+    })
+}
+
+fn parse(file: &Path, text: &str) -> Result<ProjectFile, String> {
+    toml::from_str(text).map_err(|e| {
         let at = e
             .span()
             .map(|s| {
@@ -62,7 +124,11 @@ fn partner_in(file: &Path, text: &str, path: &Path) -> Result<Option<PathBuf>, S
             })
             .unwrap_or_default();
         format!("{}{at}: {}", file.display(), e.message())
-    })?;
+    })
+}
+
+fn partner_in(file: &Path, text: &str, path: &Path) -> Result<Option<PathBuf>, String> {
+    let project = parse(file, text)?;
     let root = file.parent().unwrap_or(Path::new("."));
     let same = |a: &Path, b: &Path| {
         a == b
@@ -104,5 +170,41 @@ mod tests {
         assert!(e.contains("nwe"), "{e}");
         let e = partner("[[pair]\n", "/w/b").unwrap_err();
         assert!(e.starts_with("/w/eqlens.toml:1:"), "{e}");
+    }
+
+    fn callees(text: &str) -> Result<CalleeDeclarations, String> {
+        callees_in(Path::new("/w/eqlens.toml"), text)
+    }
+
+    #[test]
+    fn callee_declarations_are_read() {
+        let t =
+            "[callees]\npure = [\"java.util.Objects.hash\", \"com.acme.*\"]\nimpure = [\"*\"]\n";
+        let d = callees(t).unwrap();
+        assert_eq!(d.pure, ["java.util.Objects.hash", "com.acme.*"]);
+        assert_eq!(d.impure, ["*"]);
+        // Pairs and callees live side by side; neither is required.
+        assert_eq!(callees("").unwrap(), CalleeDeclarations::default());
+        let both = "[[pair]]\nold = \"a\"\nnew = \"b\"\n[callees]\nimpure = [\"log_*\"]\n";
+        assert_eq!(callees(both).unwrap().impure, ["log_*"]);
+        assert_eq!(partner(both, "/w/b"), Ok(Some(PathBuf::from("/w/a"))));
+    }
+
+    #[test]
+    fn bad_callee_declarations_name_the_position() {
+        let e = callees("[callees]\npure = [\"Objects.hash()\"]\n").unwrap_err();
+        assert!(e.starts_with("/w/eqlens.toml:2:"), "{e}");
+        assert!(e.contains("'Objects.hash()'") && e.contains("'('"), "{e}");
+        let e = callees("[callees]\nimpure = [\"\"]\n").unwrap_err();
+        assert!(e.contains("empty callee name"), "{e}");
+        let e = callees("[callees]\nimpur = [\"x\"]\n").unwrap_err();
+        assert!(
+            e.starts_with("/w/eqlens.toml:2:1: ") && e.contains("impur"),
+            "{e}"
+        );
+        let e = callees("[callees]\npure = \"x\"\n").unwrap_err();
+        assert!(e.starts_with("/w/eqlens.toml:2:"), "{e}");
+        // A prefix star only at the end.
+        assert!(callees("[callees]\npure = [\"a*b\"]\n").is_err());
     }
 }

@@ -273,7 +273,7 @@ impl Inner {
     }
 
     async fn check_document(self: Arc<Self>, uri: Uri, generation: u64, debounce: bool) {
-        let settings = self.settings();
+        let mut settings = self.settings();
         if debounce && settings.debounce_ms > 0 {
             tokio::time::sleep(Duration::from_millis(settings.debounce_ms)).await;
         }
@@ -296,20 +296,31 @@ impl Inner {
                 d.baseline = Some(b);
             }
         }
-        let Some((text, version, lang, base, overrides, loop_bound, kept_old, previous, recent)) =
-            self.docs.get(&uri).map(|d| {
-                (
-                    Arc::<str>::from(d.text.as_str()),
-                    d.version,
-                    d.lang,
-                    d.baseline.clone(),
-                    d.overrides.clone(),
-                    d.loop_bound,
-                    d.old_program.clone(),
-                    d.parsed.clone(),
-                    d.recent.clone(),
-                )
-            })
+        let Some((
+            text,
+            version,
+            lang,
+            base,
+            overrides,
+            loop_bound,
+            kept_old,
+            previous,
+            recent,
+            path,
+        )) = self.docs.get(&uri).map(|d| {
+            (
+                Arc::<str>::from(d.text.as_str()),
+                d.version,
+                d.lang,
+                d.baseline.clone(),
+                d.overrides.clone(),
+                d.loop_bound,
+                d.old_program.clone(),
+                d.parsed.clone(),
+                d.recent.clone(),
+                d.path.clone(),
+            )
+        })
         else {
             return;
         };
@@ -342,6 +353,22 @@ impl Inner {
             ));
             self.install(&uri, generation, view).await;
             return;
+        }
+        // Read per check, like the pairs (the file is small): an edit to
+        // it applies on the next check, and its declarations are part of
+        // each job's key.
+        if let Some(path) = &path {
+            match crate::project::callees(path) {
+                Ok(declared) => settings.callees = declared,
+                Err(msg) => {
+                    self.client
+                        .log_message(MessageType::WARNING, format!("eqlens: {msg}"))
+                        .await;
+                    view.note = Some(msg);
+                    self.install(&uri, generation, view).await;
+                    return;
+                }
+            }
         }
         let planned = {
             let (o, n, s) = (old_text.clone(), text.clone(), settings.clone());

@@ -170,6 +170,34 @@ impl<'a> Canon<'a> {
                     && a1.len() == a2.len()
                     && a1.iter().zip(a2).all(|(x, y)| self.expr(x, y))
             }
+            (
+                K::External {
+                    dest: d1,
+                    callee: c1,
+                    args: a1,
+                    ret: r1,
+                },
+                K::External {
+                    dest: d2,
+                    callee: c2,
+                    args: a2,
+                    ret: r2,
+                },
+            ) => {
+                // The same callee (by its full name) on equal arguments:
+                // whatever it does, it does in both versions.
+                let dests = match (d1, d2) {
+                    (Some(p), Some(q)) => self.place(p, q),
+                    (None, None) => true,
+                    _ => false,
+                };
+                dests
+                    && c1 == c2
+                    && r1 == r2
+                    && a1.len() == a2.len()
+                    && a1.iter().zip(a2).all(|(x, y)| self.expr(x, y))
+            }
+            (K::Throw(t1), K::Throw(t2)) => t1 == t2,
             (K::Print { kind: k1, args: a1 }, K::Print { kind: k2, args: a2 }) => {
                 k1 == k2 && a1.len() == a2.len() && a1.iter().zip(a2).all(|(x, y)| self.expr(x, y))
             }
@@ -443,6 +471,20 @@ mod tests {
         let old = "class T { static int f(int a) { return a * 2; } }";
         let new = "class T { static int f(int a) { return a << 1; } }";
         assert!(unchanged(old, new).is_empty());
+    }
+
+    #[test]
+    fn calls_outside_the_files_and_throws_compare_by_callee_and_class() {
+        let old = "import com.acme.Audit; class T {
+            static int f(int a) { if (a < 0) throw new IllegalArgumentException(); Audit.record(a); return a; }
+            static int g(int a) { Audit.record(a); return a; }
+            static int h(int a) { if (a < 0) throw new IllegalArgumentException(); return a; } }";
+        let new = "import com.acme.Audit; class T {
+            static int f(int b) { if (b < 0) throw new IllegalArgumentException(\"neg\"); Audit.record(b); return b; }
+            static int g(int a) { Audit.log(a); return a; }
+            static int h(int a) { if (a < 0) throw new IllegalStateException(); return a; } }";
+        // Messages are not compared (docs/semantics.md); callee and class are.
+        assert_eq!(unchanged(old, new), vec!["f"]);
     }
 
     #[test]

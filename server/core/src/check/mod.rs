@@ -83,6 +83,60 @@ pub struct Options {
     /// Line ranges of the new version the user forced abstract or concrete
     /// (checkers that abstract common code honour them).
     pub overrides: Vec<Override>,
+    /// What the project declares about calls outside the files.
+    pub callees: CalleeDeclarations,
+}
+
+/// What the project declares about calls outside the compared files (the
+/// `[callees]` table of `eqlens.toml`). Without a declaration a callee is
+/// assumed pure and every verdict relying on that says so; a callee
+/// declared impure makes a changed method that calls it `unsupported`, as
+/// its effects are not modelled.
+///
+/// Patterns are full callee names as the front ends resolve them
+/// (`java.util.Objects.hash`, `crc32`), or a prefix ending in `*`
+/// (`com.acme.audit.*`, `log_*`, `*`). The most specific pattern wins: an
+/// exact name over any prefix, a longer prefix over a shorter one, and
+/// `impure` when the same pattern is in both lists.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+pub struct CalleeDeclarations {
+    pub pure: Vec<String>,
+    pub impure: Vec<String>,
+}
+
+/// How a callee outside the files is treated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Purity {
+    /// No declaration: assumed pure, and the verdict names the assumption.
+    AssumedPure,
+    DeclaredPure,
+    DeclaredImpure,
+}
+
+impl CalleeDeclarations {
+    pub fn is_empty(&self) -> bool {
+        self.pure.is_empty() && self.impure.is_empty()
+    }
+
+    pub fn purity(&self, callee: &str) -> Purity {
+        // Specificity of the best match of `patterns`: exact names beat
+        // every prefix; longer prefixes beat shorter ones.
+        let best = |patterns: &[String]| -> Option<usize> {
+            patterns
+                .iter()
+                .filter_map(|p| match p.strip_suffix('*') {
+                    Some(prefix) => callee.starts_with(prefix).then_some(prefix.len()),
+                    None => (p == callee).then_some(usize::MAX),
+                })
+                .max()
+        };
+        match (best(&self.pure), best(&self.impure)) {
+            (None, None) => Purity::AssumedPure,
+            (Some(p), Some(i)) if p > i => Purity::DeclaredPure,
+            (Some(_), None) => Purity::DeclaredPure,
+            _ => Purity::DeclaredImpure,
+        }
+    }
 }
 
 impl Default for Options {
@@ -93,6 +147,7 @@ impl Default for Options {
             loop_bound: 8,
             timeout_ms: 10_000,
             overrides: Vec::new(),
+            callees: CalleeDeclarations::default(),
         }
     }
 }
@@ -632,7 +687,13 @@ pub fn check_programs(
 pub fn check_pair(pair: &MethodPair<'_>, options: &Options) -> MethodReport {
     let start = std::time::Instant::now();
     let checker = checker(options.checker);
-    let mut decision = match interface_mismatch(pair) {
+    let mismatch = interface_mismatch(pair);
+    let impure = match mismatch {
+        None => impure_call(pair, &options.callees),
+        Some(_) => None,
+    };
+    let mut decision = match mismatch {
+        _ if let Some(verdict) = impure => Decision::plain(verdict, Decider::Syntax),
         Some(why) => Decision::plain(
             Verdict::Unknown(Unknown {
                 detail: why.clone(),
@@ -650,7 +711,9 @@ pub fn check_pair(pair: &MethodPair<'_>, options: &Options) -> MethodReport {
         None => checker.check(pair, options),
     };
     if let Verdict::Equivalent(proof) = &mut decision.verdict {
-        proof.assumptions.extend(outcome_assumptions(pair));
+        proof
+            .assumptions
+            .extend(outcome_assumptions(pair, &options.callees));
     }
     let old = pair.old_program.function(pair.old);
     let new = pair.new_program.function(pair.new);
@@ -715,10 +778,69 @@ fn interface_mismatch(pair: &MethodPair<'_>) -> Option<String> {
     None
 }
 
+/// `unsupported` when a version of a changed method calls a callee the
+/// project declares impure: the uninterpreted function that stands for a
+/// call cannot express effects on state the checker does not see, nor
+/// results that differ between calls. Identical code (modulo renaming and
+/// formatting) makes the same calls in the same order, and is left to the
+/// checker, which proves it equivalent.
+fn impure_call(pair: &MethodPair<'_>, callees: &CalleeDeclarations) -> Option<Verdict> {
+    use crate::ir::StmtKind;
+    if callees.impure.is_empty() {
+        return None;
+    }
+    let mut found = None;
+    for (program, func, in_old) in [
+        (pair.new_program, pair.new, false),
+        (pair.old_program, pair.old, true),
+    ] {
+        program.reaches(func, &mut |s| {
+            if let StmtKind::External { callee, .. } = &s.kind
+                && found.is_none()
+                && callees.purity(callee) == Purity::DeclaredImpure
+            {
+                found = Some((callee.clone(), s.span, in_old));
+            }
+            false
+        });
+        if found.is_some() {
+            break;
+        }
+    }
+    let (callee, span, in_old) = found?;
+    let ctx = crate::abstraction::Context::for_pair(
+        pair.old_program,
+        pair.new_program,
+        pair.old,
+        pair.new,
+    );
+    if ctx.identical(pair.old, pair.new) {
+        return None;
+    }
+    let what = format!(
+        "call to {callee}, which the project declares impure (its effects are not modelled)"
+    );
+    Some(Verdict::Unknown(Unknown {
+        detail: format!(
+            "{what} at {span} ({} version)",
+            if in_old { "old" } else { "new" }
+        ),
+        reason: UnknownReason::Unsupported {
+            error: LowerError {
+                kind: crate::ir::LowerErrorKind::Unsupported,
+                what,
+                span,
+            },
+            in_old,
+        },
+    }))
+}
+
 /// What a proof of `pair` takes for granted about exceptions and calls
 /// outside the files, whichever checker proved it: Java exceptions compare
-/// by class only; each unseen callee is a pure function.
-fn outcome_assumptions(pair: &MethodPair<'_>) -> Vec<String> {
+/// by class only; each unseen callee is a pure function (as assumed, or as
+/// the project declares).
+fn outcome_assumptions(pair: &MethodPair<'_>, declared: &CalleeDeclarations) -> Vec<String> {
     use crate::ir::{StmtKind, Thrown};
     let mut throws = false;
     let mut callees = std::collections::BTreeSet::new();
@@ -787,10 +909,17 @@ fn outcome_assumptions(pair: &MethodPair<'_>) -> Vec<String> {
                 }),
         );
     }
-    out.extend(callees.into_iter().map(|c| {
-        format!(
-            "{c} is pure: for equal arguments it returns the same value or ends the run the same way (throws the same exception), and does nothing else the caller can observe"
-        )
+    out.extend(callees.into_iter().filter_map(|c| {
+        let how = match declared.purity(&c) {
+            Purity::AssumedPure => "is pure",
+            Purity::DeclaredPure => "is pure, as the project declares",
+            // Only identical code reaches here: it calls the callee the
+            // same way in both versions, whatever the callee does.
+            Purity::DeclaredImpure => return None,
+        };
+        Some(format!(
+            "{c} {how}: for equal arguments it returns the same value or ends the run the same way (throws the same exception), and does nothing else the caller can observe"
+        ))
     }));
     out
 }
@@ -910,5 +1039,108 @@ mod report_tests {
         };
         assert_eq!(report.refined_lines(), "2-4, 10 (all), 5 (H1)");
         assert_eq!(AbstractionReport::default().refined_lines(), "");
+    }
+}
+
+#[cfg(test)]
+mod callee_tests {
+    use super::*;
+
+    fn declared(pure: &[&str], impure: &[&str]) -> CalleeDeclarations {
+        CalleeDeclarations {
+            pure: pure.iter().map(|s| s.to_string()).collect(),
+            impure: impure.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn the_most_specific_pattern_decides() {
+        let d = declared(
+            &["com.acme.Math.*", "log_debug"],
+            &["com.acme.*", "log_*", "*"],
+        );
+        assert_eq!(d.purity("com.acme.Math.gcd"), Purity::DeclaredPure);
+        assert_eq!(d.purity("com.acme.Audit.record"), Purity::DeclaredImpure);
+        assert_eq!(d.purity("log_debug"), Purity::DeclaredPure);
+        assert_eq!(d.purity("log_error"), Purity::DeclaredImpure);
+        assert_eq!(d.purity("java.util.Objects.hash"), Purity::DeclaredImpure);
+        // The same pattern in both lists: impure, the safe side.
+        assert_eq!(declared(&["f"], &["f"]).purity("f"), Purity::DeclaredImpure);
+        let d = declared(&["java.util.*"], &[]);
+        assert_eq!(d.purity("java.util.Objects.hash"), Purity::DeclaredPure);
+        assert_eq!(d.purity("java.utility.X.y"), Purity::AssumedPure);
+        assert_eq!(d.purity("com.acme.X.y"), Purity::AssumedPure);
+    }
+
+    const OLD: &str = "import com.acme.Audit; import java.util.Objects; class A {
+        int f(int x, int y) { Audit.record(x); int h = Objects.hash(x, y); if (x > 0) return h + 1; return h; }
+        int g(int x, int y) { int h = Objects.hash(x, y); if (x > 0) return h + 1; return h; }
+        int k(int x) { Audit.record(x); return x; } }";
+    const NEW: &str = "import com.acme.Audit; import java.util.Objects; class A {
+        int f(int x, int y) { Audit.record(x); int h = Objects.hash(x, y); return x > 0 ? h + 1 : h; }
+        int g(int x, int y) { int h = Objects.hash(x, y); return x > 0 ? h + 1 : h; }
+        int k(int y) { Audit.record(y); return y; } }";
+
+    fn verdicts(callees: CalleeDeclarations) -> Vec<(String, Verdict)> {
+        let options = Options {
+            callees,
+            ..Options::default()
+        };
+        check_sources(Lang::Java, OLD, NEW, &Selection::All, &options)
+            .methods
+            .into_iter()
+            .map(|m| (m.name, m.verdict))
+            .collect()
+    }
+
+    fn assumptions(v: &Verdict) -> Vec<String> {
+        match v {
+            Verdict::Equivalent(p) => p.assumptions.clone(),
+            other => panic!("expected equivalent, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn undeclared_callees_are_assumed_pure_and_named() {
+        let v = verdicts(CalleeDeclarations::default());
+        let f = assumptions(&v[0].1);
+        assert!(
+            f.iter()
+                .any(|a| a.starts_with("com.acme.Audit.record is pure:"))
+        );
+        assert!(
+            f.iter()
+                .any(|a| a.starts_with("java.util.Objects.hash is pure:"))
+        );
+    }
+
+    #[test]
+    fn impure_callees_make_changed_methods_unsupported() {
+        let v = verdicts(declared(&["java.util.Objects.hash"], &["com.acme.*"]));
+        // f changed and calls Audit.record.
+        match &v[0].1 {
+            Verdict::Unknown(u) => {
+                assert!(u.reason.is_unsupported(), "{u:?}");
+                assert!(
+                    u.detail.starts_with(
+                        "call to com.acme.Audit.record, which the project declares impure"
+                    ) && u.detail.contains("at 2:31 (new version)"),
+                    "{}",
+                    u.detail
+                );
+            }
+            other => panic!("f: {other:?}"),
+        }
+        // g calls only the declared-pure callee, and says it is declared.
+        let g = assumptions(&v[1].1);
+        assert!(
+            g.iter()
+                .any(|a| a.starts_with("java.util.Objects.hash is pure, as the project declares:")),
+            "{g:?}"
+        );
+        // k is the same code with a renamed parameter: the same call, so
+        // equivalent whatever Audit.record does, and nothing assumed of it.
+        let k = assumptions(&v[2].1);
+        assert!(!k.iter().any(|a| a.contains("Audit")), "{k:?}");
     }
 }

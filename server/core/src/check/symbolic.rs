@@ -864,6 +864,7 @@ mod tests {
             loop_bound: 4,
             timeout_ms: 10_000,
             overrides: Vec::new(),
+            ..Options::default()
         };
         SymbolicChecker.check(&pair, &options).verdict
     }
