@@ -1,4 +1,5 @@
-//! JDK static methods of `Integer`, `Long` and `Math` lowered to the IR as
+//! JDK static methods of `Integer`, `Long`, `Math`, `Double`, `Float` and
+//! `Character` (on ASCII) lowered to the IR as
 //! the JDK implements them (`Integer.bitCount` is the JDK's branch-free
 //! formula, `Math.floorMod` its sign fix-up), so they are exact wherever
 //! the IR's operators are: in both semantics for comparisons and
@@ -8,7 +9,7 @@
 
 use super::expr::or;
 use super::{FnCx, R, span, unsupported};
-use crate::ir::{BinOp, Block, Expr, ExprKind, Span, StmtKind, Thrown, Type};
+use crate::ir::{BinOp, Block, Expr, ExprKind, Place, Span, StmtKind, Thrown, Type};
 use crate::lang::bits::{Build, Temps};
 use tree_sitter::Node;
 
@@ -31,6 +32,9 @@ impl<'c, 't> FnCx<'c, 't> {
     ) -> R<Option<Expr>> {
         if let Some(e) = self.jdk_more(n, class, name, arg_nodes, out)? {
             return Ok(Some(e));
+        }
+        if class == "Character" {
+            return self.character_method(n, name, arg_nodes, out);
         }
         let b = Build { sp: span(n) };
         let int = Type::INT;
@@ -221,6 +225,147 @@ impl FnCx<'_, '_> {
             ty: Type::LONG,
             span: span(n),
         })
+    }
+}
+
+impl FnCx<'_, '_> {
+    /// `Character`'s digit, letter, case and whitespace tests, `toUpperCase`,
+    /// `toLowerCase` and `digit`: exact on ASCII (code points 0–127), where
+    /// the JDK's tables say what the code below says; above ASCII the call
+    /// stays the uninterpreted function of the JDK method (shared by both
+    /// versions, pure — as it is), since the Unicode tables are not
+    /// modelled. `None` for the other methods of `Character`.
+    fn character_method(
+        &mut self,
+        n: Node,
+        name: &str,
+        arg_nodes: &[Node],
+        out: &mut Block,
+    ) -> R<Option<Expr>> {
+        let arity = match name {
+            "isDigit" | "isLetter" | "isLetterOrDigit" | "isAlphabetic" | "isUpperCase"
+            | "isLowerCase" | "isWhitespace" | "toUpperCase" | "toLowerCase" => 1,
+            "digit" => 2,
+            _ => return Ok(None),
+        };
+        if arg_nodes.len() != arity {
+            return Err(unsupported(
+                n,
+                format!(
+                    "call to Character.{name} with {} arguments",
+                    arg_nodes.len()
+                ),
+            ));
+        }
+        let b = Build { sp: span(n) };
+        let raw = self.expr(arg_nodes[0], out)?;
+        // The `char` overload for a `char`, else the code-point (`int`) one;
+        // `isAlphabetic` has only the latter. A `long` or a floating value
+        // selects no overload.
+        let param = match &raw.ty {
+            Type::Int(i) if i.is_char && name != "isAlphabetic" => raw.ty.clone(),
+            t @ Type::Int(_) if *t != Type::LONG => Type::INT,
+            t => {
+                return Err(unsupported(
+                    arg_nodes[0],
+                    format!("Character.{name} of {}", super::jname(t)),
+                ));
+            }
+        };
+        let converted = self.convert(raw, &param, arg_nodes[0])?;
+        let c = b.hold(self, converted, out);
+        let mut args = vec![c.clone()];
+        if name == "digit" {
+            let radix = self.expr(arg_nodes[1], out)?;
+            if !matches!(radix.ty, Type::Int(_)) || radix.ty == Type::LONG {
+                return Err(unsupported(
+                    arg_nodes[1],
+                    format!("Character.digit radix of {}", super::jname(&radix.ty)),
+                ));
+            }
+            let radix = self.convert(radix, &Type::INT, arg_nodes[1])?;
+            args.push(b.hold(self, radix, out));
+        }
+        let ret = match name {
+            "toUpperCase" | "toLowerCase" => param.clone(),
+            "digit" => Type::INT,
+            _ => Type::Bool,
+        };
+        let lit = |v: i128| b.lit(v, &param);
+        let within = |lo: i128, hi: i128| {
+            b.and(
+                b.bin(BinOp::Ge, &c, &lit(lo)),
+                b.bin(BinOp::Le, &c, &lit(hi)),
+            )
+        };
+        let or = |x: Expr, y: Expr| b.bin(BinOp::Or, &x, &y);
+        let (digit, upper, lower) = (within(48, 57), within(65, 90), within(97, 122));
+        let exact = match name {
+            "isDigit" => digit,
+            "isUpperCase" => upper,
+            "isLowerCase" => lower,
+            "isLetter" | "isAlphabetic" => or(upper, lower),
+            "isLetterOrDigit" => or(digit, or(upper, lower)),
+            // HT, LF, VT, FF, CR; FS, GS, RS, US and the space.
+            "isWhitespace" => or(within(9, 13), within(28, 32)),
+            "toUpperCase" => b.cond(lower, b.bin(BinOp::Sub, &c, &lit(32)), c.clone()),
+            "toLowerCase" => b.cond(upper, b.bin(BinOp::Add, &c, &lit(32)), c.clone()),
+            _ => {
+                // digit: the value of a 0-9, a-z or A-Z digit when it is
+                // below a radix in 2..=36, else -1.
+                let int = Type::INT;
+                let code = b.cast(&c, &int);
+                let minus = |k: i128| b.bin(BinOp::Sub, &code, &b.lit(k, &int));
+                let value = b.hold(
+                    self,
+                    b.cond(
+                        digit,
+                        minus(48),
+                        b.cond(lower, minus(87), b.cond(upper, minus(55), b.lit(-1, &int))),
+                    ),
+                    out,
+                );
+                let radix = &args[1];
+                let usable = b.and(
+                    b.and(
+                        b.bin(BinOp::Ge, radix, &b.lit(2, &int)),
+                        b.bin(BinOp::Le, radix, &b.lit(36, &int)),
+                    ),
+                    b.and(
+                        b.bin(BinOp::Ge, &value, &b.lit(0, &int)),
+                        b.bin(BinOp::Lt, &value, radix),
+                    ),
+                );
+                b.cond(usable, value, b.lit(-1, &int))
+            }
+        };
+        let ascii = b.and(
+            b.bin(BinOp::Ge, &c, &lit(0)),
+            b.bin(BinOp::Lt, &c, &lit(128)),
+        );
+        let callee = self
+            .cx
+            .external_name(Some("Character"), name)
+            .unwrap_or_else(|| format!("Character.{name}"));
+        let t = self.temp(ret.clone(), b.sp);
+        out.push(b.stmt(StmtKind::If {
+            cond: ascii,
+            then_branch: vec![b.stmt(StmtKind::Assign {
+                place: Place::Local(t),
+                value: exact,
+            })],
+            else_branch: vec![b.stmt(StmtKind::External {
+                dest: Some(Place::Local(t)),
+                callee,
+                args,
+                ret: ret.clone(),
+            })],
+        }));
+        Ok(Some(Expr {
+            kind: ExprKind::Local(t),
+            ty: ret,
+            span: b.sp,
+        }))
     }
 }
 
@@ -865,5 +1010,78 @@ mod tests {
                 o => panic!("signum {x}: {o:?}"),
             }
         }
+    }
+
+    #[test]
+    fn character_tests_are_exact_on_ascii() {
+        let p = crate::lang::lower(
+            Lang::Java,
+            "class C {
+                static boolean digit(char c) { return Character.isDigit(c); }
+                static boolean letter(char c) { return Character.isLetter(c); }
+                static boolean alnum(char c) { return Character.isLetterOrDigit(c); }
+                static boolean alpha(int c) { return Character.isAlphabetic(c); }
+                static boolean upper(char c) { return Character.isUpperCase(c); }
+                static boolean lower(char c) { return Character.isLowerCase(c); }
+                static boolean space(char c) { return Character.isWhitespace(c); }
+                static char up(char c) { return Character.toUpperCase(c); }
+                static int down(int c) { return Character.toLowerCase(c); }
+                static int value(char c, int radix) { return Character.digit(c, radix); }
+            }",
+        );
+        // What the JDK answers on ASCII (its whitespace includes the
+        // separators FS, GS, RS and US).
+        let java_space = |c: u8| matches!(c, 9..=13 | 28..=32);
+        for sem in [Semantics::Machine, Semantics::Math] {
+            for c in 0u8..128 {
+                let ch = char::from(c);
+                let arg = || vec![int(c.into())];
+                let flag = |name: &str, want: bool| {
+                    assert_eq!(
+                        run_in(sem, &p, name, arg()),
+                        Outcome::Return(Value::Bool(want)),
+                        "{name}({c}) under {sem:?}"
+                    );
+                };
+                flag("digit", ch.is_ascii_digit());
+                flag("letter", ch.is_ascii_alphabetic());
+                flag("alnum", ch.is_ascii_alphanumeric());
+                flag("alpha", ch.is_ascii_alphabetic());
+                flag("upper", ch.is_ascii_uppercase());
+                flag("lower", ch.is_ascii_lowercase());
+                flag("space", java_space(c));
+                let up = ch.to_ascii_uppercase() as i64;
+                assert_eq!(run_in(sem, &p, "up", arg()), returns(up), "up({c})");
+                let down = ch.to_ascii_lowercase() as i64;
+                assert_eq!(run_in(sem, &p, "down", arg()), returns(down), "down({c})");
+                for radix in [0, 1, 2, 8, 10, 16, 36, 37, -5] {
+                    let want = if (2..=36).contains(&radix) {
+                        ch.to_digit(radix as u32).map_or(-1, i64::from)
+                    } else {
+                        -1
+                    };
+                    assert_eq!(
+                        run_in(sem, &p, "value", vec![int(c.into()), int(radix)]),
+                        returns(want),
+                        "digit({c}, {radix})"
+                    );
+                }
+            }
+        }
+        // Above ASCII (and for negative code points) the JDK's tables
+        // decide: the call stays a call outside the files.
+        let calls = |name: &str| {
+            let f = p.functions.iter().position(|f| f.name == name).unwrap();
+            let mut callees = Vec::new();
+            p.reaches(FuncId(f as u32), &mut |s| {
+                if let crate::ir::StmtKind::External { callee, .. } = &s.kind {
+                    callees.push(callee.clone());
+                }
+                false
+            });
+            callees
+        };
+        assert_eq!(calls("letter"), ["Character.isLetter"]);
+        assert_eq!(calls("value"), ["Character.digit"]);
     }
 }
