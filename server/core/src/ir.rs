@@ -420,8 +420,24 @@ pub enum Intrinsic {
     Cosh,
     Tanh,
     Hypot,
-    /// `Math.getExponent(double)`: unbiased exponent, int.
+    /// `Math.getExponent(double)`: unbiased exponent, int. Exact under
+    /// `machine` (from the IEEE bits); uninterpreted under `math`.
     GetExponent,
+    /// Java `Double.compare`/`Float.compare`: -1, 0 or 1; under `machine`
+    /// -0.0 is below +0.0 and NaN above everything and equal to itself.
+    Compare,
+    /// `StrictMath.copySign(magnitude, sign)`: a NaN sign counts as
+    /// positive (Java's `Math.copySign` leaves that case open, and the
+    /// front end keeps it a call outside the files).
+    CopySign,
+    /// `Double.doubleToLongBits`/`Float.floatToIntBits`: the IEEE bits, a
+    /// NaN as the canonical one (`0x7ff8000000000000L`, `0x7fc00000`).
+    /// Exact under `machine`; uninterpreted under `math`, where a real
+    /// has no bits.
+    FloatBits,
+    /// `Double.longBitsToDouble`/`Float.intBitsToFloat`: the value of the
+    /// bits (every NaN pattern is NaN). Exact under `machine`.
+    BitsToFloat,
 }
 
 impl Intrinsic {
@@ -452,6 +468,10 @@ impl Intrinsic {
             Intrinsic::Tanh => "tanh",
             Intrinsic::Hypot => "hypot",
             Intrinsic::GetExponent => "getExponent",
+            Intrinsic::Compare => "compare",
+            Intrinsic::CopySign => "copySign",
+            Intrinsic::FloatBits => "floatBits",
+            Intrinsic::BitsToFloat => "bitsToFloat",
         }
     }
 }

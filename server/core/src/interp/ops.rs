@@ -643,6 +643,10 @@ impl Arith {
             Intrinsic::Round => self.round(a, ty, span)?,
             Intrinsic::RoundHalfAway => self.round_half_away(a, span)?,
             Intrinsic::GetExponent => self.get_exponent(a, span)?,
+            Intrinsic::Compare => self.compare_floats(a, two(b)?, span)?,
+            Intrinsic::CopySign => self.copy_sign(a, two(b)?, span)?,
+            Intrinsic::FloatBits => self.float_bits(a, span)?,
+            Intrinsic::BitsToFloat => self.bits_to_float(a, ty, span)?,
             Intrinsic::Sqrt => match a {
                 V::F64(x) => V::F64(x.sqrt()),
                 V::F32(x) => V::F32(x.sqrt()),
@@ -861,6 +865,121 @@ impl Arith {
     /// Java `Math.getExponent`: the unbiased binary exponent; `MAX+1` for
     /// NaN and infinities, `MIN-1` for zero and subnormals. Under math the
     /// argument is taken as the double nearest to the real.
+    /// Java's `Double.compare`: the numeric order, then -0.0 below +0.0,
+    /// NaN above everything and equal to itself (whatever its payload).
+    fn compare_floats(&mut self, a: V, b: V, span: Span) -> Result<V, Stop> {
+        fn ieee(x: f64, y: f64) -> Ordering {
+            match (x.is_nan(), y.is_nan()) {
+                (true, true) => Ordering::Equal,
+                (true, false) => Ordering::Greater,
+                (false, true) => Ordering::Less,
+                // Orders -0.0 below +0.0, and agrees with `<` otherwise.
+                (false, false) => x.total_cmp(&y),
+            }
+        }
+        let o = match (a, b) {
+            (V::Real(x), V::Real(y)) => {
+                if !(x.is_exact() && y.is_exact()) {
+                    self.inexact = true;
+                }
+                real_cmp(&x, &y).unwrap_or(Ordering::Equal)
+            }
+            (V::F64(x), V::F64(y)) => ieee(x, y),
+            (V::F32(x), V::F32(y)) => ieee(f64::from(x), f64::from(y)),
+            (V::Int(x), V::Int(y)) => x.cmp(&y),
+            _ => return Err(internal("compare of mismatched operands", span)),
+        };
+        Ok(V::Int(BigInt::from(o as i8)))
+    }
+
+    /// `StrictMath.copySign`: the magnitude of `m` with the sign of `s`, a
+    /// NaN `s` counting as positive.
+    fn copy_sign(&mut self, m: V, s: V, span: Span) -> Result<V, Stop> {
+        Ok(match (m, s) {
+            (V::Real(m), V::Real(s)) => {
+                if !(m.is_exact() && s.is_exact()) {
+                    self.inexact = true;
+                }
+                let magnitude = match m {
+                    Real::Exact(r) => Real::Exact(r.abs()),
+                    Real::Approx(x) => Real::Approx(x.abs()),
+                };
+                let negative =
+                    real_cmp(&s, &Real::Exact(BigRational::zero())) == Some(Ordering::Less);
+                V::Real(match (negative, magnitude) {
+                    (false, r) => r,
+                    (true, Real::Exact(r)) => Real::Exact(-r),
+                    (true, Real::Approx(x)) => Real::Approx(-x),
+                })
+            }
+            (V::F64(m), V::F64(s)) => V::F64(if s.is_nan() { m.abs() } else { m.copysign(s) }),
+            (V::F32(m), V::F32(s)) => V::F32(if s.is_nan() { m.abs() } else { m.copysign(s) }),
+            _ => return Err(internal("copySign of mismatched operands", span)),
+        })
+    }
+
+    /// `doubleToLongBits`/`floatToIntBits`: the IEEE bits as a signed
+    /// integer, NaN canonical. Under `math` the real's nearest double,
+    /// flagged inexact unless the real is that double.
+    fn float_bits(&mut self, a: V, span: Span) -> Result<V, Stop> {
+        let bits = match a {
+            V::F32(x) => i64::from(if x.is_nan() {
+                0x7fc0_0000
+            } else {
+                x.to_bits() as i32
+            }),
+            other => {
+                let x = self.f64_of(&other, span)?;
+                if let V::Real(r) = &other {
+                    let exact = match r {
+                        Real::Exact(q) => rat_of_f64(x).as_ref() == Some(q),
+                        Real::Approx(_) => false,
+                    };
+                    if !exact {
+                        self.inexact = true;
+                    }
+                }
+                if x.is_nan() {
+                    0x7ff8_0000_0000_0000
+                } else {
+                    x.to_bits() as i64
+                }
+            }
+        };
+        Ok(V::Int(BigInt::from(bits)))
+    }
+
+    /// `longBitsToDouble`/`intBitsToFloat` of a 64- or 32-bit pattern.
+    /// Under `math` infinities and NaN have no real value: inexact.
+    fn bits_to_float(&mut self, a: V, ty: &Type, span: Span) -> Result<V, Stop> {
+        let V::Int(i) = a else {
+            return Err(internal("bitsToFloat of a non-integer", span));
+        };
+        let single = matches!(ty, Type::Float(FloatTy::F32));
+        let x = if single {
+            let b = i.to_i64().map_or(0, |v| v as u32);
+            f64::from(f32::from_bits(b))
+        } else {
+            let b = i
+                .to_i64()
+                .map_or_else(|| i.to_u64().unwrap_or(0), |v| v as u64);
+            f64::from_bits(b)
+        };
+        Ok(if self.math {
+            match rat_of_f64(x) {
+                Some(q) => V::Real(Real::Exact(q)),
+                None => {
+                    self.inexact = true;
+                    self.approx(x)
+                }
+            }
+        } else if single {
+            V::F32(x as f32)
+        } else {
+            V::F64(x)
+        })
+    }
+
     fn get_exponent(&mut self, a: V, span: Span) -> Result<V, Stop> {
         let e: i64 = match a {
             V::F32(x) => {

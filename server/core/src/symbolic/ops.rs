@@ -777,6 +777,121 @@ impl Ops {
                 ))),
                 _ => err("round of a non-floating value"),
             },
+            GetExponent if self.machine() => match arg(0)? {
+                Sym::Fp(x) => {
+                    let (ebits, sbits) = fp_widths(x)?;
+                    let bias = (1i64 << (ebits - 1)) - 1;
+                    // The biased exponent field, then unbiased: zeros and
+                    // subnormals give -bias, as in the JDK. NaN and the
+                    // infinities give bias + 1 (their field is all ones,
+                    // but `to_ieee_bv` of a NaN is not pinned down).
+                    let field = x.to_ieee_bv().extract(ebits + sbits - 2, sbits - 1);
+                    let e = field.zero_ext(32 - ebits).bvsub(BV::from_i64(bias, 32));
+                    let special = Bool::or(&[x.is_nan(), x.is_infinite()]);
+                    Ok(Sym::Bv(special.ite(&BV::from_i64(bias + 1, 32), &e)))
+                }
+                _ => err("getExponent of a non-floating value"),
+            },
+            Compare => {
+                let (x, y) = (arg(0)?, arg(1)?);
+                let int = |v: i128| self.int_lit(v, ty);
+                let (lt, gt) = match (x, y) {
+                    (Sym::Fp(a), Sym::Fp(b)) => {
+                        // Not ordered by `<`: equal values, the two zeros,
+                        // or a NaN; then -0.0 < +0.0 and NaN is greatest.
+                        let (an, bn) = (a.is_nan(), b.is_nan());
+                        let below = Bool::or(&[
+                            a.lt(b),
+                            Bool::and(&[an.not(), bn.clone()]),
+                            Bool::and(&[
+                                a.is_zero(),
+                                b.is_zero(),
+                                a.is_negative(),
+                                b.is_positive(),
+                            ]),
+                        ]);
+                        let above = Bool::or(&[
+                            a.gt(b),
+                            Bool::and(&[an, bn.not()]),
+                            Bool::and(&[
+                                a.is_zero(),
+                                b.is_zero(),
+                                a.is_positive(),
+                                b.is_negative(),
+                            ]),
+                        ]);
+                        (below, above)
+                    }
+                    _ => {
+                        let (lt, _) =
+                            self.binary(BinOp::Lt, &Type::Bool, &Type::DOUBLE, x, y, uf)?;
+                        let (gt, _) =
+                            self.binary(BinOp::Gt, &Type::Bool, &Type::DOUBLE, x, y, uf)?;
+                        match (lt, gt) {
+                            (Sym::Bool(lt), Sym::Bool(gt)) => (lt, gt),
+                            _ => return err("internal: compare"),
+                        }
+                    }
+                };
+                let rest = self.ite(&gt, &int(1)?, &int(0)?)?;
+                self.ite(&lt, &int(-1)?, &rest)
+            }
+            CopySign => match (arg(0)?, arg(1)?) {
+                // fp.isNegative is false of NaN: a NaN sign is positive.
+                (Sym::Fp(m), Sym::Fp(s)) => Ok(Sym::Fp(
+                    s.is_negative()
+                        .ite(&m.unary_abs().unary_neg(), &m.unary_abs()),
+                )),
+                (Sym::Real(m), Sym::Real(s)) => {
+                    let abs = m.lt(real0()).ite(&m.unary_minus(), m);
+                    Ok(Sym::Real(s.lt(real0()).ite(&abs.unary_minus(), &abs)))
+                }
+                _ => err("copySign of a non-floating value"),
+            },
+            FloatBits if self.machine() => match arg(0)? {
+                Sym::Fp(x) => {
+                    let (ebits, sbits) = fp_widths(x)?;
+                    let width = ebits + sbits;
+                    // The JDK's canonical NaN: exponent all ones, the top
+                    // significand bit set.
+                    let nan = ((1i128 << (ebits + 1)) - 1) << (sbits - 2);
+                    Ok(Sym::Bv(
+                        x.is_nan().ite(&bv_from_i128(nan, width), &x.to_ieee_bv()),
+                    ))
+                }
+                _ => err("floatBits of a non-floating value"),
+            },
+            BitsToFloat if self.machine() => match arg(0)? {
+                Sym::Bv(b) => {
+                    let sort = self.sort(ty)?;
+                    let (Some(ebits), Some(sbits)) =
+                        (sort.float_exponent_size(), sort.float_significand_size())
+                    else {
+                        return err("bitsToFloat to a non-floating type");
+                    };
+                    let width = ebits + sbits;
+                    if b.get_size() != width {
+                        return err("bitsToFloat of bits of the wrong width");
+                    }
+                    // The value whose bits are `b`: a function of `b`
+                    // pinned down by its facts (every NaN pattern is NaN;
+                    // any other pattern is the one value with those bits).
+                    let r = uf.apply_defined("bitsToFloat", &[Dynamic::from_ast(b)], &sort);
+                    let Some(f) = r.as_float() else {
+                        return err("internal: bitsToFloat");
+                    };
+                    let exponent = b.extract(width - 2, sbits - 1);
+                    let all_ones = BV::from_i64(-1, ebits);
+                    let fraction = b.extract(sbits - 2, 0);
+                    let nan_bits = Bool::and(&[
+                        exponent.eq(&all_ones),
+                        fraction.eq(BV::from_i64(0, sbits - 1)).not(),
+                    ]);
+                    uf.fact(nan_bits.ite(&f.is_nan(), &f.to_ieee_bv().eq(b)));
+                    Ok(Sym::Fp(f))
+                }
+                _ => err("bitsToFloat of a non-integer value"),
+            },
             Sqrt if self.machine() => match arg(0)? {
                 Sym::Fp(x) => Ok(Sym::Fp(x.sqrt())),
                 _ => err("sqrt of a non-floating value"),
@@ -887,6 +1002,19 @@ impl Ufs {
             },
             _ => self.facts.push(fact),
         }
+    }
+
+    /// [`Ufs::apply`] for a function the caller pins down completely with
+    /// [`Ufs::fact`]s (a fresh term per distinct argument, but no freedom
+    /// left): not reported as an uninterpreted function in the verdict's
+    /// assumptions.
+    pub fn apply_defined(&mut self, name: &str, args: &[Dynamic], range: &Sort) -> Dynamic {
+        let was_used = self.used.contains(name);
+        let r = self.apply(name, args, range);
+        if !was_used {
+            self.used.remove(name);
+        }
+        r
     }
 
     pub fn apply(&mut self, name: &str, args: &[Dynamic], range: &Sort) -> Dynamic {
@@ -1014,6 +1142,16 @@ fn fmod(x: &Float, y: &Float) -> Float {
 
 fn fp_sort_of(x: &Float) -> Sort {
     x.get_sort()
+}
+
+/// Exponent and significand widths of a floating term (11 and 53 for a
+/// double).
+fn fp_widths(x: &Float) -> EResult<(u32, u32)> {
+    let sort = x.get_sort();
+    match (sort.float_exponent_size(), sort.float_significand_size()) {
+        (Some(e), Some(s)) => Ok((e, s)),
+        _ => err("internal: a floating term of a non-floating sort"),
+    }
 }
 
 pub fn bv_from_i128(v: i128, bits: u32) -> BV {

@@ -36,11 +36,17 @@ impl<'c, 't> FnCx<'c, 't> {
         if class == "Character" {
             return self.character_method(n, name, arg_nodes, out);
         }
+        if class == "Double"
+            && matches!(name, "doubleToRawLongBits" | "doubleToLongBits")
+            && let Some(e) = self.double_bits(n, name, arg_nodes)?
+        {
+            return Ok(Some(e));
+        }
+        if let Some(e) = self.floating_method(n, class, name, arg_nodes, out)? {
+            return Ok(Some(e));
+        }
         let b = Build { sp: span(n) };
         let int = Type::INT;
-        if class == "Double" && matches!(name, "doubleToRawLongBits" | "doubleToLongBits") {
-            return self.double_bits(n, name, arg_nodes, out).map(Some);
-        }
         let (ty, bits) = match class {
             "Integer" => (Type::INT, 32),
             "Long" => (Type::LONG, 64),
@@ -189,9 +195,8 @@ impl FnCx<'_, '_> {
     /// `Double.doubleToRawLongBits(c)` / `doubleToLongBits(c)` of a
     /// constant: the IEEE-754 bit pattern of the double nearest to `c`, as
     /// Java computes it (a literal has no NaN payload to canonicalise).
-    /// A variable argument is refused: under `math` a double is a real,
-    /// which has no bit pattern.
-    fn double_bits(&mut self, n: Node, name: &str, arg_nodes: &[Node], out: &mut Block) -> R<Expr> {
+    /// `None` for any other argument (see [`Self::floating_method`]).
+    fn double_bits(&mut self, n: Node, name: &str, arg_nodes: &[Node]) -> R<Option<Expr>> {
         let [arg] = arg_nodes else {
             return Err(unsupported(
                 n,
@@ -209,22 +214,128 @@ impl FnCx<'_, '_> {
             _ => None,
         };
         let (Some(v), true) = (value, scratch.is_empty()) else {
-            return Err(unsupported(
-                n,
-                format!("Double.{name} of a value that is not a constant"),
-            ));
+            return Ok(None);
         };
-        let _ = out;
         let v = if e.ty == Type::Float(crate::ir::FloatTy::F32) {
             f64::from(v as f32)
         } else {
             v
         };
-        Ok(crate::ir::Expr {
+        Ok(Some(crate::ir::Expr {
             kind: ExprKind::IntLit(i128::from(v.to_bits() as i64)),
             ty: Type::LONG,
             span: span(n),
-        })
+        }))
+    }
+
+    /// `Double`/`Float` `compare`, `doubleToLongBits`, `floatToIntBits`,
+    /// their `Raw` variants, `longBitsToDouble`, `intBitsToFloat`, and
+    /// `Math`/`StrictMath` `copySign`, as intrinsics (exact under
+    /// `machine`; see [`crate::ir::Intrinsic`]). The raw bits of a NaN and
+    /// `Math.copySign` with a NaN sign depend on where the NaN came from,
+    /// which values do not record: there the call stays a call outside
+    /// the files. `None` for other methods.
+    fn floating_method(
+        &mut self,
+        n: Node,
+        class: &str,
+        name: &str,
+        arg_nodes: &[Node],
+        out: &mut Block,
+    ) -> R<Option<Expr>> {
+        use crate::ir::{FloatTy, Intrinsic as I};
+        let float = Type::Float(FloatTy::F32);
+        // (intrinsic, parameter types, result type, raw: a NaN argument
+        // goes to the JDK's method)
+        let (f, params, ret, raw) = match (class, name) {
+            ("Double", "compare") => (I::Compare, vec![Type::DOUBLE; 2], Type::INT, false),
+            ("Float", "compare") => (I::Compare, vec![float.clone(); 2], Type::INT, false),
+            ("Double", "doubleToLongBits" | "doubleToRawLongBits") => (
+                I::FloatBits,
+                vec![Type::DOUBLE],
+                Type::LONG,
+                name == "doubleToRawLongBits",
+            ),
+            ("Float", "floatToIntBits" | "floatToRawIntBits") => (
+                I::FloatBits,
+                vec![float.clone()],
+                Type::INT,
+                name == "floatToRawIntBits",
+            ),
+            ("Double", "longBitsToDouble") => {
+                (I::BitsToFloat, vec![Type::LONG], Type::DOUBLE, false)
+            }
+            ("Float", "intBitsToFloat") => (I::BitsToFloat, vec![Type::INT], float.clone(), false),
+            ("Math" | "StrictMath", "copySign") => {
+                // The float overload only when both arguments are floats.
+                let mut probe = Vec::new();
+                let mut all_float = true;
+                for a in arg_nodes {
+                    all_float &= self.expr(*a, &mut probe)?.ty == float;
+                }
+                let ty = if all_float {
+                    float.clone()
+                } else {
+                    Type::DOUBLE
+                };
+                (I::CopySign, vec![ty.clone(); 2], ty, class == "Math")
+            }
+            _ => return Ok(None),
+        };
+        if arg_nodes.len() != params.len() {
+            return Err(unsupported(
+                n,
+                format!("call to {class}.{name} with {} arguments", arg_nodes.len()),
+            ));
+        }
+        let b = Build { sp: span(n) };
+        let mut args = Vec::with_capacity(params.len());
+        for (a, ty) in arg_nodes.iter().zip(&params) {
+            let e = self.expr(*a, out)?;
+            if !e.ty.is_numeric() {
+                return Err(unsupported(
+                    *a,
+                    format!("{class}.{name} of {}", super::jname(&e.ty)),
+                ));
+            }
+            let e = self.convert(e, ty, *a)?;
+            args.push(if raw { b.hold(self, e, out) } else { e });
+        }
+        let exact = Expr {
+            kind: ExprKind::Intrinsic(f, args.clone()),
+            ty: ret.clone(),
+            span: b.sp,
+        };
+        if !raw {
+            return Ok(Some(exact));
+        }
+        // The NaN whose sign or payload decides: the last argument.
+        let Some(nan) = args.last() else {
+            return Ok(Some(exact));
+        };
+        let callee = self
+            .cx
+            .external_name(Some(class), name)
+            .unwrap_or_else(|| format!("{class}.{name}"));
+        let t = self.temp(ret.clone(), b.sp);
+        out.push(b.stmt(StmtKind::If {
+            cond: b.bin(BinOp::Ne, nan, nan),
+            then_branch: vec![b.stmt(StmtKind::External {
+                dest: Some(Place::Local(t)),
+                callee,
+                args,
+                ret: ret.clone(),
+            })],
+            else_branch: vec![b.stmt(StmtKind::Assign {
+                place: Place::Local(t),
+                value: exact,
+            })],
+        }));
+        Ok(Some(Expr {
+            kind: ExprKind::Local(t),
+            ty: ret,
+            span: b.sp,
+        }))
     }
 }
 
@@ -1083,5 +1194,117 @@ mod tests {
         };
         assert_eq!(calls("letter"), ["Character.isLetter"]);
         assert_eq!(calls("value"), ["Character.digit"]);
+    }
+
+    #[test]
+    fn floating_compare_bits_and_copy_sign_follow_the_jdk() {
+        let p = crate::lang::lower(
+            Lang::Java,
+            "class D {
+                static int cmp(double a, double b) { return Double.compare(a, b); }
+                static int cmpf(float a, float b) { return Float.compare(a, b); }
+                static long bits(double x) { return Double.doubleToLongBits(x); }
+                static int bitsf(float x) { return Float.floatToIntBits(x); }
+                static double back(long b) { return Double.longBitsToDouble(b); }
+                static float backf(int b) { return Float.intBitsToFloat(b); }
+                static double sign(double m, double s) { return StrictMath.copySign(m, s); }
+                static int exp(double x) { return Math.getExponent(x); }
+            }",
+        );
+        let d = |x: f64| Value::F64(x);
+        let values = [
+            0.0,
+            -0.0,
+            1.0,
+            -1.5,
+            f64::MIN_POSITIVE,
+            5e-324,
+            f64::MAX,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+        ];
+        // Java's Double.compare: NaN equal to itself and above +inf; -0.0
+        // below +0.0.
+        let java_compare = |a: f64, b: f64| -> i64 {
+            match (a.is_nan(), b.is_nan()) {
+                (true, true) => 0,
+                (true, false) => 1,
+                (false, true) => -1,
+                _ => a.total_cmp(&b) as i64,
+            }
+        };
+        for &a in &values {
+            for &b in &values {
+                assert_eq!(
+                    run(&p, "cmp", vec![d(a), d(b)]),
+                    returns(java_compare(a, b)),
+                    "compare({a}, {b})"
+                );
+                let (fa, fb) = (a as f32, b as f32);
+                assert_eq!(
+                    run(&p, "cmpf", vec![Value::F32(fa), Value::F32(fb)]),
+                    returns(java_compare(fa.into(), fb.into())),
+                    "compare({fa}f, {fb}f)"
+                );
+                let want = if b.is_nan() { a.abs() } else { a.copysign(b) };
+                match run(&p, "sign", vec![d(a), d(b)]) {
+                    Outcome::Return(Value::F64(r)) => assert!(
+                        r.to_bits() == want.to_bits() || (r.is_nan() && want.is_nan()),
+                        "copySign({a}, {b}) = {r}"
+                    ),
+                    other => panic!("copySign({a}, {b}): {other:?}"),
+                }
+            }
+            let canonical = if a.is_nan() {
+                0x7ff8_0000_0000_0000
+            } else {
+                a.to_bits() as i64
+            };
+            assert_eq!(run(&p, "bits", vec![d(a)]), returns(canonical), "bits({a})");
+            let fa = a as f32;
+            let canonical = if fa.is_nan() {
+                0x7fc0_0000
+            } else {
+                fa.to_bits() as i32
+            };
+            assert_eq!(
+                run(&p, "bitsf", vec![Value::F32(fa)]),
+                returns(canonical.into()),
+                "bits({fa}f)"
+            );
+            match run(&p, "back", vec![int(a.to_bits() as i64)]) {
+                Outcome::Return(Value::F64(r)) => {
+                    assert!(
+                        r.to_bits() == a.to_bits() || (r.is_nan() && a.is_nan()),
+                        "{a}"
+                    )
+                }
+                other => panic!("longBitsToDouble({a}): {other:?}"),
+            }
+            match run(&p, "backf", vec![int(i64::from(fa.to_bits() as i32))]) {
+                Outcome::Return(Value::F32(r)) => {
+                    assert!(
+                        r.to_bits() == fa.to_bits() || (r.is_nan() && fa.is_nan()),
+                        "{fa}"
+                    )
+                }
+                other => panic!("intBitsToFloat({fa}): {other:?}"),
+            }
+        }
+        // The JDK: MAX_EXPONENT + 1 for NaN and the infinities,
+        // MIN_EXPONENT - 1 for zeros and subnormals.
+        for (x, e) in [
+            (1.0, 0),
+            (0.75, -1),
+            (f64::MAX, 1023),
+            (f64::MIN_POSITIVE, -1022),
+            (5e-324, -1023),
+            (0.0, -1023),
+            (f64::NAN, 1024),
+            (f64::NEG_INFINITY, 1024),
+        ] {
+            assert_eq!(run(&p, "exp", vec![d(x)]), returns(e), "getExponent({x})");
+        }
     }
 }
