@@ -528,6 +528,60 @@ impl<'t> Fx<'t> {
         r
     }
 
+    /// A use of a function-like macro: its expansion (see `fn_macro.rs`)
+    /// lowered where the use stands — an expression like an object-like
+    /// macro's body, or statements (`do { ... } while (0)`) where the use
+    /// is a statement.
+    fn fn_macro_use(
+        &mut self,
+        n: Node<'t>,
+        f: Node<'t>,
+        name: &str,
+        out: &mut Block,
+        want: bool,
+    ) -> Res<Option<Expr>> {
+        let file = self.file;
+        // Uses inside an expansion were expanded with it; one left there
+        // could not be (its arguments did not split).
+        let found = match self.span_override {
+            None => file.macro_calls.get(&n.start_byte()),
+            Some(_) => None,
+        };
+        let m = match found {
+            Some(Ok(m)) => m,
+            Some(Err(why)) => return Err(self.unsup(f, why.clone())),
+            None => return Err(self.unsup(f, format!("function-like macro {name}"))),
+        };
+        if m.expr().is_some() {
+            return self.expand_macro(n, name, m, out).map(Some);
+        }
+        if want {
+            return Err(self.unsup(
+                n,
+                format!("macro {name}, whose body is not an expression, used as a value"),
+            ));
+        }
+        let stmts = m.statements().ok_or_else(|| {
+            self.unsup(n, format!("macro {name}, whose expansion does not parse"))
+        })?;
+        let saved_src = self.src;
+        let saved_span = self.span_override;
+        self.src = &m.text;
+        self.span_override = Some(super::span_of(n));
+        self.expanding.push(name.to_string());
+        let mut r = Ok(());
+        for s in stmts {
+            r = self.stmt(s, out);
+            if r.is_err() {
+                break;
+            }
+        }
+        self.expanding.pop();
+        self.src = saved_src;
+        self.span_override = saved_span;
+        r.map(|()| None)
+    }
+
     /// Lowers the body of an object-like macro where it is used.
     fn expand_macro(
         &mut self,
@@ -1293,6 +1347,10 @@ impl<'t> Fx<'t> {
             return Err(self.unsup(f, "call through a function pointer"));
         }
         let name = self.text(f);
+        // The preprocessor runs first: a macro wins over a function.
+        if self.file.fn_macros.contains_key(name) {
+            return self.fn_macro_use(n, f, name, out, want);
+        }
         if let Some(&id) = self.file.fn_map.get(name) {
             let sig = &self.file.sigs[id.0 as usize];
             if want && sig.ret_struct.is_some() {
@@ -1385,9 +1443,6 @@ impl<'t> Fx<'t> {
             _ => {}
         }
         let Some(lib) = library(name) else {
-            if self.file.fn_macros.contains(name) {
-                return Err(self.unsup(f, format!("function-like macro {name}")));
-            }
             if self.file.prototypes.contains_key(name) {
                 return self.external_call(n, name, &args, out, want);
             }

@@ -26,11 +26,13 @@
 //!   that is not a primary expression is only accepted where precedence
 //!   cannot change its meaning (a whole argument, initialiser, operand of
 //!   parentheses, ...). `M_PI` & co. (`math.h`) and the `limits.h` bounds are
-//!   predefined macros.
+//!   predefined macros. Function-like macros are expanded on text first
+//!   (`fn_macro.rs`), and each use's expansion is lowered the same way.
 //! - Preprocessor conditionals (`#if`, `#ifdef`) are not evaluated; functions
 //!   inside them are not seen.
 
 mod expr;
+mod fn_macro;
 mod stmt;
 mod structs;
 mod types;
@@ -38,7 +40,7 @@ mod types;
 #[cfg(test)]
 mod tests;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use tree_sitter::{Node, Parser, Tree};
 
@@ -181,6 +183,9 @@ const BUILTIN_MACROS: &[(&str, &str)] = &[
 struct Macro {
     text: String,
     tree: Option<Tree>,
+    /// Parsed as `return <body>`: the body is an expression (see
+    /// [`Macro::expression`]).
+    returned: bool,
 }
 
 /// Prefix and suffix of the wrapper a macro body is parsed in.
@@ -191,7 +196,38 @@ impl Macro {
     fn new(body: &str, parser: &mut Option<Parser>) -> Macro {
         let text = format!("{MACRO_PREFIX}{body}{MACRO_SUFFIX}");
         let tree = parser.as_mut().and_then(|p| p.parse(&text, None));
-        Macro { text, tree }
+        Macro {
+            text,
+            tree,
+            returned: false,
+        }
+    }
+
+    /// `body` parsed as an expression when it is one, else as statements.
+    /// As a statement `a * b` would parse as a pointer declaration; after
+    /// `return` it can only be an expression.
+    fn expression(body: &str, parser: &mut Option<Parser>) -> Macro {
+        let returned = Macro {
+            returned: true,
+            ..Macro::new(&format!("return {body}"), parser)
+        };
+        if returned.expr().is_some() {
+            returned
+        } else {
+            Macro::new(body, parser)
+        }
+    }
+
+    /// The body's statements (the wrapper's closing `;` included, an
+    /// empty statement), when the body parses.
+    fn statements(&self) -> Option<Vec<Node<'_>>> {
+        let tree = self.tree.as_ref()?;
+        let root = tree.root_node();
+        if root.has_error() {
+            return None;
+        }
+        let func = kids(root).into_iter().next()?;
+        Some(kids(func.child_by_field_name("body")?))
     }
 
     /// The body's expression node, when the body is exactly one expression.
@@ -204,10 +240,15 @@ impl Macro {
         let func = kids(root).into_iter().next()?;
         let body = func.child_by_field_name("body")?;
         let stmts = kids(body);
-        if stmts.len() != 1 || stmts[0].kind() != "expression_statement" {
+        let wanted = if self.returned {
+            "return_statement"
+        } else {
+            "expression_statement"
+        };
+        if stmts.len() != 1 || stmts[0].kind() != wanted {
             return None;
         }
-        kids(stmts[0]).into_iter().next()
+        kids(stmts[0]).into_iter().find(|k| k.kind() != "return")
     }
 }
 
@@ -245,7 +286,10 @@ struct FileCx<'t> {
     /// `(f(x)) * y` misparsed as a cast of `*y` to type `f(x)`: start byte
     /// of the cast → the parenthesised text reparsed as an expression.
     reparsed_casts: HashMap<usize, Macro>,
-    fn_macros: HashSet<String>,
+    fn_macros: fn_macro::FnMacros,
+    /// Uses of function-like macros in the file: start byte of the call →
+    /// its expansion, parsed on its own (or why it has none).
+    macro_calls: HashMap<usize, Result<Macro, String>>,
     globals: Vec<Global>,
     global_map: HashMap<String, GlobalId>,
     /// Globals left out because of their type → why.
@@ -331,7 +375,8 @@ fn lower_here(source: &str, tree: &Tree) -> Program {
         enum_types: HashMap::new(),
         macros: HashMap::new(),
         reparsed_casts: HashMap::new(),
-        fn_macros: HashSet::new(),
+        fn_macros: HashMap::new(),
+        macro_calls: HashMap::new(),
         globals: Vec::new(),
         global_map: HashMap::new(),
         bad_globals: HashMap::new(),
@@ -393,6 +438,33 @@ fn lower_here(source: &str, tree: &Tree) -> Program {
             file.sigs[i].ret_slots = slots;
         }
     }
+
+    // Function-like macros expanded where they are used.
+    let mut calls = HashMap::new();
+    for n in descendants(root) {
+        if n.kind() != "call_expression" {
+            continue;
+        }
+        let (Some(f), Some(args)) = (
+            n.child_by_field_name("function"),
+            n.child_by_field_name("arguments"),
+        ) else {
+            continue;
+        };
+        let name = file.text(f);
+        if f.kind() != "identifier" || !file.fn_macros.contains_key(name) {
+            continue;
+        }
+        let expansion = fn_macro::arguments_of(file.text(args))
+            .ok_or_else(|| format!("arguments of macro {name}"))
+            .and_then(|a| {
+                let a: Vec<&str> = a.iter().map(String::as_str).collect();
+                fn_macro::expand_call(name, &a, &file.fn_macros)
+            })
+            .map(|text| Macro::expression(&text, &mut parser));
+        calls.insert(n.start_byte(), expansion);
+    }
+    file.macro_calls = calls;
 
     // Casts that are really multiplications (needs the typedefs).
     let mut casts = HashMap::new();
@@ -484,7 +556,21 @@ fn collect_macros(root: Node, file: &mut FileCx, parser: &mut Option<Parser>) {
                     .or_insert_with(|| Macro::new(&body, parser));
             }
             "preproc_function_def" => {
-                file.fn_macros.insert(name);
+                let text = |field: &str| {
+                    n.child_by_field_name(field)
+                        .and_then(|v| v.utf8_text(file.src.as_bytes()).ok())
+                        .unwrap_or("")
+                };
+                // `(a, b)`: the parameter names between the parentheses.
+                let params = text("parameters");
+                let inner = params.trim().trim_start_matches('(').trim_end_matches(')');
+                let params: Vec<&str> = if inner.trim().is_empty() {
+                    Vec::new()
+                } else {
+                    inner.split(',').collect()
+                };
+                let def = fn_macro::FnMacro::new(&name, &params, text("value"));
+                file.fn_macros.entry(name).or_insert(def);
             }
             _ => {}
         }

@@ -578,10 +578,61 @@ tmp4 = pow(x, (double)2);\nm = ((tmp4 != tmp4) ? x : ((x <= tmp4) ? x : tmp4));\
 }
 
 #[test]
+fn function_like_macros_expand_where_used() {
+    let src = "#include <stdlib.h>\n\
+#define MAX(a, b) ((a) > (b) ? (a) : (b))\n\
+#define DIV_ROUND_UP(n, d) (((n) + (d) - 1) / (d))\n\
+#define BUG_ON(c) do { if (c) abort(); } while (0)\n\
+#define SQ(a) a * a\n\
+int f(int x, int y) { BUG_ON(x > y); return MAX(DIV_ROUND_UP(x, 4), y); }\n\
+int g(int x) { int i = 0; int m = MAX(i++, x); return m + i; }\n\
+int h(int x) { return 2 * SQ(x); }\n\
+int k(int x) { return MAX(x); }\n";
+    let p = lower(src);
+    let run = |name: &str, args: &[i64]| {
+        let f = p.functions.iter().position(|f| f.name == name).unwrap();
+        let inputs = crate::interp::Inputs {
+            args: args.iter().map(|&a| crate::value::Value::int(a)).collect(),
+            globals: Default::default(),
+            callees: Vec::new(),
+        };
+        crate::interp::execute(
+            &p,
+            crate::ir::FuncId(f as u32),
+            &inputs,
+            crate::ir::Semantics::Machine,
+            &crate::interp::Limits::default(),
+        )
+        .outcome
+    };
+    let returns = |v: i64| crate::interp::Outcome::Return(crate::value::Value::int(v));
+    assert_eq!(run("f", &[9, 10]), returns(10), "MAX(3, 10)");
+    assert_eq!(run("f", &[-3, -2]), returns(0), "MAX((-3 + 3) / 4, -2)");
+    assert!(
+        matches!(run("f", &[11, 10]), crate::interp::Outcome::Fault { .. }),
+        "BUG_ON aborts"
+    );
+    // The argument is pasted twice, as the preprocessor does: i++ runs
+    // twice when it is the larger.
+    assert_eq!(run("g", &[-5]), returns(1 + 2));
+    assert_eq!(run("g", &[5]), returns(5 + 1));
+    // An unparenthesised body inside an operator is refused (2 * x * x
+    // happens to be right, but a + in the body would not be).
+    assert_eq!(
+        err(src, "h"),
+        "unsupported: macro SQ with an unparenthesised body used inside an operator at 8:27"
+    );
+    assert_eq!(
+        err(src, "k"),
+        "unsupported: macro MAX takes 2 arguments, given 1 at 9:23"
+    );
+}
+
+#[test]
 fn unsupported_constructs_name_the_construct_and_position() {
     let src = "int f(int x) {\n  if (x) goto end;\n  return 1;\nend:\n  return 0;\n}\n\
 struct P { int a; };\nint g(struct P *p) { return p->a; }\nint h(int x) { return foo(x); }\n\
-#define SQ(a) ((a)*(a))\nint k(int x) { return SQ(x); }\nint m(int x) { static int c = 0; return c; }";
+#define CAT(a, b) a ## b\nint k(int x) { return CAT(x, 1); }\nint m(int x) { static int c = 0; return c; }";
     assert_eq!(err(src, "f"), "unsupported: goto statement at 2:10");
     assert_eq!(err(src, "g"), "unsupported: pointer to struct at 8:16");
     assert_eq!(
@@ -590,7 +641,7 @@ struct P { int a; };\nint g(struct P *p) { return p->a; }\nint h(int x) { return
     );
     assert_eq!(
         err(src, "k"),
-        "unsupported: function-like macro SQ at 11:23"
+        "unsupported: macro CAT using # or ## (stringizing or pasting) at 11:23"
     );
     assert_eq!(err(src, "m"), "unsupported: static local variable at 12:16");
 }
