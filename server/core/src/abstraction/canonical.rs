@@ -160,12 +160,7 @@ impl<'a> Canon<'a> {
                     args: a2,
                 },
             ) => {
-                let dests = match (d1, d2) {
-                    (Some(p), Some(q)) => self.place(p, q),
-                    (None, None) => true,
-                    _ => false,
-                };
-                dests
+                self.dest(d1, d2)
                     && self.unchanged.partner(*f1) == Some(*f2)
                     && a1.len() == a2.len()
                     && a1.iter().zip(a2).all(|(x, y)| self.expr(x, y))
@@ -186,12 +181,7 @@ impl<'a> Canon<'a> {
             ) => {
                 // The same callee (by its full name) on equal arguments:
                 // whatever it does, it does in both versions.
-                let dests = match (d1, d2) {
-                    (Some(p), Some(q)) => self.place(p, q),
-                    (None, None) => true,
-                    _ => false,
-                };
-                dests
+                self.dest(d1, d2)
                     && c1 == c2
                     && r1 == r2
                     && a1.len() == a2.len()
@@ -254,6 +244,15 @@ impl<'a> Canon<'a> {
                 _ => false,
             },
             (K::Block(x), K::Block(y)) => self.stmts(x, y),
+            _ => false,
+        }
+    }
+
+    /// Where two calls put their results: both nowhere, or equal places.
+    fn dest(&mut self, a: &Option<Place>, b: &Option<Place>) -> bool {
+        match (a, b) {
+            (Some(p), Some(q)) => self.place(p, q),
+            (None, None) => true,
             _ => false,
         }
     }

@@ -929,16 +929,7 @@ impl Arith {
                 x.to_bits() as i32
             }),
             other => {
-                let x = self.f64_of(&other, span)?;
-                if let V::Real(r) = &other {
-                    let exact = match r {
-                        Real::Exact(q) => rat_of_f64(x).as_ref() == Some(q),
-                        Real::Approx(_) => false,
-                    };
-                    if !exact {
-                        self.inexact = true;
-                    }
-                }
+                let x = self.nearest_double(&other, span)?;
                 if x.is_nan() {
                     0x7ff8_0000_0000_0000
                 } else {
@@ -980,6 +971,23 @@ impl Arith {
         })
     }
 
+    /// The double nearest to a value; under `math` the run is flagged
+    /// inexact unless the real is exactly that double (bit-level functions
+    /// of a real are computed on it).
+    fn nearest_double(&mut self, v: &V, span: Span) -> Result<f64, Stop> {
+        let x = self.f64_of(v, span)?;
+        if let V::Real(r) = v {
+            let exact = match r {
+                Real::Exact(q) => rat_of_f64(x).as_ref() == Some(q),
+                Real::Approx(_) => false,
+            };
+            if !exact {
+                self.inexact = true;
+            }
+        }
+        Ok(x)
+    }
+
     fn get_exponent(&mut self, a: V, span: Span) -> Result<V, Stop> {
         let e: i64 = match a {
             V::F32(x) => {
@@ -993,16 +1001,7 @@ impl Arith {
                 }
             }
             other => {
-                let x = self.f64_of(&other, span)?;
-                if let V::Real(r) = &other {
-                    let exact = match r {
-                        Real::Exact(q) => rat_of_f64(x).as_ref() == Some(q),
-                        Real::Approx(_) => false,
-                    };
-                    if !exact {
-                        self.inexact = true;
-                    }
-                }
+                let x = self.nearest_double(&other, span)?;
                 let bits = (x.to_bits() >> 52) & 0x7ff;
                 if bits == 0x7ff {
                     1024
