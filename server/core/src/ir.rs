@@ -661,6 +661,31 @@ pub fn first_catching(
 /// [`Program::class_parents`]) above the JDK's: `None` when the hierarchy
 /// between them is unknown (a class of a library we do not list), so that
 /// a checker can refuse instead of guessing.
+/// Calls outside the files that are documented never to throw, for any
+/// argument: the JDK methods the Java front end leaves uninterpreted only
+/// where their result depends on what eqlens does not model (`Character`
+/// above ASCII, the raw bits of a NaN, `Math.copySign` of a NaN sign). Their
+/// uninterpreted function returns; it does not get to "throw" in a model.
+pub fn external_never_throws(callee: &str) -> bool {
+    const NEVER: &[&str] = &[
+        "Character.isDigit",
+        "Character.isLetter",
+        "Character.isLetterOrDigit",
+        "Character.isAlphabetic",
+        "Character.isUpperCase",
+        "Character.isLowerCase",
+        "Character.isWhitespace",
+        "Character.toUpperCase",
+        "Character.toLowerCase",
+        "Character.digit",
+        "Double.doubleToRawLongBits",
+        "Float.floatToRawIntBits",
+        "Math.copySign",
+    ];
+    let name = callee.strip_prefix("java.lang.").unwrap_or(callee);
+    NEVER.contains(&name)
+}
+
 pub fn java_catches(caught: &str, class: &str, declared: &[(String, String)]) -> Option<bool> {
     if caught == class || caught == "Throwable" {
         return Some(true);

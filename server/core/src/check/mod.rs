@@ -1143,4 +1143,29 @@ mod callee_tests {
         let k = assumptions(&v[2].1);
         assert!(!k.iter().any(|a| a.contains("Audit")), "{k:?}");
     }
+
+    /// A JDK method documented never to throw gets no "throws" in the
+    /// solver's model: the unknown names the value it would have to return.
+    #[test]
+    fn never_throwing_jdk_callees_only_return() {
+        let old = "class A { static boolean d(char c) { return c >= '0' && c <= '9'; } }";
+        let new = "class A { static boolean d(char c) { return Character.isDigit(c); } }";
+        for semantics in [Semantics::Math, Semantics::Machine] {
+            let options = Options {
+                semantics,
+                ..Options::default()
+            };
+            let report = check_sources(Lang::Java, old, new, &Selection::All, &options);
+            match &report.methods[0].verdict {
+                Verdict::Unknown(u) => assert!(
+                    u.detail.contains("Character.isDigit(")
+                        && u.detail.contains("returns true")
+                        && !u.detail.contains("throws"),
+                    "{}",
+                    u.detail
+                ),
+                other => panic!("{other:?}"),
+            }
+        }
+    }
 }

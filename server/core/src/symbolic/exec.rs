@@ -1089,6 +1089,15 @@ impl<'a> Executor<'a> {
             vals.push(v);
         }
         let name = format!("call {callee}");
+        if crate::ir::external_never_throws(callee) {
+            if let Some(target) = target {
+                let range = self.ops.sort(ret)?;
+                let r = self.ufs.apply(&name, &vals, &range);
+                let v = self.ops.from_dyn(ret, &r)?;
+                self.store(target, v, state)?;
+            }
+            return Ok(());
+        }
         let throws = self
             .ufs
             .apply(&format!("{name} throws"), &vals, &Sort::bool())
