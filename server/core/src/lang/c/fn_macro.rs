@@ -24,6 +24,10 @@ pub(super) type FnMacros = HashMap<String, Result<FnMacro, String>>;
 /// Nested expansions allowed (C has no limit; real macros nest a few deep).
 const MAX_DEPTH: usize = 32;
 
+/// Longest expansion accepted: an argument pasted twice per level doubles
+/// the text, so `MAX(MAX(MAX(...)))` grows exponentially with nesting.
+const MAX_EXPANSION: usize = 64 * 1024;
+
 impl FnMacro {
     /// From the parameter list and body texts of a `#define`.
     pub fn new(name: &str, params: &[&str], body: &str) -> Result<FnMacro, String> {
@@ -87,10 +91,17 @@ fn expand_one(
             Token::Other(t) => substituted.push_str(t),
         }
     }
+    if substituted.len() > MAX_EXPANSION {
+        return Err(format!("macro {name} expanding to more than 64 KiB"));
+    }
     active.push(name.to_string());
     let r = expand_text(&substituted, defs, active);
     active.pop();
-    r
+    let text = r?;
+    if text.len() > MAX_EXPANSION {
+        return Err(format!("macro {name} expanding to more than 64 KiB"));
+    }
+    Ok(text)
 }
 
 /// `text` with every use of a function-like macro not being expanded
@@ -274,6 +285,17 @@ mod tests {
         assert_eq!(args, ["f(a, b)", " {1, 2}", " c"]);
         assert_eq!(used, " (f(a, b), {1, 2}, c)".len());
         assert_eq!(arguments(" + 1"), None);
+    }
+
+    #[test]
+    fn exponential_expansions_stop_at_a_size() {
+        let d = defs(&[("MAX", &["a", "b"], "((a) > (b) ? (a) : (b))")]);
+        let mut arg = "x".to_string();
+        for _ in 0..24 {
+            arg = format!("MAX({arg}, y)");
+        }
+        let e = expand_call("MAX", &[&arg, "z"], &d).unwrap_err();
+        assert!(e.contains("more than 64 KiB"), "{e}");
     }
 
     #[test]
