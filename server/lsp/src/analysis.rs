@@ -167,8 +167,8 @@ pub fn plan(
 }
 
 /// Hashes what a method's verdict (and the positions in it) depends on:
-/// its text and position, those of every function it reaches, and the
-/// globals. Editing another method leaves the hash alone; undo restores
+/// its text, position and lowered form, those of every function it
+/// reaches, and the globals. Editing another method leaves the hash alone; undo restores
 /// it.
 fn context_hash(p: &Program, text: &str, f: FuncId, h: &mut DefaultHasher) {
     let mut seen = BTreeSet::new();
@@ -193,6 +193,10 @@ fn context_hash(p: &Program, text: &str, f: FuncId, h: &mut DefaultHasher) {
         )
             .hash(h);
         slice(d.span).hash(h);
+        // What the text alone does not show: macros, enum constants,
+        // typedefs and imports defined outside the function change its
+        // lowered form (and so its verdict) without changing its text.
+        format!("{:?}", d.body).hash(h);
     }
     for g in &p.globals {
         (g.span.start.line, slice(g.span)).hash(h);
@@ -350,6 +354,37 @@ mod tests {
         assert!(!b[1].1);
         // Undo: the same key again.
         assert_eq!(keys(OLD), a);
+    }
+
+    #[test]
+    fn editing_a_macro_or_an_import_changes_the_users_key() {
+        let key = |lang: Lang, old: &str, new: &str, name: &str| {
+            let versions = lower_versions(lang, &Arc::from(old), new, None, None, &[]);
+            let p = plan(
+                lang,
+                &versions,
+                old,
+                new,
+                &Settings::default(),
+                None,
+                &HashMap::new(),
+            );
+            p.methods
+                .into_iter()
+                .find(|m| m.name == name)
+                .map(|m| m.key)
+                .expect("planned")
+        };
+        let c = "#define K 2\n#define TWICE(x) ((x) * K)\nint f(int a) { return TWICE(a); }\nint g(int a) { return a; }\n";
+        let edited = c.replace("#define K 2", "#define K 3");
+        assert_ne!(key(Lang::C, c, c, "f"), key(Lang::C, c, &edited, "f"));
+        assert_eq!(key(Lang::C, c, c, "g"), key(Lang::C, c, &edited, "g"));
+        let java = "import static a.B.h;\nclass A { static int f(int x) { return h(x); } }\n";
+        let edited = java.replace("a.B.h", "c.D.h");
+        assert_ne!(
+            key(Lang::Java, java, java, "f"),
+            key(Lang::Java, java, &edited, "f")
+        );
     }
 
     /// Runs a job to the end; returns its interim and final results.
