@@ -1429,10 +1429,12 @@ impl<'c, 't> FnCx<'c, 't> {
         let sp = span(n);
         let scalars = match check {
             Precondition::Argument | Precondition::State => 1,
+            Precondition::PositionIndexes => 3,
             _ => 2,
         };
         let max = match check {
             Precondition::ObjectsIndex => 2,
+            Precondition::PositionIndexes => 3,
             Precondition::Argument | Precondition::State => usize::MAX,
             _ => 3,
         };
@@ -1482,7 +1484,7 @@ impl<'c, 't> FnCx<'c, 't> {
         }
         // Index checks: both operands once, as ints, into temporaries.
         let mut vals = Vec::new();
-        for a in &arg_nodes[..2] {
+        for a in &arg_nodes[..scalars] {
             let e = self.expr(*a, out)?;
             let e = self.convert(e, &Type::INT, *a)?;
             let t = self.temp(Type::INT, sp);
@@ -1495,11 +1497,16 @@ impl<'c, 't> FnCx<'c, 't> {
             ));
             vals.push(mk(ExprKind::Local(t), Type::INT, sp));
         }
-        let (index, size) = (&vals[0], &vals[1]);
-        let past_end = if check == Precondition::PositionIndex {
-            cmp(BinOp::Gt, index, size)
-        } else {
-            cmp(BinOp::Ge, index, size)
+        // `index` is the one Guava's message reports first (`start` for
+        // a range); `size` the last argument.
+        let (index, size) = (&vals[0], &vals[scalars - 1]);
+        let past_end = match check {
+            Precondition::PositionIndex => cmp(BinOp::Gt, index, size),
+            Precondition::PositionIndexes => {
+                let end = &vals[1];
+                or(cmp(BinOp::Lt, end, index), cmp(BinOp::Gt, end, size), sp)
+            }
+            _ => cmp(BinOp::Ge, index, size),
         };
         let bad = or(cmp(BinOp::Lt, index, &lit(0)), past_end, sp);
         let thrown = if check == Precondition::ObjectsIndex {
@@ -1507,7 +1514,8 @@ impl<'c, 't> FnCx<'c, 't> {
         } else {
             // Guava builds the message first, and that throws
             // IllegalArgumentException for a negative size with an index
-            // that is not negative.
+            // that is not negative (for a range: a start that is not
+            // negative, which is then past the negative size).
             vec![st(
                 StmtKind::If {
                     cond: mk(
@@ -1533,6 +1541,13 @@ impl<'c, 't> FnCx<'c, 't> {
             },
             sp,
         ));
+        if check == Precondition::PositionIndexes {
+            // `void` in Guava.
+            if want {
+                return Err(unsupported(n, format!("use of the result of {callee}")));
+            }
+            return Ok(None);
+        }
         Ok(want.then(|| index.clone()))
     }
 
@@ -1839,6 +1854,9 @@ enum Precondition {
     ElementIndex,
     /// Guava `checkPositionIndex(index, size[, desc])`: `0 <= index <= size`.
     PositionIndex,
+    /// Guava `checkPositionIndexes(start, end, size)`: `0 <= start <= end
+    /// <= size`.
+    PositionIndexes,
     /// JDK `java.util.Objects.checkIndex(index, length)`.
     ObjectsIndex,
 }
@@ -1851,6 +1869,7 @@ impl Precondition {
             (Some("checkState"), _) => Precondition::State,
             (Some("checkElementIndex"), _) => Precondition::ElementIndex,
             (Some("checkPositionIndex"), _) => Precondition::PositionIndex,
+            (Some("checkPositionIndexes"), _) => Precondition::PositionIndexes,
             (None, "java.util.Objects.checkIndex") => Precondition::ObjectsIndex,
             _ => return None,
         })

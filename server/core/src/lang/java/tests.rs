@@ -1591,6 +1591,69 @@ fn known_precondition_helpers_are_modelled_exactly() {
     );
 }
 
+/// Guava's `checkPositionIndexes`, message construction included (which
+/// throws `IllegalArgumentException` for a negative size), against the
+/// lowering, on every small triple.
+#[test]
+fn check_position_indexes_throws_what_guava_throws() {
+    // Guava 33, translated: checkPositionIndexes → badPositionIndexes →
+    // badPositionIndex.
+    fn bad_position_index(index: i64, size: i64) -> &'static str {
+        if index < 0 {
+            "IndexOutOfBoundsException"
+        } else if size < 0 {
+            "IllegalArgumentException"
+        } else {
+            "IndexOutOfBoundsException"
+        }
+    }
+    fn guava(start: i64, end: i64, size: i64) -> Option<&'static str> {
+        if !(start < 0 || end < start || end > size) {
+            return None;
+        }
+        Some(if start < 0 || start > size {
+            bad_position_index(start, size)
+        } else if end < 0 || end > size {
+            bad_position_index(end, size)
+        } else {
+            "IndexOutOfBoundsException"
+        })
+    }
+    let p = prog(
+        "import static com.google.common.base.Preconditions.checkPositionIndexes;\n\
+         class A { static int f(int start, int end, int size) { checkPositionIndexes(start, end, size); return 0; } }",
+    );
+    let (id, _) = p.find("f").next().expect("function");
+    for start in -2..=3 {
+        for end in -2..=3 {
+            for size in -2..=3 {
+                let inputs = crate::interp::Inputs {
+                    args: [start, end, size].map(crate::value::Value::int).to_vec(),
+                    globals: BTreeMap::new(),
+                    callees: Vec::new(),
+                };
+                let got = crate::interp::execute(
+                    &p,
+                    id,
+                    &inputs,
+                    crate::ir::Semantics::Machine,
+                    &crate::interp::Limits::default(),
+                )
+                .outcome;
+                let thrown = match &got {
+                    crate::interp::Outcome::Fault { kind, .. } => kind.java_class(),
+                    _ => None,
+                };
+                assert_eq!(
+                    thrown.as_deref(),
+                    guava(start, end, size),
+                    "checkPositionIndexes({start}, {end}, {size}): {got:?}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn jdk_integer_methods_are_lowered_as_the_jdk_implements_them() {
     assert_eq!(
