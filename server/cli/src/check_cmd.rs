@@ -145,8 +145,11 @@ pub fn run(args: &CheckArgs) -> Result<u8, CliError> {
     };
     let mut options = args.options();
     // The nearest eqlens.toml above NEW, as in the editor: its `[callees]`
-    // say which calls outside the files are pure or impure.
-    options.callees = eqlens_server::project::callees(&args.new).map_err(CliError::usage)?;
+    // say which calls outside the files are pure or impure. Searched from
+    // the absolute path, so that a relative NEW still finds the project's
+    // file in a directory above the current one.
+    let new_path = std::fs::canonicalize(&args.new).unwrap_or_else(|_| args.new.clone());
+    options.callees = eqlens_server::project::callees(&new_path).map_err(CliError::usage)?;
     crate::error::install_quiet_panic_hook();
     let check =
         || catch_panic(|| check_sources(old_lang, &old_src, &new_src, &selection, &options));

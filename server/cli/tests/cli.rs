@@ -531,6 +531,15 @@ fn project_callee_declarations_apply_to_check() {
         "{}",
         stdout(&o)
     );
+    // A relative NEW, run from a directory below the project file.
+    let o = Command::new(env!("CARGO_BIN_EXE_eqlens"))
+        .args(["check", "Old.java", "New.java"])
+        .current_dir(s.path("src"))
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run eqlens");
+    assert_status(&o, 2);
+    assert!(stdout(&o).contains("declares impure"), "{}", stdout(&o));
     s.write("eqlens.toml", "[callees]\nimpure = [\"com.acme.*\"\n");
     let o = eqlens(&["check", p(&old), p(&new)]);
     assert_status(&o, 3);
