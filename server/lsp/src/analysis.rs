@@ -324,9 +324,13 @@ mod tests {
 
     /// Lowers from scratch and plans with default settings.
     fn plan_of(old: &str, new: &str) -> Plan {
-        let versions = lower_versions(Lang::Java, &Arc::from(old), new, None, None, &[]);
+        plan_in(Lang::Java, old, new)
+    }
+
+    fn plan_in(lang: Lang, old: &str, new: &str) -> Plan {
+        let versions = lower_versions(lang, &Arc::from(old), new, None, None, &[]);
         plan(
-            Lang::Java,
+            lang,
             &versions,
             old,
             new,
@@ -359,17 +363,8 @@ mod tests {
     #[test]
     fn editing_a_macro_or_an_import_changes_the_users_key() {
         let key = |lang: Lang, old: &str, new: &str, name: &str| {
-            let versions = lower_versions(lang, &Arc::from(old), new, None, None, &[]);
-            let p = plan(
-                lang,
-                &versions,
-                old,
-                new,
-                &Settings::default(),
-                None,
-                &HashMap::new(),
-            );
-            p.methods
+            plan_in(lang, old, new)
+                .methods
                 .into_iter()
                 .find(|m| m.name == name)
                 .map(|m| m.key)

@@ -357,8 +357,12 @@ impl Inner {
         // Read per check, like the pairs (the file is small): an edit to
         // it applies on the next check, and its declarations are part of
         // each job's key.
-        if let Some(path) = &path {
-            match crate::project::callees(path) {
+        if let Some(path) = path {
+            // A file read: off the event loop, like the planning below.
+            let read = tokio::task::spawn_blocking(move || crate::project::callees(&path))
+                .await
+                .unwrap_or_else(|e| Err(format!("reading eqlens.toml failed: {e}")));
+            match read {
                 Ok(declared) => settings.callees = declared,
                 Err(msg) => {
                     self.client

@@ -687,13 +687,7 @@ pub fn check_programs(
 pub fn check_pair(pair: &MethodPair<'_>, options: &Options) -> MethodReport {
     let start = std::time::Instant::now();
     let checker = checker(options.checker);
-    let mismatch = interface_mismatch(pair);
-    let impure = match mismatch {
-        None => impure_call(pair, &options.callees),
-        Some(_) => None,
-    };
-    let mut decision = match mismatch {
-        _ if let Some(verdict) = impure => Decision::plain(verdict, Decider::Syntax),
+    let mut decision = match interface_mismatch(pair) {
         Some(why) => Decision::plain(
             Verdict::Unknown(Unknown {
                 detail: why.clone(),
@@ -708,7 +702,10 @@ pub fn check_pair(pair: &MethodPair<'_>, options: &Options) -> MethodReport {
             }),
             Decider::Syntax,
         ),
-        None => checker.check(pair, options),
+        None => match impure_call(pair, &options.callees) {
+            Some(verdict) => Decision::plain(verdict, Decider::Syntax),
+            None => checker.check(pair, options),
+        },
     };
     if let Verdict::Equivalent(proof) = &mut decision.verdict {
         proof

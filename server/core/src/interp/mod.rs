@@ -315,6 +315,35 @@ pub fn execute(
     eval::run(program, func, inputs, semantics, limits)
 }
 
+/// Tests: the outcome of the function named `name` of `program` on `args`
+/// (no globals, no callee stubs, default limits).
+#[cfg(test)]
+pub(crate) fn run_named(
+    program: &Program,
+    name: &str,
+    semantics: Semantics,
+    args: Vec<Value>,
+) -> Outcome {
+    let func = program
+        .functions
+        .iter()
+        .position(|f| f.name == name)
+        .expect("the test source defines it");
+    let inputs = Inputs {
+        args,
+        globals: BTreeMap::new(),
+        callees: Vec::new(),
+    };
+    execute(
+        program,
+        FuncId(func as u32),
+        &inputs,
+        semantics,
+        &Limits::default(),
+    )
+    .outcome
+}
+
 /// Compares two executions on: outcome (returned value, or fault kind),
 /// final values of the array arguments, of the globals named in `globals`
 /// (those written by either version), and the printed output.

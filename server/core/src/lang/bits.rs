@@ -253,11 +253,10 @@ mod tests {
     //! The formulas, through both front ends and the interpreter, against
     //! Rust's own bit counting (`machine`), on values around every bit
     //! boundary.
-    use crate::interp::{Inputs, Limits, Outcome, execute};
-    use crate::ir::{FuncId, Lang, Program, Semantics};
+    use crate::interp::Outcome;
+    use crate::ir::{Lang, Program, Semantics};
     use crate::value::Value;
     use num_bigint::BigInt;
-    use std::collections::BTreeMap;
 
     /// 0, 1, the all-ones value, and each power of two with its neighbours.
     fn samples(bits: u32) -> Vec<u64> {
@@ -273,24 +272,7 @@ mod tests {
 
     /// The function `name` of `program` on one argument, under `machine`.
     fn run(program: &Program, name: &str, arg: Value) -> Outcome {
-        let func = program
-            .functions
-            .iter()
-            .position(|f| f.name == name)
-            .expect("the test source defines it");
-        let inputs = Inputs {
-            args: vec![arg],
-            globals: BTreeMap::new(),
-            callees: Vec::new(),
-        };
-        execute(
-            program,
-            FuncId(func as u32),
-            &inputs,
-            Semantics::Machine,
-            &Limits::default(),
-        )
-        .outcome
+        crate::interp::run_named(program, name, Semantics::Machine, vec![arg])
     }
 
     fn returns(v: i64) -> Outcome {

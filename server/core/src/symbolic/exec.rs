@@ -1089,23 +1089,34 @@ impl<'a> Executor<'a> {
             vals.push(v);
         }
         let name = format!("call {callee}");
-        if crate::ir::external_never_throws(callee) {
-            if let Some(target) = target {
-                let range = self.ops.sort(ret)?;
-                let r = self.ufs.apply(&name, &vals, &range);
-                let v = self.ops.from_dyn(ret, &r)?;
-                self.store(target, v, state)?;
-            }
-            return Ok(());
+        if !crate::ir::external_never_throws(callee) {
+            self.external_may_throw(&name, &vals, state)?;
         }
+        if let Some(target) = target {
+            let range = self.ops.sort(ret)?;
+            let r = self.ufs.apply(&name, &vals, &range);
+            let v = self.ops.from_dyn(ret, &r)?;
+            self.store(target, v, state)?;
+        }
+        Ok(())
+    }
+
+    /// Whether the call `name` throws, and which exception: uninterpreted
+    /// functions of its arguments, shared by both versions.
+    fn external_may_throw(
+        &mut self,
+        name: &str,
+        vals: &[Dynamic],
+        state: &mut State,
+    ) -> EResult<()> {
         let throws = self
             .ufs
-            .apply(&format!("{name} throws"), &vals, &Sort::bool())
+            .apply(&format!("{name} throws"), vals, &Sort::bool())
             .as_bool()
             .ok_or_else(|| unsupported("internal: throws"))?;
         let which = self
             .ufs
-            .apply(&format!("{name} exception"), &vals, &Sort::int())
+            .apply(&format!("{name} exception"), vals, &Sort::int())
             .as_int()
             .ok_or_else(|| unsupported("internal: exception"))?;
         let code = FaultCode(self.strings.tag(UNSEEN_EXCEPTION));
@@ -1114,12 +1125,6 @@ impl<'a> Executor<'a> {
         state.thrown = Some(which);
         self.fault(state, vec![MayFault { cond: throws, code }]);
         state.thrown = before;
-        if let Some(target) = target {
-            let range = self.ops.sort(ret)?;
-            let r = self.ufs.apply(&name, &vals, &range);
-            let v = self.ops.from_dyn(ret, &r)?;
-            self.store(target, v, state)?;
-        }
         Ok(())
     }
 

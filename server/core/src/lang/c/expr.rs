@@ -518,11 +518,23 @@ impl<'t> Fx<'t> {
         span: Span,
         out: &mut Block,
     ) -> Res<Expr> {
+        self.in_text_of(m, span, |fx| fx.expr(body, out))
+    }
+
+    /// Runs `lower` on nodes of `m`'s separately parsed text, with every
+    /// span set to `span` (the place it stands for in the file; an outer
+    /// expansion's place wins).
+    fn in_text_of<R>(
+        &mut self,
+        m: &'t super::Macro,
+        span: Span,
+        lower: impl FnOnce(&mut Self) -> R,
+    ) -> R {
         let saved_src = self.src;
         let saved_span = self.span_override;
         self.src = &m.text;
         self.span_override = Some(saved_span.unwrap_or(span));
-        let r = self.expr(body, out);
+        let r = lower(self);
         self.src = saved_src;
         self.span_override = saved_span;
         r
@@ -564,21 +576,11 @@ impl<'t> Fx<'t> {
         let stmts = m.statements().ok_or_else(|| {
             self.unsup(n, format!("macro {name}, whose expansion does not parse"))
         })?;
-        let saved_src = self.src;
-        let saved_span = self.span_override;
-        self.src = &m.text;
-        self.span_override = Some(super::span_of(n));
         self.expanding.push(name.to_string());
-        let mut r = Ok(());
-        for s in stmts {
-            r = self.stmt(s, out);
-            if r.is_err() {
-                break;
-            }
-        }
+        let r = self.in_text_of(m, super::span_of(n), |fx| {
+            stmts.into_iter().try_for_each(|s| fx.stmt(s, out))
+        });
         self.expanding.pop();
-        self.src = saved_src;
-        self.span_override = saved_span;
         r.map(|()| None)
     }
 

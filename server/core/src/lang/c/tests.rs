@@ -590,20 +590,8 @@ int h(int x) { return 2 * SQ(x); }\n\
 int k(int x) { return MAX(x); }\n";
     let p = lower(src);
     let run = |name: &str, args: &[i64]| {
-        let f = p.functions.iter().position(|f| f.name == name).unwrap();
-        let inputs = crate::interp::Inputs {
-            args: args.iter().map(|&a| crate::value::Value::int(a)).collect(),
-            globals: Default::default(),
-            callees: Vec::new(),
-        };
-        crate::interp::execute(
-            &p,
-            crate::ir::FuncId(f as u32),
-            &inputs,
-            crate::ir::Semantics::Machine,
-            &crate::interp::Limits::default(),
-        )
-        .outcome
+        let args = args.iter().map(|&a| crate::value::Value::int(a)).collect();
+        crate::interp::run_named(&p, name, crate::ir::Semantics::Machine, args)
     };
     let returns = |v: i64| crate::interp::Outcome::Return(crate::value::Value::int(v));
     assert_eq!(run("f", &[9, 10]), returns(10), "MAX(3, 10)");

@@ -1623,23 +1623,11 @@ fn check_position_indexes_throws_what_guava_throws() {
         "import static com.google.common.base.Preconditions.checkPositionIndexes;\n\
          class A { static int f(int start, int end, int size) { checkPositionIndexes(start, end, size); return 0; } }",
     );
-    let (id, _) = p.find("f").next().expect("function");
     for start in -2..=3 {
         for end in -2..=3 {
             for size in -2..=3 {
-                let inputs = crate::interp::Inputs {
-                    args: [start, end, size].map(crate::value::Value::int).to_vec(),
-                    globals: BTreeMap::new(),
-                    callees: Vec::new(),
-                };
-                let got = crate::interp::execute(
-                    &p,
-                    id,
-                    &inputs,
-                    crate::ir::Semantics::Machine,
-                    &crate::interp::Limits::default(),
-                )
-                .outcome;
+                let args = [start, end, size].map(crate::value::Value::int).to_vec();
+                let got = crate::interp::run_named(&p, "f", crate::ir::Semantics::Machine, args);
                 let thrown = match &got {
                     crate::interp::Outcome::Fault { kind, .. } => kind.java_class(),
                     _ => None,
