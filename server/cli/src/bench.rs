@@ -12,7 +12,7 @@ use crate::stats::{TimeStats, time_stats};
 use crate::{BenchArgs, LangArg};
 use anstyle::{AnsiColor, Style};
 use eqlens_core::check::{CheckerKind, Options};
-use eqlens_core::ir::Lang;
+use eqlens_core::ir::{Lang, Semantics};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 use std::io::{Read, Write};
@@ -329,6 +329,8 @@ fn run_task(task: &Task<'_>, base: &Options, exe: &Path) -> PairResult {
             .arg(&task.new);
         cmd.arg(format!("--checker={}", task.checker.name()));
         cmd.arg(format!("--semantics={}", base.semantics));
+        // Explicit, so that an eqlens.toml near the corpus does not decide.
+        cmd.arg(format!("--signed-overflow={}", base.signed_overflow));
         cmd.arg(format!("--loop-bound={}", base.loop_bound));
         cmd.arg(format!("--timeout-ms={}", base.timeout_ms));
         cmd.arg("--format=json");
@@ -621,6 +623,8 @@ struct WrongEntry<'a> {
 struct SummaryJson<'a> {
     corpus: String,
     semantics: eqlens_core::ir::Semantics,
+    /// C under `machine`.
+    signed_overflow: eqlens_core::ir::SignedOverflow,
     loop_bound: u32,
     timeout_ms: u64,
     jobs: u32,
@@ -781,10 +785,16 @@ pub fn run(args: &BenchArgs) -> Result<u8, CliError> {
                 continue;
             }
             let g = summarise(lang, checker, &rows);
+            let semantics = match (lang, base.semantics) {
+                (Lang::C, Semantics::Machine) => {
+                    format!("machine (signed overflow {})", base.signed_overflow)
+                }
+                (_, s) => s.to_string(),
+            };
             text.push_str(&format!(
                 "{bold}{lang} · {} · {} · loop bound {} · timeout {} ms{bold:#}\n",
                 checker.name(),
-                base.semantics,
+                semantics,
                 base.loop_bound,
                 base.timeout_ms
             ));
@@ -894,6 +904,7 @@ pub fn run(args: &BenchArgs) -> Result<u8, CliError> {
     let summary = SummaryJson {
         corpus: dir.display().to_string(),
         semantics: base.semantics,
+        signed_overflow: base.signed_overflow,
         loop_bound: base.loop_bound,
         timeout_ms: base.timeout_ms,
         jobs: args.jobs,

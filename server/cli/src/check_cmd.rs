@@ -145,11 +145,16 @@ pub fn run(args: &CheckArgs) -> Result<u8, CliError> {
     };
     let mut options = args.options();
     // The nearest eqlens.toml above NEW, as in the editor: its `[callees]`
-    // say which calls outside the files are pure or impure. Searched from
-    // the absolute path, so that a relative NEW still finds the project's
-    // file in a directory above the current one.
+    // say which calls outside the files are pure or impure, its `[c]` how
+    // the C is compiled (a `--signed-overflow` given here wins). Searched
+    // from the absolute path, so that a relative NEW still finds the
+    // project's file in a directory above the current one.
     let new_path = std::fs::canonicalize(&args.new).unwrap_or_else(|_| args.new.clone());
-    options.callees = eqlens_server::project::callees(&new_path).map_err(CliError::usage)?;
+    let project = eqlens_server::project::settings(&new_path).map_err(CliError::usage)?;
+    options.callees = project.callees;
+    if args.common.signed_overflow.is_none() {
+        options.signed_overflow = project.signed_overflow;
+    }
     crate::error::install_quiet_panic_hook();
     let check =
         || catch_panic(|| check_sources(old_lang, &old_src, &new_src, &selection, &options));

@@ -18,7 +18,7 @@ mod trace;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use eqlens_core::check::{CheckerKind, Options, Override, OverrideAction};
-use eqlens_core::ir::Semantics;
+use eqlens_core::ir::{Semantics, SignedOverflow};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -74,6 +74,22 @@ impl From<SemanticsArg> for Semantics {
     }
 }
 
+/// `--signed-overflow` values (mirrors [`SignedOverflow`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SignedOverflowArg {
+    Undefined,
+    Wraps,
+}
+
+impl From<SignedOverflowArg> for SignedOverflow {
+    fn from(s: SignedOverflowArg) -> SignedOverflow {
+        match s {
+            SignedOverflowArg::Undefined => SignedOverflow::Undefined,
+            SignedOverflowArg::Wraps => SignedOverflow::Wraps,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     Text,
@@ -109,6 +125,11 @@ pub struct CommonOptions {
     /// Wall-clock budget per method pair, in milliseconds.
     #[arg(long, default_value_t = Options::default().timeout_ms, value_name = "N")]
     pub timeout_ms: u64,
+    /// C under `machine`: signed overflow is `undefined` behaviour (ISO C)
+    /// or `wraps` (compiled with -fwrapv). Default: `[c] signed-overflow`
+    /// of the nearest eqlens.toml (`check`), else `undefined`.
+    #[arg(long, value_enum, value_name = "MODEL")]
+    pub signed_overflow: Option<SignedOverflowArg>,
 }
 
 impl CommonOptions {
@@ -119,8 +140,9 @@ impl CommonOptions {
             loop_bound: self.loop_bound,
             timeout_ms: self.timeout_ms,
             overrides: Vec::new(),
-            // From the project file, per document (`project::callees`).
+            // From the project file, per document (`project::settings`).
             callees: Default::default(),
+            signed_overflow: self.signed_overflow.map(Into::into).unwrap_or_default(),
         }
     }
 }

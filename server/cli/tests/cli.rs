@@ -545,3 +545,41 @@ fn project_callee_declarations_apply_to_check() {
     assert_status(&o, 3);
     assert!(stderr(&o).contains("eqlens.toml:2:"), "{}", stderr(&o));
 }
+
+/// verdict: C signed overflow is undefined under `machine` unless the
+/// project says it is built with `-fwrapv` (`[c]` in `eqlens.toml`); the
+/// flag wins over the file.
+#[test]
+fn the_project_says_whether_signed_overflow_wraps() {
+    let s = Scratch::new("check-overflow");
+    let old = s.write(
+        "src/old.c",
+        "int total(int a, int b, int c) {\n    return a + b + c;\n}\n",
+    );
+    let new = s.write(
+        "src/new.c",
+        "int total(int a, int b, int c) {\n    return a + (b + c);\n}\n",
+    );
+    let check = |extra: &[&str]| {
+        let mut args = vec!["check", p(&old), p(&new), "--semantics", "machine"];
+        args.extend_from_slice(extra);
+        eqlens(&args)
+    };
+    let o = check(&[]);
+    assert_status(&o, 1);
+    assert!(
+        stdout(&o).contains("undefined behaviour: signed integer overflow"),
+        "{}",
+        stdout(&o)
+    );
+    s.write("eqlens.toml", "[c]\nsigned-overflow = \"wraps\"\n");
+    let o = check(&[]);
+    assert_status(&o, 0);
+    assert!(stdout(&o).contains("-fwrapv"), "{}", stdout(&o));
+    let o = check(&["--signed-overflow", "undefined"]);
+    assert_status(&o, 1);
+    s.write("eqlens.toml", "[c]\nsigned-overflow = \"wrap\"\n");
+    let o = check(&[]);
+    assert_status(&o, 3);
+    assert!(stderr(&o).contains("eqlens.toml:2:"), "{}", stderr(&o));
+}

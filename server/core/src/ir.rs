@@ -88,8 +88,45 @@ pub enum Semantics {
     #[default]
     Math,
     /// Java: two's-complement 8/16/32/64-bit, IEEE-754 binary32/64.
-    /// C: LP64 x86-64 sizes, wrapping arithmetic, IEEE-754.
+    /// C: LP64 x86-64 sizes, IEEE-754; signed overflow as
+    /// [`SignedOverflow`] says.
     Machine,
+}
+
+/// What signed integer overflow does in C under `machine` semantics (Java
+/// always wraps; under `math` nothing overflows). A property of how the
+/// project is compiled, so it is a project setting (`eqlens.toml`), not a
+/// per-check choice.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SignedOverflow {
+    /// ISO C: `+ - *`, unary `-` and `++`/`--` on a signed type whose
+    /// exact result does not fit are undefined behaviour, an outcome of
+    /// their own (C11 6.5p5).
+    #[default]
+    Undefined,
+    /// Two's-complement wrap-around, as GCC and Clang give with `-fwrapv`.
+    Wraps,
+}
+
+impl fmt::Display for SignedOverflow {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SignedOverflow::Undefined => "undefined",
+            SignedOverflow::Wraps => "wraps",
+        })
+    }
+}
+
+impl SignedOverflow {
+    /// Parses the setting's text (`undefined`, `wraps`).
+    pub fn from_name(s: &str) -> Option<SignedOverflow> {
+        match s {
+            "undefined" => Some(SignedOverflow::Undefined),
+            "wraps" => Some(SignedOverflow::Wraps),
+            _ => None,
+        }
+    }
 }
 
 impl fmt::Display for Semantics {

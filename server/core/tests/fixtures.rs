@@ -2,9 +2,11 @@
 //!
 //! Every case directory holds `old.<ext>`, `new.<ext>` and `expect.json`
 //! (`{"method", "math", "machine", "why", "loop_bound"?, "native"?,
-//! "math_only"?}` — `native` says why the differential harness cannot build
-//! the case, e.g. calls to a library that is not here; `math_only` why its
-//! `math` counterexample cannot reproduce natively, where integers wrap;
+//! "math_only"?, "machine_wraps"?}` — `native` says why the differential
+//! harness cannot build the case, e.g. calls to a library that is not here;
+//! `math_only` why its `math` counterexample cannot reproduce natively,
+//! where integers wrap; `machine_wraps` (C) the verdict under `machine`
+//! when the project compiles with `-fwrapv`, checked as a third run;
 //! verdicts
 //! `equivalent`, `equivalent_bounded`, `equivalent_partial` — where both
 //! terminate —, `not_equivalent`, `unknown`, `unsupported`); adding a case is
@@ -18,7 +20,7 @@
 //! `<lang>/<case>` name contains it.
 
 use eqlens_core::check::{CheckerKind, Options, Selection, Verdict, check_sources};
-use eqlens_core::ir::{Lang, Semantics};
+use eqlens_core::ir::{Lang, Semantics, SignedOverflow};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -44,7 +46,50 @@ struct Case {
     method: String,
     math: String,
     machine: String,
+    /// C: the verdict under `machine` with `-fwrapv`, when the case says.
+    machine_wraps: Option<String>,
     loop_bound: Option<u32>,
+}
+
+/// One way a case is checked: the semantics, and for C under `machine`
+/// what signed overflow does.
+#[derive(Clone, Copy, Debug)]
+struct Model {
+    semantics: Semantics,
+    signed_overflow: SignedOverflow,
+}
+
+impl Model {
+    fn label(&self) -> String {
+        match (self.semantics, self.signed_overflow) {
+            (Semantics::Machine, SignedOverflow::Wraps) => "machine, -fwrapv".into(),
+            (s, _) => s.to_string(),
+        }
+    }
+}
+
+impl Case {
+    /// Each model the case is checked under, with its expected verdict.
+    fn runs(&self) -> Vec<(Model, &str)> {
+        let model = |semantics, signed_overflow| Model {
+            semantics,
+            signed_overflow,
+        };
+        let mut runs = vec![
+            (
+                model(Semantics::Math, SignedOverflow::Undefined),
+                self.math.as_str(),
+            ),
+            (
+                model(Semantics::Machine, SignedOverflow::Undefined),
+                self.machine.as_str(),
+            ),
+        ];
+        if let Some(v) = &self.machine_wraps {
+            runs.push((model(Semantics::Machine, SignedOverflow::Wraps), v.as_str()));
+        }
+        runs
+    }
 }
 
 /// How an observed verdict relates to the expected one.
@@ -178,6 +223,15 @@ fn read_case(dir: &Path, lang: Lang, ext: &str) -> Result<Case, String> {
     let method = field("method")?;
     let math = verdict_field("math")?;
     let machine = verdict_field("machine")?;
+    let machine_wraps = match expect.get("machine_wraps") {
+        None => None,
+        Some(_) if lang != Lang::C => {
+            return Err(format!(
+                "{id}: expect.json machine_wraps is for C (-fwrapv), not {ext}"
+            ));
+        }
+        Some(_) => Some(verdict_field("machine_wraps")?),
+    };
     Ok(Case {
         id,
         lang,
@@ -186,6 +240,7 @@ fn read_case(dir: &Path, lang: Lang, ext: &str) -> Result<Case, String> {
         method,
         math,
         machine,
+        machine_wraps,
         loop_bound,
     })
 }
@@ -227,12 +282,13 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 /// Checks one case under one semantics; `None` when it matches.
 fn run_one(
     case: &Case,
-    semantics: Semantics,
+    model: Model,
     checker: CheckerKind,
     expected: &str,
 ) -> (Option<Mismatch>, Duration) {
     let mut options = Options {
-        semantics,
+        semantics: model.semantics,
+        signed_overflow: model.signed_overflow,
         checker,
         // Expected verdicts say what can be decided, not how fast (timings
         // belong in docs/benchmarks.md): three times the default budget
@@ -251,7 +307,7 @@ fn run_one(
     let elapsed = start.elapsed();
     let mismatch = |got: &str, severity: Severity, detail: String| Mismatch {
         id: case.id.clone(),
-        semantics: semantics.to_string(),
+        semantics: model.label(),
         expected: expected.to_string(),
         got: got.to_string(),
         severity,
@@ -373,16 +429,14 @@ fn fixtures_match_expected_verdicts() {
         if filter.as_deref().is_some_and(|f| !case.id.contains(f)) {
             continue;
         }
-        for (semantics, expected) in [
-            (Semantics::Math, &case.math),
-            (Semantics::Machine, &case.machine),
-        ] {
+        for (model, expected) in case.runs() {
             checked += 1;
-            let (mismatch, elapsed) = run_one(case, semantics, CheckerKind::default(), expected);
+            let (mismatch, elapsed) = run_one(case, model, CheckerKind::default(), expected);
             if elapsed > Duration::from_secs(5) {
                 slow.push(format!(
-                    "{} [{semantics}]: {:.1}s",
+                    "{} [{}]: {:.1}s",
                     case.id,
+                    model.label(),
                     elapsed.as_secs_f64()
                 ));
             }
@@ -434,12 +488,9 @@ fn every_checker_is_sound_on_every_fixture() {
             .copied()
             .filter(|&c| c != CheckerKind::default())
         {
-            for (semantics, expected) in [
-                (Semantics::Math, &case.math),
-                (Semantics::Machine, &case.machine),
-            ] {
+            for (model, expected) in case.runs() {
                 checked += 1;
-                let (mismatch, _) = run_one(case, semantics, checker, expected);
+                let (mismatch, _) = run_one(case, model, checker, expected);
                 if let Some(mut m) = mismatch
                     && matches!(m.severity, Severity::Wrong | Severity::Panic)
                 {

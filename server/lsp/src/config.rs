@@ -47,6 +47,9 @@ pub struct Settings {
     /// Not a client setting: what the document's `eqlens.toml` declares
     /// about calls outside the files, filled in per check.
     pub callees: eqlens_core::check::CalleeDeclarations,
+    /// Not a client setting either: how the project's C is compiled
+    /// (`eqlens.toml` `[c] signed-overflow`), filled in per check.
+    pub signed_overflow: eqlens_core::ir::SignedOverflow,
 }
 
 impl Default for Settings {
@@ -64,6 +67,7 @@ impl Default for Settings {
             max_file_bytes: 1 << 20,
             persist_pins: false,
             callees: Default::default(),
+            signed_overflow: o.signed_overflow,
         }
     }
 }
@@ -96,6 +100,7 @@ impl Settings {
             timeout_ms: self.timeout_ms,
             overrides: Vec::new(),
             callees: self.callees.clone(),
+            signed_overflow: self.signed_overflow,
         }
     }
 

@@ -9,10 +9,15 @@
 //! [callees]                     # calls outside the compared files
 //! pure = ["com.google.common.base.Strings.*"]
 //! impure = ["com.acme.audit.*", "log_*"]
+//!
+//! [c]
+//! signed-overflow = "wraps"     # compiled with -fwrapv (default "undefined")
 //! ```
 //!
 //! Callees neither list names are assumed pure, and verdicts say so; see
-//! `eqlens_core::check::CalleeDeclarations` for the patterns.
+//! `eqlens_core::check::CalleeDeclarations` for the patterns. `[c]` says
+//! how the project's C is compiled: with `-fwrapv` signed overflow wraps,
+//! otherwise it is undefined behaviour (`eqlens_core::ir::SignedOverflow`).
 //!
 //! Paths are relative to the directory of the `eqlens.toml`; the nearest
 //! one above a document applies. The file is read whenever a paired
@@ -20,6 +25,7 @@
 //! re-check. Mistakes are reported with the file, line and column.
 
 use eqlens_core::check::CalleeDeclarations;
+use eqlens_core::ir::SignedOverflow;
 use serde::{Deserialize, Deserializer};
 use std::path::{Path, PathBuf};
 
@@ -32,6 +38,22 @@ struct ProjectFile {
     pair: Vec<PairEntry>,
     #[serde(default)]
     callees: CalleesEntry,
+    #[serde(default)]
+    c: CEntry,
+}
+
+/// `[c]`: how the project's C is compiled.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct CEntry {
+    signed_overflow: Option<OverflowEntry>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum OverflowEntry {
+    Undefined,
+    Wraps,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -91,24 +113,40 @@ pub fn paired_in_project(path: &Path) -> Result<Option<PathBuf>, String> {
     partner_in(&file, &text, path)
 }
 
-/// What the nearest `eqlens.toml` above `path` declares about calls
-/// outside the files: none when there is no project file; `Err` with a
-/// message naming the file and position when it cannot be read.
-pub fn callees(path: &Path) -> Result<CalleeDeclarations, String> {
+/// What a project file says about checking: the parts of the core's
+/// options that describe the project rather than the user's preference.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ProjectSettings {
+    /// `[callees]`.
+    pub callees: CalleeDeclarations,
+    /// `[c] signed-overflow`.
+    pub signed_overflow: SignedOverflow,
+}
+
+/// What the nearest `eqlens.toml` above `path` declares: the defaults when
+/// there is no project file; `Err` with a message naming the file and
+/// position when it cannot be read.
+pub fn settings(path: &Path) -> Result<ProjectSettings, String> {
     let Some(file) = path.parent().and_then(find) else {
-        return Ok(CalleeDeclarations::default());
+        return Ok(ProjectSettings::default());
     };
     let text = std::fs::read_to_string(&file)
         .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-    callees_in(&file, &text)
+    settings_in(&file, &text)
 }
 
-fn callees_in(file: &Path, text: &str) -> Result<CalleeDeclarations, String> {
+fn settings_in(file: &Path, text: &str) -> Result<ProjectSettings, String> {
     let project = parse(file, text)?;
     let names = |list: Vec<CalleePattern>| list.into_iter().map(|p| p.0).collect();
-    Ok(CalleeDeclarations {
-        pure: names(project.callees.pure),
-        impure: names(project.callees.impure),
+    Ok(ProjectSettings {
+        callees: CalleeDeclarations {
+            pure: names(project.callees.pure),
+            impure: names(project.callees.impure),
+        },
+        signed_overflow: match project.c.signed_overflow {
+            Some(OverflowEntry::Wraps) => SignedOverflow::Wraps,
+            Some(OverflowEntry::Undefined) | None => SignedOverflow::Undefined,
+        },
     })
 }
 
@@ -173,7 +211,31 @@ mod tests {
     }
 
     fn callees(text: &str) -> Result<CalleeDeclarations, String> {
-        callees_in(Path::new("/w/eqlens.toml"), text)
+        settings_in(Path::new("/w/eqlens.toml"), text).map(|s| s.callees)
+    }
+
+    fn overflow(text: &str) -> Result<SignedOverflow, String> {
+        settings_in(Path::new("/w/eqlens.toml"), text).map(|s| s.signed_overflow)
+    }
+
+    #[test]
+    fn the_c_signed_overflow_model_is_read() {
+        assert_eq!(overflow(""), Ok(SignedOverflow::Undefined));
+        assert_eq!(
+            overflow("[c]\nsigned-overflow = \"wraps\"\n"),
+            Ok(SignedOverflow::Wraps)
+        );
+        assert_eq!(
+            overflow("[c]\nsigned-overflow = \"undefined\"\n"),
+            Ok(SignedOverflow::Undefined)
+        );
+        let e = overflow("[c]\nsigned-overflow = \"wrap\"\n").unwrap_err();
+        assert!(
+            e.starts_with("/w/eqlens.toml:2:") && e.contains("wrap"),
+            "{e}"
+        );
+        let e = overflow("[c]\nsigned_overflow = \"wraps\"\n").unwrap_err();
+        assert!(e.starts_with("/w/eqlens.toml:2:1: "), "{e}");
     }
 
     #[test]

@@ -359,11 +359,14 @@ impl Inner {
         // each job's key.
         if let Some(path) = path {
             // A file read: off the event loop, like the planning below.
-            let read = tokio::task::spawn_blocking(move || crate::project::callees(&path))
+            let read = tokio::task::spawn_blocking(move || crate::project::settings(&path))
                 .await
                 .unwrap_or_else(|e| Err(format!("reading eqlens.toml failed: {e}")));
             match read {
-                Ok(declared) => settings.callees = declared,
+                Ok(project) => {
+                    settings.callees = project.callees;
+                    settings.signed_overflow = project.signed_overflow;
+                }
                 Err(msg) => {
                     self.client
                         .log_message(MessageType::WARNING, format!("eqlens: {msg}"))

@@ -598,7 +598,14 @@ impl<'a> Walker<'a> {
                         self.effects.arrays.insert(ArrayRoot::Global(*g));
                     }
                 }
-                ExprKind::Unary(_, a) | ExprKind::Length(a) => stack.push(a),
+                ExprKind::Unary(op, a) => {
+                    // C: `-INT_MIN` is undefined under machine semantics.
+                    if self.lang == Lang::C && *op == crate::ir::UnOp::Neg {
+                        self.effects.may_fault = true;
+                    }
+                    stack.push(a);
+                }
+                ExprKind::Length(a) => stack.push(a),
                 ExprKind::Cast(a) => {
                     // C: out-of-range float→int conversions are undefined.
                     if self.lang == Lang::C {

@@ -212,7 +212,14 @@ mod tests {
             globals: Default::default(),
             callees: Vec::new(),
         };
-        interp::execute(p, FuncId(0), &inputs, Semantics::Math, &Limits::default())
+        interp::execute(
+            p,
+            FuncId(0),
+            &inputs,
+            Semantics::Math,
+            Default::default(),
+            &Limits::default(),
+        )
     }
 
     /// Runs `f` of both programs on `args` with the interpreter.

@@ -234,6 +234,7 @@ mod tests {
         let ops = Ops {
             sem: Semantics::Math,
             lang: Lang::Java,
+            signed_overflow: Default::default(),
         };
         let deadline = Instant::now() + Duration::from_secs(10);
         let vo = encode::Version::new(&po, FuncId(0), true).expect("encodable");

@@ -536,6 +536,7 @@ mod tests {
         let ops = Ops {
             sem: Semantics::Math,
             lang: Lang::Java,
+            signed_overflow: Default::default(),
         };
         let deadline = Instant::now() + Duration::from_secs(20);
         prove_lockstep(ops, (&po, FuncId(0)), (&pn, FuncId(0)), deadline).map(|p| p.invariants)
@@ -723,6 +724,7 @@ mod tests {
         let ops = Ops {
             sem: Semantics::Math,
             lang: Lang::Java,
+            signed_overflow: Default::default(),
         };
         let deadline = Instant::now() + Duration::from_secs(20);
         let proof = prove_lockstep(ops, (&po, FuncId(0)), (&pn, FuncId(0)), deadline)
@@ -862,6 +864,7 @@ mod tests {
         let ops = Ops {
             sem: Semantics::Math,
             lang: Lang::Java,
+            signed_overflow: Default::default(),
         };
         let deadline = Instant::now() + Duration::from_secs(20);
         for (a, b) in [(&po, &pn), (&pn, &po)] {

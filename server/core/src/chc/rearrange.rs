@@ -763,8 +763,22 @@ mod tests {
                 callees: Vec::new(),
             };
             let limits = Limits::default();
-            let a = crate::interp::execute(p, FuncId(0), &inputs, Semantics::Math, &limits);
-            let b = crate::interp::execute(&q, FuncId(0), &inputs, Semantics::Math, &limits);
+            let a = crate::interp::execute(
+                p,
+                FuncId(0),
+                &inputs,
+                Semantics::Math,
+                Default::default(),
+                &limits,
+            );
+            let b = crate::interp::execute(
+                &q,
+                FuncId(0),
+                &inputs,
+                Semantics::Math,
+                Default::default(),
+                &limits,
+            );
             assert_eq!(
                 crate::interp::compare(&a, &b, &[]),
                 Comparison::Same,

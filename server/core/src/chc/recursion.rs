@@ -1047,6 +1047,7 @@ mod tests {
         let ops = Ops {
             sem: Semantics::Math,
             lang: Lang::Java,
+            signed_overflow: Default::default(),
         };
         let deadline = Instant::now() + Duration::from_secs(20);
         prove_recursive(ops, (&po, entry(&po)), (&pn, entry(&pn)), deadline)

@@ -36,6 +36,7 @@ pub(crate) fn prove(pair: &MethodPair<'_>, options: &Options, deadline: Instant)
     let ops = Ops {
         sem: options.semantics,
         lang: pair.new_program.lang,
+        signed_overflow: options.signed_overflow,
     };
     let recursive = !crate::chc::recursion::recursive_functions(pair.old_program, pair.old)
         .is_empty()

@@ -17,7 +17,7 @@ pub mod watchdog;
 
 pub use crate::abstraction::{Override, OverrideAction, OverrideReport};
 use crate::interp::Outcome;
-use crate::ir::{FuncId, Lang, LowerError, Program, Semantics, Span};
+use crate::ir::{FuncId, Lang, LowerError, Program, Semantics, SignedOverflow, Span};
 use crate::value::Value;
 use serde::Serialize;
 use std::time::Duration;
@@ -85,6 +85,9 @@ pub struct Options {
     pub overrides: Vec<Override>,
     /// What the project declares about calls outside the files.
     pub callees: CalleeDeclarations,
+    /// C under `machine`: whether signed overflow is undefined behaviour
+    /// (ISO C, the default) or wraps (`-fwrapv`).
+    pub signed_overflow: SignedOverflow,
 }
 
 /// What the project declares about calls outside the compared files (the
@@ -148,6 +151,7 @@ impl Default for Options {
             timeout_ms: 10_000,
             overrides: Vec::new(),
             callees: CalleeDeclarations::default(),
+            signed_overflow: SignedOverflow::Undefined,
         }
     }
 }

@@ -68,6 +68,7 @@ pub(crate) fn encode(
     let ops = Ops {
         sem: options.semantics,
         lang: pair.new_program.lang,
+        signed_overflow: options.signed_overflow,
     };
     match symbolic::encode_pair(
         ops,
@@ -376,8 +377,9 @@ fn proved(
     }
     if options.semantics == crate::ir::Semantics::Machine
         && pair.new_program.lang == crate::ir::Lang::C
+        && options.signed_overflow == crate::ir::SignedOverflow::Wraps
     {
-        assumptions.push("signed overflow wraps (as with -fwrapv)".to_string());
+        assumptions.push("signed overflow wraps (the project compiles with -fwrapv)".to_string());
     }
     // Calls outside the files are named by `check_pair`, checker-independently.
     let intrinsics: Vec<String> = enc
@@ -551,6 +553,7 @@ fn run_both(
         pair.old,
         inputs,
         options.semantics,
+        options.signed_overflow,
         limits,
     );
     let new = interp::execute(
@@ -558,6 +561,7 @@ fn run_both(
         pair.new,
         inputs,
         options.semantics,
+        options.signed_overflow,
         limits,
     );
     if let Some(call) = old.unseen_call.clone().or_else(|| new.unseen_call.clone()) {
@@ -662,7 +666,17 @@ pub(crate) fn termination_difference(
         if !inputs.args.iter().chain(inputs.globals.values()).all(small) {
             return None;
         }
-        let run = |p, f| interp::execute(p, f, inputs, options.semantics, &limits).outcome;
+        let run = |p, f| {
+            interp::execute(
+                p,
+                f,
+                inputs,
+                options.semantics,
+                options.signed_overflow,
+                &limits,
+            )
+            .outcome
+        };
         let (old, new) = (
             run(pair.old_program, pair.old),
             run(pair.new_program, pair.new),

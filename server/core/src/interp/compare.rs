@@ -139,8 +139,14 @@ pub(crate) fn compare(old: &Execution, new: &Execution, globals: &[String]) -> C
         // Faults compare by outcome only: the index, the message or the span
         // is not part of the observable behaviour (Java compares by the
         // exception's class).
-        (Outcome::Fault { kind: a, .. }, Outcome::Fault { kind: b, .. })
-            if a.outcome_key() == b.outcome_key() => {}
+        (
+            Outcome::Fault {
+                kind: a, lang: la, ..
+            },
+            Outcome::Fault {
+                kind: b, lang: lb, ..
+            },
+        ) if a.outcome_key(*la) == b.outcome_key(*lb) => {}
         // What an unseen callee throws has no known class: it may be the
         // very exception (or exit) the other version ends with.
         (o @ Outcome::Fault { kind: a, .. }, n @ Outcome::Fault { kind: b, .. })

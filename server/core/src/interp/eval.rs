@@ -9,7 +9,7 @@ use super::{
 };
 use crate::ir::{
     BinOp, Block, Expr, ExprKind, FuncId, Function, LabelId, LoopKind, Place, PrintKind, Program,
-    Semantics, Span, Stmt, StmtKind, Type,
+    Semantics, SignedOverflow, Span, Stmt, StmtKind, Type,
 };
 use crate::value::{Real, Value};
 use num_bigint::BigInt;
@@ -82,12 +82,13 @@ pub(crate) fn run(
     func: FuncId,
     inputs: &Inputs,
     semantics: Semantics,
+    signed_overflow: SignedOverflow,
     limits: &Limits,
 ) -> Execution {
     let mut it = Interp {
         program,
         limits,
-        ar: Arith::new(semantics, program.lang),
+        ar: Arith::new(semantics, program.lang, signed_overflow),
         heap: Vec::new(),
         heap_cells: 0,
         globals: Vec::new(),

@@ -10,7 +10,7 @@
 //! resource exhaustion (steps, call depth, huge arrays) is an
 //! [`Outcome::Limit`], not a crash.
 
-use crate::ir::{FuncId, Lang, Program, Semantics, Span, Thrown, Type};
+use crate::ir::{FuncId, Lang, Program, Semantics, SignedOverflow, Span, Thrown, Type};
 use crate::value::Value;
 use std::collections::BTreeMap;
 
@@ -147,10 +147,19 @@ impl FaultKind {
     /// Equal keys are the same observable outcome: a Java implicit fault
     /// is the exception of its class, so `x / 0` and `throw new
     /// ArithmeticException()` agree (the index, message or span do not
-    /// count). Mirrors the outcome codes of the symbolic encoding.
-    pub fn outcome_key(&self) -> String {
+    /// count); in C every undefined behaviour is one outcome, whichever
+    /// operation had it. Mirrors the outcome codes of the symbolic
+    /// encoding.
+    pub fn outcome_key(&self, lang: Lang) -> String {
         let implicit = |i: usize| Thrown::Exception(Thrown::JAVA_IMPLICIT[i].into()).key();
         match self {
+            FaultKind::DivisionByZero
+            | FaultKind::IndexOutOfBounds { .. }
+            | FaultKind::NegativeArraySize
+                if lang == Lang::C =>
+            {
+                "undefined behaviour".into()
+            }
             FaultKind::DivisionByZero => implicit(0),
             FaultKind::IndexOutOfBounds { .. } => implicit(1),
             FaultKind::NegativeArraySize => implicit(2),
@@ -304,15 +313,17 @@ pub enum Comparison {
     Inconclusive(String),
 }
 
-/// Runs `func` of `program` on `inputs`.
+/// Runs `func` of `program` on `inputs`. `signed_overflow` matters only
+/// for C under `machine` semantics.
 pub fn execute(
     program: &Program,
     func: FuncId,
     inputs: &Inputs,
     semantics: Semantics,
+    signed_overflow: SignedOverflow,
     limits: &Limits,
 ) -> Execution {
-    eval::run(program, func, inputs, semantics, limits)
+    eval::run(program, func, inputs, semantics, signed_overflow, limits)
 }
 
 /// Tests: the outcome of the function named `name` of `program` on `args`
@@ -339,6 +350,7 @@ pub(crate) fn run_named(
         FuncId(func as u32),
         &inputs,
         semantics,
+        SignedOverflow::default(),
         &Limits::default(),
     )
     .outcome

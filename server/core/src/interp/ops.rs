@@ -7,7 +7,9 @@
 
 use super::eval::V;
 use super::{FaultKind, LimitKind, Stop};
-use crate::ir::{BinOp, FloatTy, IntTy, Intrinsic, Lang, Semantics, Span, Type, UnOp};
+use crate::ir::{
+    BinOp, FloatTy, IntTy, Intrinsic, Lang, Semantics, SignedOverflow, Span, Type, UnOp,
+};
 use crate::value::Real;
 use num_bigint::BigInt;
 use num_integer::Integer;
@@ -32,6 +34,9 @@ pub(crate) struct Arith {
     pub java: bool,
     /// Set whenever an approximation influenced a value.
     pub inexact: bool,
+    /// C under `machine` without `-fwrapv`: a signed `+ - *`, `-x` or
+    /// `abs` whose exact result does not fit is undefined behaviour.
+    pub overflow_undefined: bool,
 }
 
 fn fault(kind: FaultKind, span: Span) -> Stop {
@@ -191,12 +196,27 @@ macro_rules! ieee_binary {
 }
 
 impl Arith {
-    pub fn new(semantics: Semantics, lang: Lang) -> Arith {
+    pub fn new(semantics: Semantics, lang: Lang, signed_overflow: SignedOverflow) -> Arith {
         Arith {
             math: semantics == Semantics::Math,
             java: lang == Lang::Java,
             inexact: false,
+            overflow_undefined: semantics == Semantics::Machine
+                && lang == Lang::C
+                && signed_overflow == SignedOverflow::Undefined,
         }
+    }
+
+    /// `r`, the exact result of a signed `+ - *`, `-x` or `abs` at type
+    /// `t`: undefined when it does not fit and overflow is undefined here.
+    fn check_overflow(&self, r: &BigInt, t: IntTy, span: Span) -> Result<(), Stop> {
+        if self.overflow_undefined && t.signed {
+            let (lo, hi) = int_range(t);
+            if *r < lo || *r > hi {
+                return Err(undefined("signed integer overflow", span));
+            }
+        }
+        Ok(())
     }
 
     /// Wraps an integer result to its type under machine semantics.
@@ -274,7 +294,12 @@ impl Arith {
     pub fn unary(&mut self, op: UnOp, v: V, ty: &Type, span: Span) -> Result<V, Stop> {
         Ok(match (op, v) {
             (UnOp::Not, V::Bool(b)) | (UnOp::BitNot, V::Bool(b)) => V::Bool(!b),
-            (UnOp::Neg, V::Int(i)) => V::Int(self.fit_ty(-i, ty)),
+            (UnOp::Neg, V::Int(i)) => {
+                if let Type::Int(t) = ty {
+                    self.check_overflow(&-&i, *t, span)?;
+                }
+                V::Int(self.fit_ty(-i, ty))
+            }
             (UnOp::BitNot, V::Int(i)) => V::Int(self.fit_ty(!i, ty)),
             (UnOp::Neg, V::Real(Real::Exact(r))) => V::Real(Real::Exact(-r)),
             (UnOp::Neg, V::Real(Real::Approx(x))) => self.approx(-x),
@@ -366,6 +391,9 @@ impl Arith {
             op if op.is_comparison() => return Ok(V::Bool(cmp_result(op, Some(x.cmp(&y))))),
             _ => return Err(internal("logical operator on integers", span)),
         };
+        if matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul) {
+            self.check_overflow(&r, t, span)?;
+        }
         Ok(V::Int(self.fit_int(r, t)))
     }
 
@@ -617,7 +645,12 @@ impl Arith {
         let two = |b: Option<V>| b.ok_or_else(|| internal("intrinsic needs two arguments", span));
         let r = match k {
             Intrinsic::Abs => match a {
-                V::Int(i) => V::Int(self.fit_ty(i.abs(), ty)),
+                V::Int(i) => {
+                    if let Type::Int(t) = ty {
+                        self.check_overflow(&i.abs(), *t, span)?;
+                    }
+                    V::Int(self.fit_ty(i.abs(), ty))
+                }
                 V::Real(Real::Exact(r)) => V::Real(Real::Exact(r.abs())),
                 V::Real(Real::Approx(x)) => self.approx(x.abs()),
                 V::F64(x) => V::F64(x.abs()),

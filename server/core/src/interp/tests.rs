@@ -188,8 +188,24 @@ fn run(p: &Program, sem: Semantics, args: Vec<Value>) -> Execution {
             callees: Vec::new(),
         },
         sem,
+        SignedOverflow::default(),
         &Limits::default(),
     )
+}
+
+/// [`eval_in`] for C under machine semantics compiled with `-fwrapv`.
+fn eval_wrapping_c(e: Expr) -> Outcome {
+    let ty = e.ty.clone();
+    let p = prog(C, vec![func("f", vec![], 0, ty, vec![ret(e, 1)])]);
+    execute(
+        &p,
+        FuncId(0),
+        &Inputs::default(),
+        Machine,
+        SignedOverflow::Wraps,
+        &Limits::default(),
+    )
+    .outcome
 }
 
 /// Evaluates `e` as the return value of a parameterless function.
@@ -229,8 +245,23 @@ fn overflow_wraps_under_machine_only() {
     assert_eq!(eval_in(Java, Machine, e()), returns(i32::MIN as i64));
     assert_eq!(eval_in(Java, Math, e()), returns(1 << 31));
     let m = || bin(BinOp::Mul, long(i64::MAX as i128), long(2));
-    assert_eq!(eval_in(C, Machine, m()), returns(-2));
     assert_eq!(eval_in(C, Math, m()), big(i64::MAX as i128 * 2));
+    // Signed overflow in C is undefined, unless the project wraps (-fwrapv).
+    assert!(is_undefined(&eval_in(C, Machine, m())));
+    assert_eq!(eval_wrapping_c(m()), returns(-2));
+    let neg_min = || un(UnOp::Neg, int(i32::MIN as i128));
+    assert!(is_undefined(&eval_in(C, Machine, neg_min())));
+    assert_eq!(eval_wrapping_c(neg_min()), returns(i32::MIN as i64));
+    let abs_min = || intrinsic(Intrinsic::Abs, vec![int(i32::MIN as i128)], Type::INT);
+    assert!(is_undefined(&eval_in(C, Machine, abs_min())));
+    assert_eq!(eval_wrapping_c(abs_min()), returns(i32::MIN as i64));
+    let sub = || bin(BinOp::Sub, int(i32::MIN as i128), int(1));
+    assert!(is_undefined(&eval_in(C, Machine, sub())));
+    // In range, at the edges: defined.
+    let edge = bin(BinOp::Add, int(i32::MAX as i128 - 1), int(1));
+    assert_eq!(eval_in(C, Machine, edge), returns(i32::MAX as i64));
+    let edge = bin(BinOp::Mul, int(-(1 << 30)), int(2));
+    assert_eq!(eval_in(C, Machine, edge), returns(i32::MIN as i64));
     // Unsigned wrap and negation.
     let u = bin(
         BinOp::Sub,
@@ -765,7 +796,14 @@ fn calls_recursion_and_limits() {
         max_steps: 1000,
         ..Limits::default()
     };
-    let r = execute(&p, FuncId(0), &Inputs::default(), Math, &lim);
+    let r = execute(
+        &p,
+        FuncId(0),
+        &Inputs::default(),
+        Math,
+        Default::default(),
+        &lim,
+    );
     assert_eq!(r.outcome, Outcome::Limit(LimitKind::Steps));
     // A call to a function that could not be lowered is not a crash.
     let mut p = fact_program();
@@ -900,7 +938,14 @@ fn globals_inputs_constants_and_final_state() {
     let mut inputs = Inputs::default();
     inputs.globals.insert("count".into(), Value::int(5));
     inputs.globals.insert("K".into(), Value::int(99)); // ignored: a constant
-    let r = execute(&p, FuncId(0), &inputs, Machine, &Limits::default());
+    let r = execute(
+        &p,
+        FuncId(0),
+        &inputs,
+        Machine,
+        Default::default(),
+        &Limits::default(),
+    );
     assert_eq!(r.outcome, returns(15));
     assert_eq!(r.globals_final.get("count"), Some(&Value::int(15)));
     assert_eq!(r.globals_final.get("K"), Some(&Value::int(10)));
@@ -910,6 +955,7 @@ fn globals_inputs_constants_and_final_state() {
         FuncId(0),
         &Inputs::default(),
         Machine,
+        SignedOverflow::default(),
         &Limits::default(),
     );
     assert_eq!(r.outcome, returns(10));
@@ -1167,6 +1213,29 @@ fn compare_outcomes_state_and_output() {
         compare(&exec(f(oob(5))), &exec(g(FaultKind::DivisionByZero)), &[]),
         Comparison::Differ(_)
     ));
+    // In C they are all undefined behaviour: one outcome.
+    let ub = |what: &str| FaultKind::Undefined(what.into());
+    for (a, b) in [
+        (oob(5), FaultKind::DivisionByZero),
+        (ub("signed integer overflow"), oob(2)),
+        (
+            ub("shift count out of range"),
+            ub("signed integer overflow"),
+        ),
+    ] {
+        assert_eq!(
+            compare(&exec(c_fault(a)), &exec(c_fault(b)), &[]),
+            Comparison::Same
+        );
+    }
+    assert!(matches!(
+        compare(
+            &exec(c_fault(FaultKind::DivisionByZero)),
+            &exec(c_fault(FaultKind::Thrown(Thrown::Abort))),
+            &[]
+        ),
+        Comparison::Differ(_)
+    ));
     assert!(matches!(
         compare(
             &exec(returns(1)),
@@ -1315,6 +1384,7 @@ fn try_catch_finally_and_throws() {
                 callees: Vec::new(),
             },
             Semantics::Machine,
+            SignedOverflow::default(),
             &Limits::default(),
         );
         let g = e.globals_final.get("g").cloned();
@@ -1418,6 +1488,7 @@ fn calls_outside_the_files_run_from_stubs() {
                 callees,
             },
             Semantics::Math,
+            SignedOverflow::default(),
             &Limits::default(),
         )
     };

@@ -403,7 +403,7 @@ mod tests {
             let Outcome::Fault { kind, .. } = &outcome else {
                 panic!("{f}(0) returned: {outcome:?}");
             };
-            assert_eq!(kind.outcome_key(), "undefined behaviour", "{f}(0)");
+            assert_eq!(kind.outcome_key(Lang::C), "undefined behaviour", "{f}(0)");
         }
     }
 }

@@ -1412,7 +1412,19 @@ impl<'a> Executor<'a> {
     /// Parks the faulting part of `state` as a top-level exit and narrows
     /// `state` to the rest.
     fn fault(&mut self, state: &mut State, faults: Vec<MayFault>) {
-        for f in faults {
+        for mut f in faults {
+            // In C every undefined behaviour is one outcome (as in
+            // `FaultKind::outcome_key`), whichever operation had it.
+            if self.ops.lang == crate::ir::Lang::C
+                && [
+                    FaultCode::DIVISION_BY_ZERO,
+                    FaultCode::INDEX_OUT_OF_BOUNDS,
+                    FaultCode::NEGATIVE_ARRAY_SIZE,
+                ]
+                .contains(&f.code)
+            {
+                f.code = FaultCode::UNDEFINED;
+            }
             let fault_pc = Bool::and(&[&state.pc, &f.cond]);
             if self.infeasible(&fault_pc) {
                 continue;
@@ -1461,7 +1473,11 @@ impl<'a> Executor<'a> {
             ExprKind::Unary(op, a) => {
                 let v = self.expr(a, state)?;
                 match op {
-                    UnOp::Neg => ops.neg(&v)?,
+                    UnOp::Neg => {
+                        let (v, faults) = ops.neg(&v, &a.ty)?;
+                        self.fault(state, faults);
+                        v
+                    }
                     UnOp::Not => Sym::Bool(ops.not(&v)?),
                     UnOp::BitNot => ops.bitnot(&v, self.ufs)?,
                 }
@@ -1582,6 +1598,8 @@ impl<'a> Executor<'a> {
                 for a in args {
                     vals.push(self.expr(a, state)?);
                 }
+                let faults = ops.intrinsic_faults(*f, &e.ty, &vals)?;
+                self.fault(state, faults);
                 ops.intrinsic(*f, &e.ty, &vals, self.ufs)?
             }
         })

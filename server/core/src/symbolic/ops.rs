@@ -6,7 +6,7 @@
 //! Z3 what kind a term is (the bindings' enum numbering is wrong for the
 //! system libz3 4.8.12).
 
-use crate::ir::{BinOp, FloatTy, IntTy, Intrinsic, Lang, Semantics, Type};
+use crate::ir::{BinOp, FloatTy, IntTy, Intrinsic, Lang, Semantics, SignedOverflow, Type};
 use num_bigint::BigInt;
 use num_rational::BigRational;
 use z3::ast::RoundingMode;
@@ -126,6 +126,8 @@ impl FaultCode {
 pub struct Ops {
     pub sem: Semantics,
     pub lang: Lang,
+    /// C under `machine`: whether signed `+ - *` and `-x` may fault.
+    pub signed_overflow: SignedOverflow,
 }
 
 fn rne() -> RoundingMode {
@@ -135,6 +137,12 @@ fn rne() -> RoundingMode {
 impl Ops {
     pub fn machine(&self) -> bool {
         self.sem == Semantics::Machine
+    }
+
+    /// Whether signed overflow is undefined behaviour here: C under
+    /// `machine` unless the project compiles with `-fwrapv`.
+    pub fn overflow_undefined(&self) -> bool {
+        self.lang == Lang::C && self.machine() && self.signed_overflow == SignedOverflow::Undefined
     }
 
     /// The Z3 sort of a scalar IR type.
@@ -293,14 +301,26 @@ impl Ops {
         }
     }
 
-    pub fn neg(&self, v: &Sym) -> EResult<Sym> {
-        Ok(match v {
+    /// `-v`; `ty` is the operand's (promoted) type. Negating a signed
+    /// minimum is undefined in C (see [`SignedOverflow`]).
+    pub fn neg(&self, v: &Sym, ty: &Type) -> EResult<(Sym, Vec<MayFault>)> {
+        let mut faults = Vec::new();
+        let out = match v {
             Sym::Int(x) => Sym::Int(x.unary_minus()),
             Sym::Real(x) => Sym::Real(x.unary_minus()),
-            Sym::Bv(x) => Sym::Bv(x.bvneg()),
+            Sym::Bv(x) => {
+                if self.overflow_undefined() && matches!(ty, Type::Int(t) if t.signed) {
+                    faults.push(MayFault {
+                        cond: x.eq(bv_min(x.get_size())),
+                        code: FaultCode::UNDEFINED,
+                    });
+                }
+                Sym::Bv(x.bvneg())
+            }
             Sym::Fp(x) => Sym::Fp(x.unary_neg()),
             _ => return err("internal: negation of non-number"),
-        })
+        };
+        Ok((out, faults))
     }
 
     pub fn bitnot(&self, v: &Sym, uf: &mut Ufs) -> EResult<Sym> {
@@ -523,6 +543,12 @@ impl Ops {
         };
         let w = x.get_size();
         let c = self.lang == Lang::C;
+        if signed && matches!(op, Add | Sub | Mul) && self.overflow_undefined() {
+            faults.push(MayFault {
+                cond: signed_overflow(op, x, y),
+                code: FaultCode::UNDEFINED,
+            });
+        }
         Ok(match op {
             Add => Sym::Bv(x.bvadd(y)),
             Sub => Sym::Bv(x.bvsub(y)),
@@ -681,6 +707,20 @@ impl Ops {
         }
     }
 
+    /// The undefined behaviour an intrinsic call may have: C's `abs` and
+    /// `labs` of the minimum (see [`SignedOverflow`]).
+    pub fn intrinsic_faults(
+        &self,
+        f: Intrinsic,
+        ty: &Type,
+        args: &[Sym],
+    ) -> EResult<Vec<MayFault>> {
+        match (f, args.first()) {
+            (Intrinsic::Abs, Some(x)) => Ok(self.neg(x, ty)?.1),
+            _ => Ok(Vec::new()),
+        }
+    }
+
     /// An intrinsic call. `arg_tys` are the argument types, `ty` the result.
     pub fn intrinsic(&self, f: Intrinsic, ty: &Type, args: &[Sym], uf: &mut Ufs) -> EResult<Sym> {
         use Intrinsic::*;
@@ -693,7 +733,8 @@ impl Ops {
                 let x = arg(0)?;
                 let zero = self.zero(ty)?;
                 let (neg, _) = self.binary(BinOp::Lt, &Type::Bool, ty, x, &zero, uf)?;
-                let n = self.neg(x)?;
+                // Its undefined case is `intrinsic_faults`'s.
+                let (n, _) = self.neg(x, ty)?;
                 match (neg, x) {
                     // fabs clears the sign bit, also of -0.0 and NaN.
                     (_, Sym::Fp(v)) => Ok(Sym::Fp(v.unary_abs())),
@@ -1167,6 +1208,35 @@ pub fn bv_from_i128(v: i128, bits: u32) -> BV {
     }
 }
 
+/// Whether signed `x op y` (`+`, `-`, `*`) overflows its width.
+///
+/// `+` and `-` by the sign bits of the operands and of the wrapped result
+/// (the sum of two operands of one sign has the other sign; for `x - y`,
+/// `y` of the other sign): the result's own adder is shared with the
+/// value, so the check adds no arithmetic for the solver to bit-blast —
+/// a wide adder per operation made a bounded loop over a sum exponential
+/// in the bound. `*` compares the exact double-width product with the
+/// wrapped one; Z3's own `bvsmul_noudfl` is not used: on libz3 4.8.12 it
+/// calls `-127 * -1` an underflow at 8 bits (see the test below).
+fn signed_overflow(op: BinOp, x: &BV, y: &BV) -> Bool {
+    let w = x.get_size();
+    let negative = |v: &BV| v.bvslt(BV::from_i64(0, w));
+    match op {
+        BinOp::Add | BinOp::Sub => {
+            let (r, same_sign_operands) = if op == BinOp::Add {
+                (x.bvadd(y), negative(x).eq(negative(y)))
+            } else {
+                (x.bvsub(y), negative(x).eq(negative(y)).not())
+            };
+            Bool::and(&[same_sign_operands, negative(&r).eq(negative(x)).not()])
+        }
+        _ => {
+            let wide = |v: &BV| v.sign_ext(w);
+            wide(x).bvmul(wide(y)).eq(wide(&x.bvmul(y))).not()
+        }
+    }
+}
+
 fn bv_min(w: u32) -> BV {
     bv_from_i128(-(1i128 << (w - 1)), w)
 }
@@ -1305,6 +1375,47 @@ mod tests {
         assert_eq!(r(".25").as_deref(), Some("1/4"));
         assert_eq!(r("1e3").as_deref(), Some("1000"));
         assert_eq!(r("abc"), None);
+    }
+
+    /// The overflow predicates agree with exact arithmetic at the edges
+    /// (Z3's own multiplication predicates included, on the libz3 in use).
+    #[test]
+    fn signed_overflow_predicates_match_exact_arithmetic() {
+        for w in [8u32, 32, 64] {
+            let min = -(1i128 << (w - 1));
+            let max = (1i128 << (w - 1)) - 1;
+            let values = [
+                min,
+                min + 1,
+                -2,
+                -1,
+                0,
+                1,
+                2,
+                3,
+                max / 2,
+                max / 2 + 1,
+                max - 1,
+                max,
+            ];
+            for op in [BinOp::Add, BinOp::Sub, BinOp::Mul] {
+                for &a in &values {
+                    for &b in &values {
+                        let exact = match op {
+                            BinOp::Add => a + b,
+                            BinOp::Sub => a - b,
+                            _ => a * b,
+                        };
+                        let expected = exact < min || exact > max;
+                        let bv = |v: i128| BV::from_i64(v as i64, w);
+                        let solver = z3::Solver::new();
+                        solver.assert(signed_overflow(op, &bv(a), &bv(b)));
+                        let got = solver.check() == z3::SatResult::Sat;
+                        assert_eq!(got, expected, "{a} {op:?} {b} at {w} bits");
+                    }
+                }
+            }
+        }
     }
 }
 

@@ -1682,6 +1682,14 @@ impl<'t> Fx<'t> {
             ));
         }
         let v = self.convert(v, &Type::Int(param), span)?;
+        // The counts depend on the bits alone; computing them unsigned
+        // keeps the formulas' own arithmetic (`x & -x`) free of signed
+        // overflow (`__builtin_ffs` takes an `int`).
+        let unsigned = IntTy {
+            signed: false,
+            ..param
+        };
+        let v = self.convert(v, &Type::Int(unsigned), span)?;
         let x = b.hold(self, v, out);
         let int = Type::INT;
         let zero = b.lit(0, &x.ty);
