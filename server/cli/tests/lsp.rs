@@ -459,6 +459,58 @@ fn project_callee_declarations() {
     c.shutdown();
 }
 
+/// A broken `eqlens.toml` next to a git-tracked document: every check
+/// shows it in the status note, but it is logged once per document while
+/// it stays the same mistake (not on every keystroke); a different
+/// mistake is logged again.
+#[test]
+fn a_broken_project_file_is_logged_once() {
+    let dir = Scratch::new("toml-once");
+    let path = dir.write("A.java", JAVA_OLD);
+    dir.git(&["init", "-q"]);
+    dir.git(&["add", "A.java"]);
+    dir.git(&["commit", "-qm", "base"]);
+    dir.write("eqlens.toml", "[c]\nsigned-overflow = \"wrap\"\n");
+    let mut c = Client::start(json!({}), &dir.0);
+    let new = java_new();
+    let u = c.open(&path, "java", &new);
+    let edit = |c: &mut Client, version: i32, text: String| {
+        c.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": u, "version": version},
+                   "contentChanges": [{"text": text}]}),
+        );
+        c.status(&u, |s| {
+            s["version"] == version && s["state"] == "idle" && s["note"].is_string()
+        })
+    };
+    let s = c.status(&u, |s| s["state"] == "idle" && s["note"].is_string());
+    assert!(
+        s["note"]
+            .as_str()
+            .is_some_and(|n| n.contains("eqlens.toml:2:")),
+        "{s}"
+    );
+    edit(&mut c, 2, format!("{new}\n"));
+    edit(&mut c, 3, format!("{new}\n\n"));
+    dir.write("eqlens.toml", "[c]\nsigned-overflow = \"wrapping\"\n");
+    edit(&mut c, 4, new.clone());
+    let logged = |what: &str| {
+        c.0.notes
+            .iter()
+            .filter(|n| {
+                n["method"] == "window/logMessage"
+                    && n["params"]["message"]
+                        .as_str()
+                        .is_some_and(|m| m.contains(what))
+            })
+            .count()
+    };
+    assert_eq!(logged("`wrap`"), 1, "{:#?}", c.0.notes);
+    assert_eq!(logged("`wrapping`"), 1, "{:#?}", c.0.notes);
+    c.shutdown();
+}
+
 /// The other ways to name a baseline: a `[[pair]]` in `eqlens.toml`, a file
 /// renamed since the git ref, and a pin that outlives the session.
 #[test]

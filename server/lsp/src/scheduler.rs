@@ -172,6 +172,10 @@ pub struct Inner {
     pub startup_problems: std::sync::Mutex<Vec<String>>,
     /// The workspace root (first workspace folder), where pins persist.
     pub root: RwLock<Option<PathBuf>>,
+    /// The `eqlens.toml` problem last logged for each document: a broken
+    /// file is logged once, not on every keystroke's check (the status
+    /// note shows it each time).
+    project_problems: DashMap<Uri, String>,
 }
 
 impl Inner {
@@ -194,6 +198,7 @@ impl Inner {
             next_id: AtomicU64::new(1),
             startup_problems: Default::default(),
             root: RwLock::new(None),
+            project_problems: DashMap::new(),
         }
     }
 
@@ -364,13 +369,20 @@ impl Inner {
                 .unwrap_or_else(|e| Err(format!("reading eqlens.toml failed: {e}")));
             match read {
                 Ok(project) => {
+                    self.project_problems.remove(&uri);
                     settings.callees = project.callees;
                     settings.signed_overflow = project.signed_overflow;
                 }
                 Err(msg) => {
-                    self.client
-                        .log_message(MessageType::WARNING, format!("eqlens: {msg}"))
-                        .await;
+                    let repeated = self
+                        .project_problems
+                        .insert(uri.clone(), msg.clone())
+                        .is_some_and(|last| last == msg);
+                    if !repeated {
+                        self.client
+                            .log_message(MessageType::WARNING, format!("eqlens: {msg}"))
+                            .await;
+                    }
                     view.note = Some(msg);
                     self.install(&uri, generation, view).await;
                     return;

@@ -1213,9 +1213,9 @@ pub fn bv_from_i128(v: i128, bits: u32) -> BV {
 /// `+` and `-` by the sign bits of the operands and of the wrapped result
 /// (the sum of two operands of one sign has the other sign; for `x - y`,
 /// `y` of the other sign): the result's own adder is shared with the
-/// value, so the check adds no arithmetic for the solver to bit-blast —
-/// a wide adder per operation made a bounded loop over a sum exponential
-/// in the bound. `*` compares the exact double-width product with the
+/// value, so the check adds no arithmetic for the solver to bit-blast (a
+/// wide adder per operation made bounded loops over sums about twice as
+/// slow: `docs/benchmarks.md`). `*` compares the exact double-width product with the
 /// wrapped one; Z3's own `bvsmul_noudfl` is not used: on libz3 4.8.12 it
 /// calls `-127 * -1` an underflow at 8 bits (see the test below).
 fn signed_overflow(op: BinOp, x: &BV, y: &BV) -> Bool {
