@@ -96,8 +96,8 @@ pub enum Semantics {
 /// What signed integer overflow does in C under `machine` semantics (Java
 /// always wraps; under `math` nothing overflows). A property of how the
 /// project is compiled, so it is a project setting (`eqlens.toml`), not a
-/// per-check choice.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+/// per-check choice. Deserialized from `eqlens.toml` by these names.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SignedOverflow {
     /// ISO C: `+ - *`, unary `-` and `++`/`--` on a signed type whose
@@ -115,17 +115,6 @@ impl fmt::Display for SignedOverflow {
             SignedOverflow::Undefined => "undefined",
             SignedOverflow::Wraps => "wraps",
         })
-    }
-}
-
-impl SignedOverflow {
-    /// Parses the setting's text (`undefined`, `wraps`).
-    pub fn from_name(s: &str) -> Option<SignedOverflow> {
-        match s {
-            "undefined" => Some(SignedOverflow::Undefined),
-            "wraps" => Some(SignedOverflow::Wraps),
-            _ => None,
-        }
     }
 }
 

@@ -46,14 +46,8 @@ struct ProjectFile {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct CEntry {
-    signed_overflow: Option<OverflowEntry>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "lowercase")]
-enum OverflowEntry {
-    Undefined,
-    Wraps,
+    #[serde(default)]
+    signed_overflow: SignedOverflow,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -143,10 +137,7 @@ fn settings_in(file: &Path, text: &str) -> Result<ProjectSettings, String> {
             pure: names(project.callees.pure),
             impure: names(project.callees.impure),
         },
-        signed_overflow: match project.c.signed_overflow {
-            Some(OverflowEntry::Wraps) => SignedOverflow::Wraps,
-            Some(OverflowEntry::Undefined) | None => SignedOverflow::Undefined,
-        },
+        signed_overflow: project.c.signed_overflow,
     })
 }
 

@@ -207,11 +207,15 @@ impl Arith {
         }
     }
 
-    /// `r`, the exact result of a signed `+ - *`, `-x` or `abs` at type
-    /// `t`: undefined when it does not fit and overflow is undefined here.
-    fn check_overflow(&self, r: &BigInt, t: IntTy, span: Span) -> Result<(), Stop> {
-        if self.overflow_undefined && t.signed {
-            let (lo, hi) = int_range(t);
+    /// `r`, the exact result of a `+ - *`, `-x` or `abs` of type `ty`:
+    /// undefined when the type is a signed integer it does not fit and
+    /// overflow is undefined here.
+    fn check_overflow(&self, r: &BigInt, ty: &Type, span: Span) -> Result<(), Stop> {
+        if let Type::Int(t) = ty
+            && self.overflow_undefined
+            && t.signed
+        {
+            let (lo, hi) = int_range(*t);
             if *r < lo || *r > hi {
                 return Err(undefined("signed integer overflow", span));
             }
@@ -295,9 +299,7 @@ impl Arith {
         Ok(match (op, v) {
             (UnOp::Not, V::Bool(b)) | (UnOp::BitNot, V::Bool(b)) => V::Bool(!b),
             (UnOp::Neg, V::Int(i)) => {
-                if let Type::Int(t) = ty {
-                    self.check_overflow(&-&i, *t, span)?;
-                }
+                self.check_overflow(&-&i, ty, span)?;
                 V::Int(self.fit_ty(-i, ty))
             }
             (UnOp::BitNot, V::Int(i)) => V::Int(self.fit_ty(!i, ty)),
@@ -392,7 +394,7 @@ impl Arith {
             _ => return Err(internal("logical operator on integers", span)),
         };
         if matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul) {
-            self.check_overflow(&r, t, span)?;
+            self.check_overflow(&r, &Type::Int(t), span)?;
         }
         Ok(V::Int(self.fit_int(r, t)))
     }
@@ -646,9 +648,7 @@ impl Arith {
         let r = match k {
             Intrinsic::Abs => match a {
                 V::Int(i) => {
-                    if let Type::Int(t) = ty {
-                        self.check_overflow(&i.abs(), *t, span)?;
-                    }
+                    self.check_overflow(&i.abs(), ty, span)?;
                     V::Int(self.fit_ty(i.abs(), ty))
                 }
                 V::Real(Real::Exact(r)) => V::Real(Real::Exact(r.abs())),

@@ -1413,18 +1413,7 @@ impl<'a> Executor<'a> {
     /// `state` to the rest.
     fn fault(&mut self, state: &mut State, faults: Vec<MayFault>) {
         for mut f in faults {
-            // In C every undefined behaviour is one outcome (as in
-            // `FaultKind::outcome_key`), whichever operation had it.
-            if self.ops.lang == crate::ir::Lang::C
-                && [
-                    FaultCode::DIVISION_BY_ZERO,
-                    FaultCode::INDEX_OUT_OF_BOUNDS,
-                    FaultCode::NEGATIVE_ARRAY_SIZE,
-                ]
-                .contains(&f.code)
-            {
-                f.code = FaultCode::UNDEFINED;
-            }
+            f.code = f.code.outcome(self.ops.lang);
             let fault_pc = Bool::and(&[&state.pc, &f.cond]);
             if self.infeasible(&fault_pc) {
                 continue;

@@ -119,6 +119,22 @@ impl FaultCode {
         }
         FaultCode(strings.tag(&t.key()))
     }
+
+    /// The outcome this code stands for in `lang`: in C every undefined
+    /// behaviour is one outcome, whichever operation had it (as
+    /// `FaultKind::outcome_key` has it for the interpreter).
+    pub fn outcome(self, lang: Lang) -> FaultCode {
+        let implicit_ub = [
+            Self::DIVISION_BY_ZERO,
+            Self::INDEX_OUT_OF_BOUNDS,
+            Self::NEGATIVE_ARRAY_SIZE,
+        ];
+        if lang == Lang::C && implicit_ub.contains(&self) {
+            Self::UNDEFINED
+        } else {
+            self
+        }
+    }
 }
 
 /// The operator semantics for one language under one semantics.
