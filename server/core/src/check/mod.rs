@@ -280,8 +280,9 @@ pub struct MethodPair<'a> {
     pub new: FuncId,
 }
 
-/// An equivalence checking algorithm.
-pub trait Checker {
+/// An equivalence checking algorithm. Checkers hold no state between
+/// checks (`Sync`): each check runs on a Z3 context of its own.
+pub trait Checker: Send + Sync {
     fn kind(&self) -> CheckerKind;
     fn check(&self, pair: &MethodPair<'_>, options: &Options) -> Decision;
 }
@@ -708,7 +709,7 @@ pub fn check_pair(pair: &MethodPair<'_>, options: &Options) -> MethodReport {
         ),
         None => match impure_call(pair, &options.callees) {
             Some(verdict) => Decision::plain(verdict, Decider::Syntax),
-            None => checker.check(pair, options),
+            None => with_fresh_z3_context(|| checker.check(pair, options)),
         },
     };
     if let Verdict::Equivalent(proof) = &mut decision.verdict {
@@ -731,6 +732,18 @@ pub fn check_pair(pair: &MethodPair<'_>, options: &Options) -> MethodReport {
         loop_bound: options.loop_bound,
         time: start.elapsed(),
     }
+}
+
+/// Runs `check` on a Z3 context of its own, dropped when it returns.
+///
+/// Z3's search depends on its context's history (term ids, caches), and the
+/// symbolic executor prunes paths with budgeted solver calls: on one shared
+/// thread-local context a pair's verdict depended on which pairs the thread
+/// had checked before (a fixture proved alone in 0.9 s timed out after 200
+/// others). A fresh context per pair makes a verdict a function of the pair
+/// and the options, and returns the memory of every term built for it.
+fn with_fresh_z3_context<R: Send + Sync>(check: impl FnOnce() -> R + Send + Sync) -> R {
+    z3::with_z3_config(&z3::Config::new(), check)
 }
 
 /// Why the two versions' interfaces cannot be related by position, if they
