@@ -125,7 +125,7 @@ fn feasibility_solver(ops: Ops) -> z3::Solver {
         crate::ir::Semantics::Machine => z3::Solver::new_for_logic("QF_ABVFP").unwrap_or_default(),
     };
     let mut params = z3::Params::new();
-    params.set_u32("timeout", FEASIBILITY_CHECK_MS);
+    params.set_u32("rlimit", FEASIBILITY_CHECK_RLIMIT);
     // No nlsat behind the nonlinear arithmetic of a pruning check: on
     // EqBench's ell/ellProgram (rj) libz3 4.8.12 spent minutes in it
     // ignoring every interrupt, in 4 runs out of 4; without it the check
@@ -170,7 +170,10 @@ pub struct Executor<'a> {
     summarized: HashSet<FuncId>,
     atoms: Vec<CallAtom>,
     feasibility: z3::Solver,
-    feasibility_spent: Duration,
+    /// Resource units the feasibility checks used so far.
+    feasibility_spent: u64,
+    /// Time they took, for [`FEASIBILITY_HARD_BUDGET`].
+    feasibility_time: Duration,
     /// `try` statements being executed: while above zero, fault states
     /// keep their locals (a `catch` or `finally` continues from them).
     try_depth: u32,
@@ -197,8 +200,25 @@ enum Leaving {
 /// Path conditions are checked for feasibility with a short solver call,
 /// so that impossible branches, faults and loop iterations are dropped
 /// (sound: only UNSAT prunes). Each call is capped, and so is the total.
-const FEASIBILITY_CHECK_MS: u32 = 50;
-const FEASIBILITY_BUDGET: Duration = Duration::from_millis(1500);
+///
+/// The caps are in Z3's resource units (`rlimit`), not in time: which
+/// paths get pruned shapes the final query, so a wall-clock cap made a
+/// verdict depend on the machine's load (a fixture proved in 1 s on an
+/// idle machine timed out under CI). In units, the same pair prunes the
+/// same paths everywhere. On the 2-core EPYC VM of docs/benchmarks.md the
+/// checks of the fixture table run at about 5 units per µs: a check's cap
+/// is about 80 ms, the total about 1.5 s, as the time caps were.
+const FEASIBILITY_CHECK_RLIMIT: u32 = 400_000;
+const FEASIBILITY_BUDGET: u64 = 8_000_000;
+/// What a check costs besides the units Z3 counts (setting up the
+/// query), in units, so that many trivial checks also exhaust the budget.
+const FEASIBILITY_CHECK_OVERHEAD: u64 = 2_000;
+/// Safety nets in time, for searches whose units are slow (pure SAT
+/// search: the pigeonhole test below spends 1 s on a check's units) and
+/// tactics that do not count them. Ordinary checks, even on a loaded
+/// machine, end on their units first.
+const FEASIBILITY_CHECK_HARD_LIMIT: Duration = Duration::from_millis(250);
+const FEASIBILITY_HARD_BUDGET: Duration = Duration::from_secs(5);
 
 fn is_false(b: &Bool) -> bool {
     b.simplify().as_bool() == Some(false)
@@ -240,7 +260,8 @@ impl<'a> Executor<'a> {
             entry: None,
             atoms: Vec::new(),
             feasibility: feasibility_solver(ops),
-            feasibility_spent: Duration::ZERO,
+            feasibility_spent: 0,
+            feasibility_time: Duration::ZERO,
             try_depth: 0,
             thrown_classes: HashMap::new(),
             unseen_code: None,
@@ -252,24 +273,40 @@ impl<'a> Executor<'a> {
         if is_false(pc) {
             return true;
         }
-        if self.feasibility_spent > FEASIBILITY_BUDGET || crate::cancel::expired(self.deadline) {
+        if self.feasibility_spent > FEASIBILITY_BUDGET
+            || self.feasibility_time > FEASIBILITY_HARD_BUDGET
+            || crate::cancel::expired(self.deadline)
+        {
             return false;
         }
         let start = Instant::now();
-        // Z3's own timeout is not honoured by every tactic: the watchdog
-        // interrupts the check at its share and on cancellation. (Should a
-        // check ignore even the interrupt — nlsat did, see
+        // Z3's limits are not honoured by every tactic: the watchdog
+        // interrupts the check at its hard limit and on cancellation.
+        // (Should a check ignore even the interrupt — nlsat did, see
         // `feasibility_solver` — the callers' hard limits cover that: the
         // bench kills its child, the server's job guard replaces the
         // worker.)
-        let limit = (start + Duration::from_millis(u64::from(FEASIBILITY_CHECK_MS)))
-            .min(start + FEASIBILITY_BUDGET.saturating_sub(self.feasibility_spent))
-            .min(self.deadline);
+        let limit = (start + FEASIBILITY_CHECK_HARD_LIMIT).min(self.deadline);
+        let before = self.resource_units();
         let unsat = crate::check::watchdog::until(limit, || {
             self.feasibility.check_assumptions(std::slice::from_ref(pc))
         }) == z3::SatResult::Unsat;
-        self.feasibility_spent += start.elapsed();
+        let used = match (before, self.resource_units()) {
+            (Some(before), Some(after)) => after.saturating_sub(before),
+            // Not reported: charge the cap, so that the budget still ends.
+            _ => u64::from(FEASIBILITY_CHECK_RLIMIT),
+        };
+        self.feasibility_spent += used + FEASIBILITY_CHECK_OVERHEAD;
+        self.feasibility_time += start.elapsed();
         unsat
+    }
+
+    /// Z3's count of resource units used on this context so far.
+    fn resource_units(&self) -> Option<u64> {
+        match self.feasibility.get_statistics().value("rlimit count") {
+            Some(z3::StatisticsValue::UInt(n)) => Some(u64::from(n)),
+            _ => None,
+        }
     }
 
     fn check_time(&self) -> EResult<()> {
@@ -1818,6 +1855,50 @@ fn split_format(format: &str) -> Vec<FormatPiece> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The cap that makes pruning independent of the machine's load must
+    /// be Z3's resource count, honoured: a factoring query far beyond the
+    /// cap comes back `unknown` after about the cap's units.
+    #[test]
+    fn feasibility_checks_stop_at_their_resource_cap() {
+        let ops = Ops {
+            sem: crate::ir::Semantics::Machine,
+            lang: crate::ir::Lang::C,
+            signed_overflow: crate::ir::SignedOverflow::Undefined,
+        };
+        let solver = feasibility_solver(ops);
+        // The pigeonhole principle for 11 pigeons in 10 holes: unsat, and
+        // exponential for the resolution proofs a SAT solver finds.
+        let (pigeons, holes) = (11, 10);
+        let at: Vec<Vec<Bool>> = (0..pigeons)
+            .map(|p| {
+                (0..holes)
+                    .map(|h| Bool::new_const(format!("p{p}h{h}")))
+                    .collect()
+            })
+            .collect();
+        let mut clauses: Vec<Bool> = at.iter().map(|row| Bool::or(row)).collect();
+        for h in 0..holes {
+            for p in 0..pigeons {
+                for q in p + 1..pigeons {
+                    clauses.push(Bool::or(&[at[p][h].not(), at[q][h].not()]));
+                }
+            }
+        }
+        let pc = Bool::and(&clauses);
+        let units = || match solver.get_statistics().value("rlimit count") {
+            Some(z3::StatisticsValue::UInt(n)) => u64::from(n),
+            other => panic!("no resource count: {other:?}"),
+        };
+        let before = units();
+        assert_eq!(solver.check_assumptions(&[pc]), z3::SatResult::Unknown);
+        let used = units() - before;
+        let cap = u64::from(FEASIBILITY_CHECK_RLIMIT);
+        assert!(
+            (cap / 2..=cap * 2).contains(&used),
+            "used {used} units for a cap of {cap}"
+        );
+    }
 
     #[test]
     fn printf_formats_split_into_text_and_conversions() {
