@@ -211,13 +211,14 @@ def parse_c(source: str, method: str) -> Signature:
             continue
         params = []
         for p in split_params(fm.group(3)):
-            pm = re.fullmatch(r"(.+?)\s*\b(\w+)\s*(\[\s*\d*\s*\])?", p)
+            # `T a[]` and `T *a` are both array parameters in C.
+            pm = re.fullmatch(r"(.+?)\s*(\*?)\s*\b(\w+)\s*(\[\s*\d*\s*\])?", p)
             if not pm:
                 raise SignatureError(f"cannot parse parameter {p!r}")
             ty = c_type(pm.group(1))
-            if pm.group(3):
+            if pm.group(2) or pm.group(4):
                 ty = Ty("array", elem=ty, spelling=ty.spelling)
-            params.append(Var(pm.group(2), ty))
+            params.append(Var(pm.group(3), ty))
         return Signature("c", method, c_type(fm.group(1)), params, True, "", state)
     raise SignatureError(f"function {method} not found")
 

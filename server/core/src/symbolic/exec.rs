@@ -1878,10 +1878,11 @@ mod tests {
             })
             .collect();
         let mut clauses: Vec<Bool> = at.iter().map(|row| Bool::or(row)).collect();
-        for h in 0..holes {
-            for p in 0..pigeons {
-                for q in p + 1..pigeons {
-                    clauses.push(Bool::or(&[at[p][h].not(), at[q][h].not()]));
+        // No hole holds two pigeons.
+        for (p, row) in at.iter().enumerate() {
+            for other in &at[p + 1..] {
+                for (a, b) in row.iter().zip(other) {
+                    clauses.push(Bool::or(&[a.not(), b.not()]));
                 }
             }
         }

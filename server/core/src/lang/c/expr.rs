@@ -10,7 +10,7 @@ use crate::ir::{
     PrintKind, Span, Stmt, StmtKind, Thrown, Type, UnOp,
 };
 
-fn mk(kind: ExprKind, ty: Type, span: Span) -> Expr {
+pub(super) fn mk(kind: ExprKind, ty: Type, span: Span) -> Expr {
     Expr { kind, ty, span }
 }
 
@@ -253,6 +253,7 @@ impl<'t> Fx<'t> {
                 Some(e) => Ok(e),
                 None => Err(self.unsup(n, "use of a void value")),
             },
+            "subscript_expression" if self.walks_pointer(n) => Ok(self.deref(n, out)?.1),
             "subscript_expression" => {
                 let (array, index) = self.subscript(n, out)?;
                 let ty = array.ty.elem().cloned().unwrap_or(Type::Void);
@@ -277,14 +278,11 @@ impl<'t> Fx<'t> {
                     .child_by_field_name("operator")
                     .map(|o| self.text(o))
                     .unwrap_or("");
-                Err(self.unsup(
-                    n,
-                    if op == "&" {
-                        "address-of operator"
-                    } else {
-                        "pointer dereference"
-                    },
-                ))
+                if op == "&" {
+                    Err(self.unsup(n, "address-of operator"))
+                } else {
+                    Ok(self.deref(n, out)?.1)
+                }
             }
             "ERROR" => Err(LowerError {
                 kind: crate::ir::LowerErrorKind::SyntaxError,
@@ -455,6 +453,15 @@ impl<'t> Fx<'t> {
         }
         if let Some(id) = self.lookup(name) {
             return Ok(self.local_expr(id, span));
+        }
+        if let Some(super::structs::Binding::Cursor { .. }) = self.binding(name) {
+            return Err(self.unsup(
+                n,
+                format!(
+                    "moved pointer {name} used as a value (followed: *{name}, {name}[i], \
+                     {name} ± n, and differences and comparisons of pointers into one array)"
+                ),
+            ));
         }
         if self.member(n)?.is_some() {
             return Err(self.unsup(n, format!("struct {name} used as a number")));
@@ -711,6 +718,12 @@ impl<'t> Fx<'t> {
         }
         let bop = crate::lang::build::binop_token(op, crate::ir::Lang::C)
             .ok_or_else(|| self.unsup(n, format!("operator {op}")))?;
+        if (bop == BinOp::Sub || bop.is_comparison())
+            && self.is_pointer(left)
+            && self.is_pointer(right)
+        {
+            return self.pointer_pair(bop, left, right, out);
+        }
         let mut v = self.operands(&[left, right], out)?;
         let (Some(r), Some(l)) = (v.pop(), v.pop()) else {
             return Err(self.unsup(n, "binary expression"));
@@ -971,6 +984,7 @@ impl<'t> Fx<'t> {
                     _ => Err(self.unsup(n, format!("assignment to constant {name}"))),
                 }
             }
+            "subscript_expression" if self.walks_pointer(n) => self.deref(n, out),
             "subscript_expression" => {
                 let (array, index) = self.subscript(n, out)?;
                 let ty = array.ty.elem().cloned().unwrap_or(Type::Void);
@@ -1000,7 +1014,12 @@ impl<'t> Fx<'t> {
                 }
                 None => Err(self.unsup(n, "assignment to a member of a struct value")),
             },
-            "pointer_expression" => Err(self.unsup(n, "pointer dereference")),
+            "pointer_expression"
+                if n.child_by_field_name("operator").map(|o| self.text(o)) == Some("*") =>
+            {
+                self.deref(n, out)
+            }
+            "pointer_expression" => Err(self.unsup(n, "assignment to an address")),
             _ => Err(self.unsup(n, "assignment to a non-variable")),
         }
     }
@@ -1039,6 +1058,9 @@ impl<'t> Fx<'t> {
                 return Err(self.unsup(n, "struct value used as a number"));
             }
             return Ok(None);
+        }
+        if self.is_cursor(self.field(n, "left")?) {
+            return self.move_pointer(n, out, want);
         }
         let (mut place, mut read) = self.place(self.field(n, "left")?, out)?;
         let mut rb = Vec::new();
@@ -1098,6 +1120,9 @@ impl<'t> Fx<'t> {
         let arg = self.field(n, "argument")?;
         let inc = self.text(op_node) == "++";
         let prefix = op_node.start_byte() < arg.start_byte();
+        if self.is_cursor(arg) {
+            return self.move_pointer(n, out, want);
+        }
         let (place, read) = self.place(arg, out)?;
         if !is_arith(&read.ty) {
             return Err(self.unsup(n, "pointer arithmetic"));

@@ -33,6 +33,7 @@
 
 mod expr;
 mod fn_macro;
+mod pointers;
 mod stmt;
 mod structs;
 mod types;
@@ -1060,6 +1061,19 @@ impl<'t> Fx<'t> {
             .child_by_field_name("body")
             .ok_or_else(|| unsupported(span, "function without a body"))?;
         let mut body = Vec::new();
+        let array_params: Vec<&str> = ids
+            .iter()
+            .filter_map(|id| self.locals.get(id.0 as usize))
+            .filter(|l| matches!(l.ty, Type::Array(_)))
+            .map(|l| l.name.as_str())
+            .collect();
+        let moved = pointers::moved_params(self.src, body_node, &array_params);
+        for id in ids.clone() {
+            let name = self.locals[id.0 as usize].name.clone();
+            if moved.contains(&name) {
+                self.make_cursor(&name, id, &mut body);
+            }
+        }
         // The body shares the parameters' scope, as in C.
         for s in kids(body_node) {
             self.stmt(s, &mut body)?;
@@ -1125,7 +1139,7 @@ impl<'t> Fx<'t> {
     fn lookup(&self, name: &str) -> Option<LocalId> {
         match self.binding(name)? {
             structs::Binding::Local(id) => Some(*id),
-            structs::Binding::Struct(..) => None,
+            structs::Binding::Struct(..) | structs::Binding::Cursor { .. } => None,
         }
     }
 

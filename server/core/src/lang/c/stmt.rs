@@ -12,7 +12,7 @@ use crate::ir::{
     UnOp,
 };
 
-fn st(kind: StmtKind, span: Span) -> Stmt {
+pub(super) fn st(kind: StmtKind, span: Span) -> Stmt {
     Stmt { kind, span }
 }
 
@@ -566,7 +566,7 @@ impl<'t> Fx<'t> {
                 ));
                 Ok(())
             }
-            "pointer_declarator" => Err(self.unsup(decl, "pointer variable")),
+            "pointer_declarator" => self.pointer_decl(&base, decl, init, out),
             "function_declarator" => Ok(()),
             "parenthesized_declarator" => Err(self.unsup(decl, "parenthesized declarator")),
             other => Err(self.unsup(decl, other.replace('_', " "))),

@@ -267,6 +267,12 @@ pub(super) enum Binding {
     Local(LocalId),
     /// A struct variable: its struct and leaf locals.
     Struct(usize, Vec<LocalId>),
+    /// A pointer variable that moves through an array
+    /// ([`super::pointers`]): the array and the offset local.
+    Cursor {
+        array: Expr,
+        offset: LocalId,
+    },
 }
 
 /// A struct lvalue: which struct, and the places of its leaves.
@@ -338,7 +344,7 @@ impl<'t> Fx<'t> {
                         Binding::Struct(sid, ids) => Some(Member::Whole(
                             self.aggregate(*sid, ids.iter().map(|l| Place::Local(*l)).collect()),
                         )),
-                        Binding::Local(_) => None,
+                        Binding::Local(_) | Binding::Cursor { .. } => None,
                     });
                 }
                 Ok(self.file.structs.globals.get(name).map(|(sid, ids)| {

@@ -1,0 +1,551 @@
+//! C pointers that walk an array, lowered to index arithmetic.
+//!
+//! Real C reads buffers through moving pointers (`while (len--) crc ^=
+//! *buf++;`) and writes results through out-parameters (`*v = x;`). A
+//! pointer eqlens follows points into one array known where the pointer is
+//! written: a pointer parameter (an array input, as everywhere in eqlens),
+//! a local or a global array. It is lowered as that array and an offset,
+//! an `unsigned long` local that wraps like an address: `*p` is
+//! `a[off]`, `p[i]` is `a[off + i]`, `p++` adds one to `off`, `&a[i]` is
+//! offset `i`, and `p - q`, `p < q`, `p == q` compare offsets. Every
+//! dereference is checked against the array's length like any index, so
+//! reading outside the array is undefined behaviour in the verdict.
+//!
+//! Forming a pointer outside the array without dereferencing it is also
+//! undefined in ISO C; here only the dereference is (as GCC behaves). The
+//! rest is refused, naming the construct: a pointer whose array is not
+//! known statically (assigned from two arrays, returned by a call such as
+//! `memchr`), `NULL` and pointers as conditions, a moved pointer passed to
+//! a call or returned, pointers to pointers, and conversions between
+//! pointer types.
+
+use tree_sitter::Node;
+
+use super::expr::{int_lit, mk};
+use super::structs::Binding;
+use super::types::is_integer;
+use super::{Fx, Res, kids};
+use crate::ir::{BinOp, Block, Expr, ExprKind, IntTy, LocalId, LocalKind, Place, StmtKind, Type};
+
+/// The type of an offset: an address-sized unsigned integer, so that
+/// stepping a pointer never raises a signed-overflow case.
+const OFFSET: IntTy = IntTy::U64;
+
+/// A pointer value: an array reference and an offset into it.
+pub(super) struct Pointer {
+    /// The array (a `Local` or `Global` read): the same for every value
+    /// of a pointer variable.
+    pub array: Expr,
+    pub offset: Expr,
+}
+
+/// Whether two pointers point into the same array, as far as the lowering
+/// can tell: reads of the same local or global.
+fn same_array(a: &Expr, b: &Expr) -> bool {
+    match (&a.kind, &b.kind) {
+        (ExprKind::Local(x), ExprKind::Local(y)) => x == y,
+        (ExprKind::Global(x), ExprKind::Global(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// Names of the pointer parameters among `params` that the body assigns
+/// (`p++`, `p += n`, `p = q`): they get an offset local.
+pub(super) fn moved_params<'t>(
+    src: &str,
+    body: Node<'t>,
+    params: &[&str],
+) -> std::collections::HashSet<String> {
+    let mut moved = std::collections::HashSet::new();
+    let mut stack = vec![body];
+    while let Some(n) = stack.pop() {
+        let target = match n.kind() {
+            "update_expression" => n.child_by_field_name("argument"),
+            "assignment_expression" => n.child_by_field_name("left"),
+            _ => None,
+        };
+        if let Some(t) = target.map(strip_parens)
+            && t.kind() == "identifier"
+        {
+            let name = t.utf8_text(src.as_bytes()).unwrap_or("");
+            if params.contains(&name) {
+                moved.insert(name.to_string());
+            }
+        }
+        let mut c = n.walk();
+        stack.extend(n.children(&mut c));
+    }
+    moved
+}
+
+fn strip_parens(n: Node) -> Node {
+    let mut n = n;
+    while n.kind() == "parenthesized_expression" {
+        match kids(n).first() {
+            Some(k) => n = *k,
+            None => break,
+        }
+    }
+    n
+}
+
+impl<'t> Fx<'t> {
+    /// Gives pointer parameter `param` (an array local) an offset local,
+    /// zero at entry, and binds its name to the pair.
+    pub(super) fn make_cursor(&mut self, name: &str, param: LocalId, out: &mut Block) {
+        let span = self
+            .locals
+            .get(param.0 as usize)
+            .map(|l| l.span)
+            .unwrap_or_default();
+        let offset = self.offset_local(name, span);
+        out.push(super::stmt::st(
+            StmtKind::Assign {
+                place: Place::Local(offset),
+                value: int_lit(0, OFFSET, span),
+            },
+            span,
+        ));
+        let array = self.local_expr(param, span);
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.insert(name.to_string(), Binding::Cursor { array, offset });
+        }
+    }
+
+    fn offset_local(&mut self, name: &str, span: crate::ir::Span) -> LocalId {
+        let id = LocalId(self.locals.len() as u32);
+        self.locals.push(crate::ir::Local {
+            // `#` cannot occur in a C name: no clash with the program's.
+            name: format!("{name}#offset"),
+            ty: Type::Int(OFFSET),
+            kind: LocalKind::Var,
+            span,
+        });
+        id
+    }
+
+    /// `T *name = init;`: a local pointer into the array `init` points to.
+    pub(super) fn pointer_decl(
+        &mut self,
+        elem: &Type,
+        decl: Node<'t>,
+        init: Option<Node<'t>>,
+        out: &mut Block,
+    ) -> Res<()> {
+        let inner = self.field(decl, "declarator")?;
+        if inner.kind() != "identifier" {
+            let what = if inner.kind() == "pointer_declarator" {
+                "pointer to a pointer"
+            } else {
+                "pointer declarator"
+            };
+            return Err(self.unsup(decl, what));
+        }
+        let Some(init) = init else {
+            return Err(self.unsup(decl, "pointer variable without an initialiser"));
+        };
+        let p = self.pointer(init, out)?;
+        if p.array.ty.elem() != Some(elem) {
+            return Err(self.unsup(init, "conversion between pointer types"));
+        }
+        let span = self.sp(decl);
+        let name = self.text(inner);
+        let offset = self.offset_local(name, span);
+        out.push(super::stmt::st(
+            StmtKind::Assign {
+                place: Place::Local(offset),
+                value: p.offset,
+            },
+            span,
+        ));
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.insert(
+                name.to_string(),
+                Binding::Cursor {
+                    array: p.array,
+                    offset,
+                },
+            );
+        }
+        Ok(())
+    }
+
+    /// Whether `n` has pointer type, without lowering it.
+    pub(super) fn is_pointer(&self, n: Node) -> bool {
+        let n = strip_parens(n);
+        match n.kind() {
+            "identifier" => {
+                let name = self.text(n);
+                match self.binding(name) {
+                    Some(Binding::Cursor { .. }) => true,
+                    Some(Binding::Local(id)) => self
+                        .locals
+                        .get(id.0 as usize)
+                        .is_some_and(|l| matches!(l.ty, Type::Array(_))),
+                    Some(Binding::Struct(..)) => false,
+                    None => self.file.global_map.get(name).is_some_and(|g| {
+                        self.file
+                            .globals
+                            .get(g.0 as usize)
+                            .is_some_and(|g| matches!(g.ty, Type::Array(_)))
+                    }),
+                }
+            }
+            "binary_expression" => {
+                let op = n
+                    .child_by_field_name("operator")
+                    .map(|o| self.text(o))
+                    .unwrap_or("");
+                let side = |f: &str| n.child_by_field_name(f).is_some_and(|s| self.is_pointer(s));
+                match op {
+                    "+" => side("left") || side("right"),
+                    "-" => side("left") && !side("right"),
+                    _ => false,
+                }
+            }
+            "update_expression" => n
+                .child_by_field_name("argument")
+                .is_some_and(|a| self.is_pointer(a)),
+            "assignment_expression" => n
+                .child_by_field_name("left")
+                .is_some_and(|a| self.is_pointer(a)),
+            "pointer_expression" => {
+                n.child_by_field_name("operator").map(|o| self.text(o)) == Some("&")
+                    && n.child_by_field_name("argument")
+                        .is_some_and(|a| strip_parens(a).kind() == "subscript_expression")
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether `n` is a pointer variable with an offset (not a plain array).
+    pub(super) fn is_cursor(&self, n: Node) -> bool {
+        let n = strip_parens(n);
+        n.kind() == "identifier"
+            && matches!(self.binding(self.text(n)), Some(Binding::Cursor { .. }))
+    }
+
+    /// Lowers a pointer-typed expression to its array and offset.
+    pub(super) fn pointer(&mut self, n: Node<'t>, out: &mut Block) -> Res<Pointer> {
+        let span = self.sp(n);
+        let n = strip_parens(n);
+        match n.kind() {
+            "identifier" => {
+                if let Some(Binding::Cursor { array, offset }) = self.binding(self.text(n)) {
+                    let (array, offset) = (array.clone(), *offset);
+                    return Ok(Pointer {
+                        array: Expr { span, ..array },
+                        offset: self.local_expr(offset, span),
+                    });
+                }
+                let array = self.expr(n, out)?;
+                if !matches!(array.ty, Type::Array(_)) {
+                    return Err(self.unsup(n, "integer used as a pointer"));
+                }
+                Ok(Pointer {
+                    array,
+                    offset: int_lit(0, OFFSET, span),
+                })
+            }
+            "binary_expression" => {
+                let op = self.text(self.field(n, "operator")?);
+                let (left, right) = (self.field(n, "left")?, self.field(n, "right")?);
+                let (ptr_side, int_side) = if self.is_pointer(left) {
+                    (left, right)
+                } else {
+                    (right, left)
+                };
+                let sub = match op {
+                    "+" => false,
+                    "-" if ptr_side == left => true,
+                    _ => return Err(self.unsup(n, format!("pointer operator {op}"))),
+                };
+                let p = self.pointer(ptr_side, out)?;
+                let step = self.offset_step(p, int_side, sub, out)?;
+                Ok(step)
+            }
+            "update_expression" => {
+                let op_node = self.field(n, "operator")?;
+                let arg = self.field(n, "argument")?;
+                let offset = self.cursor_offset(arg)?;
+                let prefix = op_node.start_byte() < arg.start_byte();
+                let array = self.pointer(arg, out)?.array;
+                let read = self.local_expr(offset, span);
+                let old = self.temp_of(read.clone(), out);
+                let one = int_lit(1, OFFSET, span);
+                let op = if self.text(op_node) == "++" {
+                    BinOp::Add
+                } else {
+                    BinOp::Sub
+                };
+                let new = self.arith(op, old.clone(), one, span)?;
+                let new = self.temp_of(new, out);
+                out.push(super::stmt::st(
+                    StmtKind::Assign {
+                        place: Place::Local(offset),
+                        value: new.clone(),
+                    },
+                    span,
+                ));
+                Ok(Pointer {
+                    array,
+                    offset: if prefix { new } else { old },
+                })
+            }
+            "assignment_expression" => {
+                let left = self.field(n, "left")?;
+                let offset = self.cursor_offset(left)?;
+                let op = self.text(self.field(n, "operator")?);
+                let right = self.field(n, "right")?;
+                let cur = self.pointer(left, out)?;
+                let new = match op {
+                    "=" => {
+                        let p = self.pointer(right, out)?;
+                        if !same_array(&p.array, &cur.array) {
+                            return Err(self.unsup(n, "pointer moved to another array"));
+                        }
+                        p
+                    }
+                    "+=" | "-=" => self.offset_step(cur, right, op == "-=", out)?,
+                    _ => return Err(self.unsup(n, format!("pointer operator {op}"))),
+                };
+                let value = self.temp_of(new.offset, out);
+                out.push(super::stmt::st(
+                    StmtKind::Assign {
+                        place: Place::Local(offset),
+                        value: value.clone(),
+                    },
+                    span,
+                ));
+                Ok(Pointer {
+                    array: new.array,
+                    offset: value,
+                })
+            }
+            "pointer_expression"
+                if n.child_by_field_name("operator").map(|o| self.text(o)) == Some("&") =>
+            {
+                let arg = strip_parens(self.field(n, "argument")?);
+                if arg.kind() != "subscript_expression" {
+                    return Err(self.unsup(n, "address-of operator"));
+                }
+                let (array, index) = self.element(arg, out)?;
+                Ok(Pointer {
+                    array,
+                    offset: index,
+                })
+            }
+            "call_expression" => Err(self.unsup(n, "pointer returned by a call")),
+            "null" => Err(self.unsup(n, "NULL pointer")),
+            "conditional_expression" => Err(self.unsup(n, "pointer chosen by a conditional")),
+            "cast_expression" => Err(self.unsup(n, "pointer cast")),
+            _ => Err(self.unsup(n, "pointer expression")),
+        }
+    }
+
+    /// Whether subscript `n` indexes through a pointer with an offset
+    /// (`q[i]` for a moved `q`, `(p + 1)[i]`) rather than an array.
+    pub(super) fn walks_pointer(&self, n: Node) -> bool {
+        n.child_by_field_name("argument").is_some_and(|a| {
+            self.is_cursor(a) || (self.is_pointer(a) && strip_parens(a).kind() != "identifier")
+        })
+    }
+
+    /// `p++`, `p += n`, `p = q` on a pointer variable, as a statement.
+    pub(super) fn move_pointer(
+        &mut self,
+        n: Node<'t>,
+        out: &mut Block,
+        want: bool,
+    ) -> Res<Option<Expr>> {
+        if want {
+            return Err(self.unsup(n, "pointer used as a number"));
+        }
+        self.pointer(n, out)?;
+        Ok(None)
+    }
+
+    /// The offset local of pointer variable `n`, which is being assigned.
+    fn cursor_offset(&self, n: Node) -> Res<LocalId> {
+        let n = strip_parens(n);
+        match self.binding(self.text(n)) {
+            Some(Binding::Cursor { offset, .. }) if n.kind() == "identifier" => Ok(*offset),
+            _ => Err(self.unsup(n, "assignment to an array variable")),
+        }
+    }
+
+    /// `p + i` or `p - i`: `i` is lowered after `p`, whose offset is read
+    /// before any side effect of `i`.
+    fn offset_step(
+        &mut self,
+        p: Pointer,
+        int_side: Node<'t>,
+        sub: bool,
+        out: &mut Block,
+    ) -> Res<Pointer> {
+        let span = self.sp(int_side);
+        let mut b = Vec::new();
+        let i = self.expr(int_side, &mut b)?;
+        if !is_integer(&i.ty) {
+            return Err(self.unsup(int_side, "pointer arithmetic with a non-integer"));
+        }
+        let mut offset = p.offset;
+        if !b.is_empty() {
+            offset = self.spill(offset, out);
+            out.extend(b);
+        }
+        let i = self.convert(i, &Type::Int(OFFSET), span)?;
+        let op = if sub { BinOp::Sub } else { BinOp::Add };
+        Ok(Pointer {
+            array: p.array,
+            offset: self.arith(op, offset, i, span)?,
+        })
+    }
+
+    /// `p[i]` for a pointer `p`, or `*p` with `i` absent: the array and
+    /// the index of the element.
+    pub(super) fn element(&mut self, n: Node<'t>, out: &mut Block) -> Res<(Expr, Expr)> {
+        match n.kind() {
+            "subscript_expression" => {
+                let p = self.pointer(self.field(n, "argument")?, out)?;
+                let p = self.offset_step(p, self.field(n, "index")?, false, out)?;
+                Ok((p.array, p.offset))
+            }
+            _ => {
+                let p = self.pointer(self.field(n, "argument")?, out)?;
+                Ok((p.array, p.offset))
+            }
+        }
+    }
+
+    /// `*p` or `p[i]` as a value or as an assignable place.
+    pub(super) fn deref(&mut self, n: Node<'t>, out: &mut Block) -> Res<(Place, Expr)> {
+        let span = self.sp(n);
+        let (array, index) = self.element(n, out)?;
+        let ty = array.ty.elem().cloned().unwrap_or(Type::Void);
+        if matches!(ty, Type::Array(_)) {
+            return Err(self.unsup(n, "pointer to a pointer"));
+        }
+        let read = mk(
+            ExprKind::Index(Box::new(array.clone()), Box::new(index.clone())),
+            ty,
+            span,
+        );
+        Ok((
+            Place::Index {
+                array: Box::new(array),
+                index: Box::new(index),
+            },
+            read,
+        ))
+    }
+
+    /// `p - q`, `p < q`, `p == q`, ... on two pointers into one array.
+    pub(super) fn pointer_pair(
+        &mut self,
+        op: BinOp,
+        left: Node<'t>,
+        right: Node<'t>,
+        out: &mut Block,
+    ) -> Res<Expr> {
+        let span = self.sp(left);
+        let l = self.pointer(left, out)?;
+        let mut b = Vec::new();
+        let r = self.pointer(right, &mut b)?;
+        let mut lo = l.offset;
+        if !b.is_empty() {
+            lo = self.spill(lo, out);
+            out.extend(b);
+        }
+        if !same_array(&l.array, &r.array) {
+            return Err(self.unsup(right, "pointers into different arrays compared"));
+        }
+        match op {
+            BinOp::Sub => {
+                let d = self.arith(BinOp::Sub, lo, r.offset, span)?;
+                // ptrdiff_t
+                self.convert(d, &Type::LONG, span)
+            }
+            op if op.is_comparison() => self.arith(op, lo, r.offset, span),
+            _ => Err(self.unsup(left, "pointer arithmetic")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ir::{Lang, Program};
+
+    fn lower(src: &str) -> Program {
+        crate::lang::lower(Lang::C, src)
+    }
+
+    fn error_of(src: &str) -> String {
+        let p = lower(src);
+        let Some(f) = p.functions.iter().find(|f| f.name == "f") else {
+            return "no function f".into();
+        };
+        match &f.body {
+            Ok(_) => "lowered".into(),
+            // 1-based, as editors show positions.
+            Err(e) => format!(
+                "{}:{} {}",
+                e.span.start.line + 1,
+                e.span.start.col + 1,
+                e.what
+            ),
+        }
+    }
+
+    #[test]
+    fn walking_pointers_and_out_parameters_lower() {
+        for src in [
+            "int f(const unsigned char *p, long n) { int s = 0; while (n--) s += *p++; return s; }",
+            "void f(unsigned *v, unsigned x) { *v = x; }",
+            "int f(int *a, int n) { int *end = a + n; int s = 0; for (int *q = a; q < end; q++) s += *q; return s; }",
+            "long f(const char *s, int n) { const char *p = s; while (p < s + n && *p) p++; return p - s; }",
+            "int f(int *a) { int *q = &a[2]; return q[1] + *(q - 1); }",
+        ] {
+            assert_eq!(error_of(src), "lowered", "{src}");
+        }
+    }
+
+    #[test]
+    fn pointers_it_cannot_follow_are_named() {
+        let cases = [
+            (
+                "#include <string.h>\nint f(const char *s, int n) { const char *p = memchr(s, 0, n); return p ? 1 : 0; }",
+                "pointer returned by a call",
+            ),
+            (
+                "int f(int *a, int *b) { int *p = a; p = b; return *p; }",
+                "pointer moved to another array",
+            ),
+            (
+                "int f(int *a, int *b) { return a < b; }",
+                "pointers into different arrays compared",
+            ),
+            (
+                "int f(int *a) { int *p; p = a; return *p; }",
+                "pointer variable without an initialiser",
+            ),
+            ("int f(int **a) { return **a; }", "pointer"),
+            (
+                "int g(const int a[]) { return a[0]; }\nint f(const int *a) { a++; return g(a); }",
+                "2:37 moved pointer a used as a value",
+            ),
+            (
+                "int f(int *a) { a++; return a ? 1 : 0; }",
+                "moved pointer a used as a value",
+            ),
+            (
+                "int f(int *a) { char *c = a; return *c; }",
+                "conversion between pointer types",
+            ),
+        ];
+        for (src, what) in cases {
+            let e = error_of(src);
+            assert!(e.contains(what), "{src}: {e}");
+        }
+    }
+}
