@@ -108,7 +108,7 @@ fn abstraction_lines(m: &MethodReport) -> Vec<String> {
 
 fn bindings(list: &[eqlens_core::check::Binding]) -> String {
     list.iter()
-        .map(|b| format!("{} = {}", b.name, b.value))
+        .map(ToString::to_string)
         .collect::<Vec<_>>()
         .join(", ")
 }

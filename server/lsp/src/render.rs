@@ -29,7 +29,7 @@ pub fn bindings(list: &[Binding]) -> String {
         return "no inputs".into();
     }
     list.iter()
-        .map(|b| format!("{} = {}", b.name, b.value))
+        .map(ToString::to_string)
         .collect::<Vec<_>>()
         .join(", ")
 }

@@ -476,6 +476,17 @@ pub struct Binding {
     pub value: Value,
 }
 
+impl std::fmt::Display for Binding {
+    /// `name = value`. An input without a value is one neither version
+    /// reads (a Java String that only builds exception messages): any.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.value {
+            Value::Void => write!(f, "{} = (any)", self.name),
+            v => write!(f, "{} = {v}", self.name),
+        }
+    }
+}
+
 /// What one version did on the counterexample's inputs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Behaviour {

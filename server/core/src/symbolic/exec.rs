@@ -646,6 +646,9 @@ impl<'a> Executor<'a> {
                 });
                 Ok(Sym::Arr(state.heap.len() - 1))
             }
+            // Only passed on or put in exception messages (see the Java
+            // lowering's `string_argument`): no value to choose.
+            Type::Str => Ok(Sym::Void),
             _ => self.inputs.scalar(name, &self.ops, ty),
         }
     }
@@ -1489,7 +1492,10 @@ impl<'a> Executor<'a> {
             ExprKind::IntLit(v) => ops.int_lit(*v, &e.ty)?,
             ExprKind::FloatLit(f) => ops.float_lit(&f.text, f.value, &e.ty)?,
             ExprKind::BoolLit(b) => Sym::Bool(Bool::from_bool(*b)),
-            ExprKind::StrLit(_) => return Err(unsupported("string value outside printing")),
+            // A String passed to a method of the file, where it can only
+            // build an exception's message or be passed on (the lowering
+            // refuses every other use): nothing observes its value.
+            ExprKind::StrLit(_) => Sym::Void,
             ExprKind::Local(LocalId(i)) => state
                 .locals
                 .get(*i as usize)

@@ -520,6 +520,15 @@ impl<'c, 't> FnCx<'c, 't> {
         if !self.const_mode
             && let Some(id) = self.lookup(name)
         {
+            if self.local_ty(id) == Type::Str {
+                return Err(unsupported(
+                    n,
+                    format!(
+                        "String {name} used as a value (a String is only passed to methods \
+                         of the file and used in exception messages)"
+                    ),
+                ));
+            }
             return Ok(mk(ExprKind::Local(id), self.local_ty(id), span(n)));
         }
         if !self.const_mode
@@ -1287,7 +1296,13 @@ impl<'c, 't> FnCx<'c, 't> {
         {
             return self.object_program_call(n, cands[0], arg_nodes, out, want);
         }
-        let args = self.seq(arg_nodes, out)?;
+        let args = self.seq_with(arg_nodes.len(), out, |s, i, b| match arg_nodes.get(i) {
+            Some(n) => match s.string_argument(*n)? {
+                Some(e) => Ok(e),
+                None => s.expr(*n, b),
+            },
+            None => Err(super::internal("operand")),
+        })?;
         let types_of = |i: usize| self.cx.methods.get(i).and_then(|m| m.params.as_ref().ok());
         let exact = cands.iter().copied().find(|&i| {
             types_of(i).is_some_and(|ps| ps.iter().zip(&args).all(|((_, t, _), a)| *t == a.ty))
@@ -1783,6 +1798,25 @@ impl<'c, 't> FnCx<'c, 't> {
             sp,
         ));
         Ok(())
+    }
+
+    /// A String argument of a call to a method of the file: a literal or a
+    /// String parameter passed on. Strings are values nothing compares:
+    /// such a parameter can only build an exception's message (which is
+    /// not compared) or be passed on again, so it needs no model.
+    fn string_argument(&self, n: Node) -> R<Option<Expr>> {
+        let mut n = n;
+        while n.kind() == "parenthesized_expression" {
+            n = first_named(n)?;
+        }
+        match n.kind() {
+            "string_literal" => self.string_literal(n).map(Some),
+            "identifier" => Ok(self
+                .lookup(self.text(n))
+                .filter(|id| self.local_ty(*id) == Type::Str)
+                .map(|id| mk(ExprKind::Local(id), Type::Str, span(n)))),
+            _ => Ok(None),
+        }
     }
 
     fn string_literal(&self, n: Node) -> R<Expr> {

@@ -355,6 +355,11 @@ impl<'t> Ctx<'t> {
                             }),
                             None => Err(TyErr::Other("parameter".into())),
                         };
+                        // A String parameter is kept (see `string_argument`).
+                        let ty = match ty {
+                            Err(TyErr::Class(c)) if c == "String" => Ok(Type::Str),
+                            ty => ty,
+                        };
                         match (ty, &mut params) {
                             (Ok(t), Ok(v)) => v.push((pname, t, span(p))),
                             (Err(e), Ok(_)) => {

@@ -1844,3 +1844,21 @@ fn the_pipeline_folds_locals_that_only_name_a_constant() {
         "k = 1; k = 3; if b { c = 1 } else { c = 2 }; p = 4; return ((k + c) + p)"
     );
 }
+
+#[test]
+fn string_arguments_reach_helpers_of_the_file_only_to_be_passed_on() {
+    let src = "class A {\n  static int check(String role, int x) {\n    if (x < 0) throw new IllegalArgumentException(role + \" < 0\");\n    return x;\n  }\n  static int f(int x) { return check(\"x\", x) + check((\"y\"), x); }\n  static int g(String role, int x) { return check(role, x); }\n  static int h(String role) { return role.length(); }\n  static int k(int x) { String s = \"x\"; return check(s, x); }\n}";
+    let p = prog(src);
+    let check = func(&p, "check");
+    assert_eq!(check.local(check.params[0]).ty, Type::Str);
+    func(&p, "f");
+    func(&p, "g");
+    assert_eq!(
+        err(&p, "h").to_string(),
+        "unsupported: String role used as a value (a String is only passed to methods of the file and used in exception messages) at 8:38"
+    );
+    assert_eq!(
+        err(&p, "k").to_string(),
+        "unsupported: String variable at 9:25"
+    );
+}
