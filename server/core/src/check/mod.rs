@@ -902,6 +902,20 @@ fn outcome_assumptions(pair: &MethodPair<'_>, declared: &CalleeDeclarations) -> 
         });
     }
     let mut out = Vec::new();
+    let arrays = array_inputs(pair);
+    if !arrays.is_empty() {
+        let null = if pair.old_program.lang == Lang::Java {
+            "null"
+        } else {
+            "NULL"
+        };
+        let (what, are) = if arrays.len() == 1 {
+            ("array input", "is")
+        } else {
+            ("array inputs", "are")
+        };
+        out.push(format!("{what} {} {are} not {null}", arrays.join(", ")));
+    }
     out.extend(static_objects.into_iter().map(|o| {
         format!(
             "static field {o} is not null when the method starts (its object's fields are inputs)"
@@ -947,6 +961,43 @@ fn outcome_assumptions(pair: &MethodPair<'_>, declared: &CalleeDeclarations) -> 
         ))
     }));
     out
+}
+
+/// The array inputs of the pair, by name: array (and C
+/// pointer) parameters of the checked method and array globals either
+/// version reads. A null array is not among the inputs (`null` and `NULL`
+/// are refused where written), so a version that reads an array the other
+/// ignores is proved equivalent only for non-null arrays — which the
+/// verdict must say.
+fn array_inputs(pair: &MethodPair<'_>) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    if let Ok(f) = &pair.new_program.function(pair.new).body {
+        for p in &f.params {
+            let l = f.local(*p);
+            if matches!(l.ty, crate::ir::Type::Array(_)) {
+                names.push(l.name.clone());
+            }
+        }
+    }
+    let mut globals = std::collections::BTreeSet::new();
+    for (program, func) in [(pair.old_program, pair.old), (pair.new_program, pair.new)] {
+        program.reaches(func, &mut |s| {
+            crate::abstraction::effects::for_each_expr(s, &mut |e| {
+                e.walk(&mut |x| {
+                    if let crate::ir::ExprKind::Global(g) = &x.kind
+                        && let Some(g) = program.globals.get(g.0 as usize)
+                        && g.is_input()
+                        && matches!(g.ty, crate::ir::Type::Array(_))
+                    {
+                        globals.insert(g.name.clone());
+                    }
+                })
+            });
+            false
+        });
+    }
+    names.extend(globals);
+    names
 }
 
 /// Lowering errors of the pair (and of the callees it reaches), as a verdict.
@@ -1123,6 +1174,40 @@ mod callee_tests {
             Verdict::Equivalent(p) => p.assumptions.clone(),
             other => panic!("expected equivalent, got {other:?}"),
         }
+    }
+
+    /// A null array is not among the inputs, so a proof must say so:
+    /// reading `a.length` in one version only throws for `a == null`.
+    #[test]
+    fn array_inputs_are_named_as_not_null() {
+        let proof = |lang, old: &str, new: &str| {
+            let report = check_sources(lang, old, new, &Selection::All, &Options::default());
+            assumptions(&report.methods[0].verdict)
+        };
+        let java = proof(
+            Lang::Java,
+            "class A { static int[] t = {1}; static int f(int[] a, int x) { return x + t[0]; } }",
+            "class A { static int[] t = {1}; static int f(int[] a, int x) { int n = a.length; return x + t[0]; } }",
+        );
+        assert!(
+            java.contains(&"array inputs a, t are not null".to_string()),
+            "{java:?}"
+        );
+        let c = proof(
+            Lang::C,
+            "int f(int *p, int x) { return p[0] + x; }",
+            "int f(int *p, int x) { return x + *p; }",
+        );
+        assert!(
+            c.contains(&"array input p is not NULL".to_string()),
+            "{c:?}"
+        );
+        let none = proof(
+            Lang::Java,
+            "class A { static int f(int x) { return x + 1; } }",
+            "class A { static int f(int x) { return 1 + x; } }",
+        );
+        assert!(!none.iter().any(|a| a.contains("null")), "{none:?}");
     }
 
     #[test]
