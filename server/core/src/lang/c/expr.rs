@@ -10,8 +10,23 @@ use crate::ir::{
     PrintKind, Span, Stmt, StmtKind, Thrown, Type, UnOp,
 };
 
-pub(super) fn mk(kind: ExprKind, ty: Type, span: Span) -> Expr {
+fn mk(kind: ExprKind, ty: Type, span: Span) -> Expr {
     Expr { kind, ty, span }
+}
+
+/// Element `index` of `array` as an assignable place, with its read.
+pub(super) fn element_place(array: Expr, index: Expr, span: Span) -> (Place, Expr) {
+    let ty = array.ty.elem().cloned().unwrap_or(Type::Void);
+    let read = mk(
+        ExprKind::Index(Box::new(array.clone()), Box::new(index.clone())),
+        ty,
+        span,
+    );
+    let place = Place::Index {
+        array: Box::new(array),
+        index: Box::new(index),
+    };
+    (place, read)
 }
 
 pub(super) fn int_lit(v: i128, t: IntTy, span: Span) -> Expr {
@@ -987,22 +1002,10 @@ impl<'t> Fx<'t> {
             "subscript_expression" if self.walks_pointer(n) => self.deref(n, out),
             "subscript_expression" => {
                 let (array, index) = self.subscript(n, out)?;
-                let ty = array.ty.elem().cloned().unwrap_or(Type::Void);
-                if matches!(ty, Type::Array(_)) {
+                if matches!(array.ty.elem(), Some(Type::Array(_))) {
                     return Err(self.unsup(n, "assignment to an array"));
                 }
-                let read = mk(
-                    ExprKind::Index(Box::new(array.clone()), Box::new(index.clone())),
-                    ty,
-                    span,
-                );
-                Ok((
-                    Place::Index {
-                        array: Box::new(array),
-                        index: Box::new(index),
-                    },
-                    read,
-                ))
+                Ok(element_place(array, index, span))
             }
             "field_expression" => match self.member(n)? {
                 Some(super::structs::Member::Scalar(place, ty)) => {

@@ -21,7 +21,7 @@
 
 use tree_sitter::Node;
 
-use super::expr::{int_lit, mk};
+use super::expr::{element_place, int_lit};
 use super::structs::Binding;
 use super::types::is_integer;
 use super::{Fx, Res, kids};
@@ -422,22 +422,10 @@ impl<'t> Fx<'t> {
     pub(super) fn deref(&mut self, n: Node<'t>, out: &mut Block) -> Res<(Place, Expr)> {
         let span = self.sp(n);
         let (array, index) = self.element(n, out)?;
-        let ty = array.ty.elem().cloned().unwrap_or(Type::Void);
-        if matches!(ty, Type::Array(_)) {
+        if matches!(array.ty.elem(), Some(Type::Array(_))) {
             return Err(self.unsup(n, "pointer to a pointer"));
         }
-        let read = mk(
-            ExprKind::Index(Box::new(array.clone()), Box::new(index.clone())),
-            ty,
-            span,
-        );
-        Ok((
-            Place::Index {
-                array: Box::new(array),
-                index: Box::new(index),
-            },
-            read,
-        ))
+        Ok(element_place(array, index, span))
     }
 
     /// `p - q`, `p < q`, `p == q`, ... on two pointers into one array.
