@@ -460,21 +460,29 @@ fn nicer_model(solver: &Solver, enc: &PairEncoding, deadline: Instant) -> Option
     if small.is_empty() {
         return None;
     }
-    // A short look only: the plain model is already in hand.
+    // A short look only: the plain model is already in hand. On a solver of
+    // its own: its timeout must not stay on the main solver (which checks
+    // again after a spurious candidate), and under `math` without nlsat —
+    // bounding the reals of a nonlinear query sent it there, where it
+    // ignored every interrupt for 70 s (EqBench bess/dawson, under load).
     let left = crate::cancel::remaining(deadline)?;
+    let look = Solver::new();
     let mut params = Params::new();
     params.set_u32("timeout", left.as_millis().clamp(1, 500) as u32);
-    solver.set_params(&params);
-    solver.push();
-    solver.assert(Bool::and(&small));
+    if enc.ops.sem == crate::ir::Semantics::Math {
+        params.set_bool("arith.nl.nra", false);
+    }
+    look.set_params(&params);
+    for assertion in solver.get_assertions() {
+        look.assert(&assertion);
+    }
+    look.assert(Bool::and(&small));
     let look_until = Instant::now() + left.min(Duration::from_millis(500));
-    let model = if super::watchdog::until(look_until, || solver.check()) == SatResult::Sat {
-        solver.get_model()
+    if super::watchdog::until(look_until, || look.check()) == SatResult::Sat {
+        look.get_model()
     } else {
         None
-    };
-    solver.pop(1);
-    model
+    }
 }
 
 /// Runs both versions on the model's inputs; a counterexample only if the
