@@ -883,18 +883,22 @@ fn outcome_assumptions(pair: &MethodPair<'_>, declared: &CalleeDeclarations) -> 
     pair.new_program.reaches(pair.new, &mut scan);
     // Java static fields holding objects are their objects' fields (see
     // lang/java/objects.rs): a null reference is not among their values.
+    // Array globals read are inputs, and so never null (below).
     let mut static_objects = std::collections::BTreeSet::new();
+    let mut array_globals = std::collections::BTreeSet::new();
     for (program, func) in [(pair.old_program, pair.old), (pair.new_program, pair.new)] {
         program.reaches(func, &mut |s| {
             crate::abstraction::effects::for_each_expr(s, &mut |e| {
                 e.walk(&mut |x| {
                     if let crate::ir::ExprKind::Global(g) = &x.kind
-                        && let Some(name) = program
-                            .globals
-                            .get(g.0 as usize)
-                            .and_then(|g| g.static_object.clone())
+                        && let Some(g) = program.globals.get(g.0 as usize)
                     {
-                        static_objects.insert(name);
+                        if let Some(name) = &g.static_object {
+                            static_objects.insert(name.clone());
+                        }
+                        if g.is_input() && matches!(g.ty, crate::ir::Type::Array(_)) {
+                            array_globals.insert(g.name.clone());
+                        }
                     }
                 })
             });
@@ -902,7 +906,7 @@ fn outcome_assumptions(pair: &MethodPair<'_>, declared: &CalleeDeclarations) -> 
         });
     }
     let mut out = Vec::new();
-    let arrays = array_inputs(pair);
+    let arrays = array_inputs(pair, array_globals);
     if !arrays.is_empty() {
         let null = if pair.old_program.lang == Lang::Java {
             "null"
@@ -963,13 +967,13 @@ fn outcome_assumptions(pair: &MethodPair<'_>, declared: &CalleeDeclarations) -> 
     out
 }
 
-/// The array inputs of the pair, by name: array (and C
-/// pointer) parameters of the checked method and array globals either
-/// version reads. A null array is not among the inputs (`null` and `NULL`
-/// are refused where written), so a version that reads an array the other
+/// The array inputs of the pair, by name: array (and C pointer)
+/// parameters of the checked method, then the array globals either version
+/// reads. A null array is not among the inputs (`null` and `NULL` are
+/// refused where written), so a version that reads an array the other
 /// ignores is proved equivalent only for non-null arrays — which the
 /// verdict must say.
-fn array_inputs(pair: &MethodPair<'_>) -> Vec<String> {
+fn array_inputs(pair: &MethodPair<'_>, globals: std::collections::BTreeSet<String>) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     if let Ok(f) = &pair.new_program.function(pair.new).body {
         for p in &f.params {
@@ -978,23 +982,6 @@ fn array_inputs(pair: &MethodPair<'_>) -> Vec<String> {
                 names.push(l.name.clone());
             }
         }
-    }
-    let mut globals = std::collections::BTreeSet::new();
-    for (program, func) in [(pair.old_program, pair.old), (pair.new_program, pair.new)] {
-        program.reaches(func, &mut |s| {
-            crate::abstraction::effects::for_each_expr(s, &mut |e| {
-                e.walk(&mut |x| {
-                    if let crate::ir::ExprKind::Global(g) = &x.kind
-                        && let Some(g) = program.globals.get(g.0 as usize)
-                        && g.is_input()
-                        && matches!(g.ty, crate::ir::Type::Array(_))
-                    {
-                        globals.insert(g.name.clone());
-                    }
-                })
-            });
-            false
-        });
     }
     names.extend(globals);
     names
