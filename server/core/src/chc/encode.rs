@@ -29,9 +29,9 @@
 
 use super::shape::{NotEncodable, Shape, shape};
 use crate::ir::{Block, FuncId, Function, GlobalId, LocalId, Program, Semantics, Span, Type};
-use crate::symbolic::exec::{Executor, SegmentExits, State, Summary};
+use crate::symbolic::exec::{ArrObj, Executor, SegmentExits, State, Summary};
 use crate::symbolic::ops::{EncodeError, Ops, Sym, UfApplication, Ufs};
-use crate::symbolic::{InputSpace, InputVar, Strings};
+use crate::symbolic::{InputSpace, InputVar, Strings, index_type};
 use std::collections::HashMap;
 use std::time::Instant;
 use z3::ast::{Ast, Bool, Dynamic};
@@ -114,12 +114,28 @@ pub struct Encoding {
     /// Ackermann constants): the proof's assumption that they are
     /// functions (deterministic, no observable effects).
     pub uninterpreted: Vec<String>,
+    /// The loops' state holds arrays: an invariant over their elements may
+    /// need a quantifier, which the solvers here do not find.
+    pub arrays: bool,
 }
 
-/// One version's state as a vector: its scalar locals, then its globals.
+/// One version's state as a vector: its scalar locals, its scalar
+/// globals, then per array object its length and its elements.
+///
+/// Arrays enter the state as the objects that exist when the run reaches
+/// its first loop (parameters, globals, arrays created before the loop);
+/// which object an array variable names is fixed from there on. A loop or
+/// a later stretch that creates an array, or points an array variable at
+/// another object, is refused ([`Layout::values`]): the state vector would
+/// change shape.
 struct Layout {
     locals: Vec<(LocalId, Type)>,
     globals: Vec<(GlobalId, Type)>,
+    /// Array variables and the object each names at every loop head.
+    array_locals: Vec<(LocalId, Sym)>,
+    array_globals: Vec<(GlobalId, Sym)>,
+    /// Element type of each array object, by object id.
+    objects: Vec<Type>,
     /// The named constants standing for a state at a loop head.
     vars: Vec<Dynamic>,
     /// The variables' names in the source (pairing the versions' state).
@@ -127,7 +143,15 @@ struct Layout {
 }
 
 impl Layout {
-    fn new(ops: &Ops, f: &Function, program: &Program, tag: &str) -> Result<Layout, EncodeError> {
+    /// The layout of `f`'s state; `at_first_loop` is the state in which
+    /// the run reaches its first loop (where the array objects come from).
+    fn new(
+        ops: &Ops,
+        f: &Function,
+        program: &Program,
+        tag: &str,
+        at_first_loop: Option<&State>,
+    ) -> Result<Layout, EncodeError> {
         let mut seen: HashMap<String, usize> = HashMap::new();
         let mut name = |base: &str| {
             let n = seen.entry(base.to_string()).or_insert(0);
@@ -141,34 +165,93 @@ impl Layout {
         let mut locals = Vec::new();
         let mut vars = Vec::new();
         let mut names = Vec::new();
+        let mut array_locals = Vec::new();
+        let mut object_names: HashMap<usize, String> = HashMap::new();
         for (i, l) in f.locals.iter().enumerate() {
-            if matches!(l.ty, Type::Void | Type::Str | Type::Array(_)) {
+            let id = LocalId(i as u32);
+            if let Type::Array(_) = l.ty {
+                // A front-end temporary is assigned and read within one
+                // statement, so it is dead at every loop head: left out
+                // (unset at the head; a read before its assignment would
+                // be an encoding error, never a value).
+                if l.kind == crate::ir::LocalKind::Temp {
+                    continue;
+                }
+                let value = at_first_loop
+                    .and_then(|s| s.locals.get(i).cloned())
+                    .unwrap_or(Sym::Void);
+                if let Sym::Arr(o) = value {
+                    object_names.entry(o).or_insert_with(|| l.name.clone());
+                }
+                array_locals.push((id, value));
+                continue;
+            }
+            if matches!(l.ty, Type::Void | Type::Str) {
                 continue;
             }
             let n = name(&l.name);
             names.push(n.trim_start_matches(tag).to_string());
             vars.push(Dynamic::new_const(n, &ops.sort(&l.ty)?));
-            locals.push((LocalId(i as u32), l.ty.clone()));
+            locals.push((id, l.ty.clone()));
         }
         let mut globals = Vec::new();
+        let mut array_globals = Vec::new();
         for (i, g) in program.globals.iter().enumerate() {
             if g.constant.is_some() {
+                continue;
+            }
+            let id = GlobalId(i as u32);
+            if let Type::Array(_) = g.ty {
+                let value = at_first_loop
+                    .and_then(|s| s.globals.get(&id).cloned())
+                    .unwrap_or(Sym::Void);
+                if let Sym::Arr(o) = value {
+                    object_names.entry(o).or_insert_with(|| g.name.clone());
+                }
+                array_globals.push((id, value));
                 continue;
             }
             let n = name(&g.name);
             names.push(n.trim_start_matches(tag).to_string());
             vars.push(Dynamic::new_const(n, &ops.sort(&g.ty)?));
-            globals.push((GlobalId(i as u32), g.ty.clone()));
+            globals.push((id, g.ty.clone()));
+        }
+        let mut objects = Vec::new();
+        for (o, obj) in at_first_loop.map_or(&[][..], |s| &s.heap[..]).iter().enumerate() {
+            // An object no variable names keeps a positional name (it
+            // cannot be read again, but a parameter's is still compared).
+            let base = object_names
+                .get(&o)
+                .cloned()
+                .unwrap_or_else(|| format!("array#{o}"));
+            let len = name(&format!("{base}.length"));
+            names.push(len.trim_start_matches(tag).to_string());
+            vars.push(Dynamic::new_const(len, &ops.index_sort()));
+            let data = name(&base);
+            names.push(data.trim_start_matches(tag).to_string());
+            let sort = Sort::array(&ops.index_sort(), &ops.sort(&obj.elem)?);
+            vars.push(Dynamic::new_const(data, &sort));
+            objects.push(obj.elem.clone());
         }
         Ok(Layout {
             locals,
             globals,
+            array_locals,
+            array_globals,
+            objects,
             vars,
             names,
         })
     }
 
-    /// A state whose locals and globals are the layout's constants.
+    /// Whether the state holds arrays (a failed proof may then need a
+    /// quantified invariant).
+    fn has_arrays(&self) -> bool {
+        !self.objects.is_empty()
+    }
+
+    /// A state whose locals, globals and array objects are the layout's
+    /// constants.
     fn symbolic_state(
         &self,
         ops: &Ops,
@@ -176,32 +259,49 @@ impl Layout {
         ex: &Executor<'_>,
         pc: Bool,
     ) -> Result<State, EncodeError> {
+        let internal = || EncodeError::new("internal: layout");
         let mut locals = vec![Sym::Void; f.locals.len()];
         let mut vars = self.vars.iter();
         for (id, ty) in &self.locals {
-            let v = vars
-                .next()
-                .ok_or_else(|| EncodeError::new("internal: layout"))?;
-            locals[id.0 as usize] = ops.from_dyn(ty, v)?;
+            let v = vars.next().ok_or_else(internal)?;
+            *locals.get_mut(id.0 as usize).ok_or_else(internal)? = ops.from_dyn(ty, v)?;
+        }
+        for (id, value) in &self.array_locals {
+            *locals.get_mut(id.0 as usize).ok_or_else(internal)? = value.clone();
         }
         let mut globals = HashMap::new();
         for (id, ty) in &self.globals {
-            let v = vars
-                .next()
-                .ok_or_else(|| EncodeError::new("internal: layout"))?;
+            let v = vars.next().ok_or_else(internal)?;
             globals.insert(*id, ops.from_dyn(ty, v)?);
+        }
+        for (id, value) in &self.array_globals {
+            if !matches!(value, Sym::Void) {
+                globals.insert(*id, value.clone());
+            }
+        }
+        let mut heap = Vec::new();
+        for elem in &self.objects {
+            let len = vars.next().ok_or_else(internal)?;
+            let data = vars.next().ok_or_else(internal)?;
+            heap.push(ArrObj {
+                len: ops.from_dyn(&index_type(ops), len)?,
+                data: data.as_array().ok_or_else(internal)?,
+                elem: elem.clone(),
+            });
         }
         Ok(State {
             pc,
             locals,
             globals,
-            heap: Vec::new(),
+            heap,
             prints: ex.empty_prints(),
             thrown: None,
         })
     }
 
-    /// The values of a state, in layout order.
+    /// The values of a state, in layout order; an error when its arrays
+    /// are not the layout's (an array created in a loop or after the first
+    /// loop, or an array variable pointed at another object).
     fn values(&self, s: &State) -> Result<Vec<Dynamic>, EncodeError> {
         let missing = || EncodeError::new("internal: state value missing");
         let mut out = Vec::new();
@@ -216,6 +316,34 @@ impl Layout {
                     .and_then(Sym::to_dyn)
                     .ok_or_else(missing)?,
             );
+        }
+        let same_object = |a: Option<&Sym>, b: &Sym| match (a, b) {
+            (Some(Sym::Arr(x)), Sym::Arr(y)) => x == y,
+            (None | Some(Sym::Void), Sym::Void) => true,
+            _ => false,
+        };
+        let moved = self
+            .array_locals
+            .iter()
+            .any(|(id, v)| !same_object(s.locals.get(id.0 as usize), v))
+            || self
+                .array_globals
+                .iter()
+                .any(|(id, v)| !same_object(s.globals.get(id), v));
+        if moved {
+            return Err(EncodeError::new(
+                "an array variable that names another array after the first loop \
+                 in a method with loops",
+            ));
+        }
+        if s.heap.len() != self.objects.len() {
+            return Err(EncodeError::new(
+                "an array created inside a loop or after the first loop",
+            ));
+        }
+        for obj in &s.heap {
+            out.push(obj.len.to_dyn().ok_or_else(missing)?);
+            out.push(Dynamic::from_ast(&obj.data));
         }
         Ok(out)
     }
@@ -266,14 +394,26 @@ fn version_pieces(
     let mut ex = Executor::new(
         ops, program, inputs, ufs, strings, 8, deadline, None, &mut apps,
     );
-    let layout = Layout::new(&ops, f, program, tag).map_err(enc)?;
     let last = shape.loops.len();
     ex.ufs.origin = origin(0, in_old);
     let entry_state = ex.entry_state(func).map_err(enc)?;
+    // The parameters' arrays, compared at every end like the bounded
+    // checkers compare them (the objects, even if a parameter is pointed
+    // elsewhere later).
+    let param_arrays: Vec<(usize, usize)> = f
+        .params
+        .iter()
+        .enumerate()
+        .filter_map(|(pos, p)| match entry_state.locals.get(p.0 as usize) {
+            Some(Sym::Arr(o)) => Some((pos, *o)),
+            _ => None,
+        })
+        .collect();
     let exits = ex
         .segment(func, &shape.segments[0], entry_state)
         .map_err(enc)?;
-    let entry = step(&mut ex, &layout, f, exits, last == 0).map_err(enc)?;
+    let layout = Layout::new(&ops, f, program, tag, exits.end.as_ref()).map_err(enc)?;
+    let entry = step(&mut ex, &layout, f, &param_arrays, exits, last == 0).map_err(enc)?;
     let mut guards = Vec::new();
     let mut bodies = Vec::new();
     let mut after = Vec::new();
@@ -295,7 +435,7 @@ fn version_pieces(
         let run = |ex: &mut Executor<'_>, pc: Bool, stmts: &Block, last: bool| {
             let s = layout.symbolic_state(&ops, f, ex, pc)?;
             let exits = ex.segment(func, stmts, s)?;
-            step(ex, &layout, f, exits, last)
+            step(ex, &layout, f, &param_arrays, exits, last)
         };
         bodies.push(run(&mut ex, g.clone(), &lp.body, false).map_err(enc)?);
         ex.ufs.origin = origin(2 + 2 * k, in_old);
@@ -319,6 +459,7 @@ fn step(
     ex: &mut Executor<'_>,
     layout: &Layout,
     f: &Function,
+    param_arrays: &[(usize, usize)],
     exits: SegmentExits,
     last: bool,
 ) -> Result<Step, EncodeError> {
@@ -338,9 +479,6 @@ fn step(
         .chain(returns.iter().map(|r| &r.0))
         .chain(faults.iter().map(|r| &r.0));
     for s in states {
-        if !s.heap.is_empty() {
-            return Err(EncodeError::new("arrays in a method with loops"));
-        }
         if s.prints.len.simplify().as_i64() != Some(0) {
             return Err(EncodeError::new("printing in a method with loops"));
         }
@@ -367,12 +505,19 @@ fn step(
         .chain(faults.iter().map(|r| r.0.pc.clone()))
         .collect();
     let term = Bool::or(&pcs);
+    // A stretch that never ends the run has nothing to compare (and its
+    // summary no heap to find the parameters' arrays in).
+    let param_arrays = if pcs.is_empty() {
+        Vec::new()
+    } else {
+        param_arrays.to_vec()
+    };
     let normal = ex.merge_returns(returns)?;
     let summary = ex.summarize(
         normal,
         faults,
         f.ret.clone(),
-        Vec::new(),
+        param_arrays,
         Bool::from_bool(false),
     )?;
     Ok(Step {
@@ -496,10 +641,13 @@ pub fn encode(
     let input_vars: Vec<Dynamic> = inputs
         .vars
         .iter()
-        .filter_map(|v| match v {
-            InputVar::Scalar { value, .. } => value.to_dyn(),
-            InputVar::Array { .. } => None,
+        .flat_map(|v| match v {
+            InputVar::Scalar { value, .. } => vec![value.to_dyn()],
+            InputVar::Array { len, data, .. } => {
+                vec![len.to_dyn(), Some(Dynamic::from_ast(data))]
+            }
         })
+        .flatten()
         .collect();
     let mut state_vars: Vec<Dynamic> = o.layout.vars.clone();
     state_vars.extend(n.layout.vars.iter().cloned());
@@ -637,6 +785,7 @@ pub fn encode(
             .filter(|f| !matches!(f.as_str(), "mul" | "div" | "rem"))
             .cloned()
             .collect(),
+        arrays: o.layout.has_arrays() || n.layout.has_arrays(),
     })
 }
 

@@ -87,6 +87,7 @@ fn prove_with(
     let mut last = None;
     let mut tried = 0usize;
     let mut refused: Option<String> = None;
+    let mut arrays = false;
     for cand in candidates(&old, &new, &mut refused)
         .into_iter()
         .filter(|c| keep(c))
@@ -105,6 +106,7 @@ fn prove_with(
             },
         );
         let enc = encode::encode(ops, &vo, &vn, deadline).map_err(not_encodable)?;
+        arrays |= enc.arrays;
         tried += 1;
         // Candidate invariants first (`houdini.rs`: milliseconds when they
         // apply, and they fail as fast where they do not). On plain
@@ -175,7 +177,8 @@ fn prove_with(
             }
         }
     }
-    Err(match last {
+    let solver_gave_up = matches!(last, Some(solve::Answer::Unknown(_)));
+    let unknown = match last {
         Some(solve::Answer::Unknown(r)) if r == "timeout" => Unknown {
             reason: UnknownReason::Timeout,
             detail: "the CHC solver ran out of time".into(),
@@ -210,6 +213,25 @@ fn prove_with(
                 }
             ),
         },
+    };
+    Err(if arrays && solver_gave_up {
+        // Relations between arrays that the loops fill or read part by part
+        // (`∀k < i. old.a[k] = new.a[k]`) need a quantifier; the candidates
+        // are quantifier-free and Spacer on libz3 4.8.12 does not find
+        // quantified invariants (it runs out of time instead). A refuted
+        // lockstep query (`Unsafe`) is not about quantifiers and keeps its
+        // own message.
+        Unknown {
+            detail: format!(
+                "needs a quantified invariant: the loops' state holds arrays, whose relation \
+                 may need a quantifier over their elements (∀k), which the CHC solver does not \
+                 find ({})",
+                unknown.detail
+            ),
+            ..unknown
+        }
+    } else {
+        unknown
     })
 }
 

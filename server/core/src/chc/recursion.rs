@@ -812,6 +812,7 @@ pub fn prove_recursive(
                 clauses: Vec::new(),
                 relations: std::mem::take(&mut system.relations),
                 uninterpreted: Vec::new(),
+                arrays: false,
             };
             solve::solve(&encoding, deadline)
         }

@@ -115,6 +115,7 @@ mod tests {
                 new_span: Default::default(),
             }],
             uninterpreted: Vec::new(),
+            arrays: false,
         }
     }
 
