@@ -101,6 +101,9 @@ pub struct Relation {
     pub application: Bool,
     pub old_span: Span,
     pub new_span: Span,
+    /// Where either loop still runs (`G_old ∨ G_new` over the
+    /// parameters); `None` for relations that are not loop invariants.
+    pub running: Option<Bool>,
 }
 
 /// The Horn clauses of the lockstep product of a pair.
@@ -125,9 +128,9 @@ pub struct Encoding {
 /// Arrays enter the state as the objects that exist when the run reaches
 /// its first loop (parameters, globals, arrays created before the loop);
 /// which object an array variable names is fixed from there on. A loop or
-/// a later stretch that creates an array, or points an array variable at
-/// another object, is refused ([`Layout::values`]): the state vector would
-/// change shape.
+/// a later stretch that points an array variable at another object is
+/// refused ([`Layout::values`]); arrays it creates are unreachable at the
+/// next loop head (no variable names them) and left out.
 struct Layout {
     locals: Vec<(LocalId, Type)>,
     globals: Vec<(GlobalId, Type)>,
@@ -217,7 +220,11 @@ impl Layout {
             globals.push((id, g.ty.clone()));
         }
         let mut objects = Vec::new();
-        for (o, obj) in at_first_loop.map_or(&[][..], |s| &s.heap[..]).iter().enumerate() {
+        for (o, obj) in at_first_loop
+            .map_or(&[][..], |s| &s.heap[..])
+            .iter()
+            .enumerate()
+        {
             // An object no variable names keeps a positional name (it
             // cannot be read again, but a parameter's is still compared).
             let base = object_names
@@ -299,9 +306,8 @@ impl Layout {
         })
     }
 
-    /// The values of a state, in layout order; an error when its arrays
-    /// are not the layout's (an array created in a loop or after the first
-    /// loop, or an array variable pointed at another object).
+    /// The values of a state, in layout order; an error when an array
+    /// variable names another object than at the first loop.
     fn values(&self, s: &State) -> Result<Vec<Dynamic>, EncodeError> {
         let missing = || EncodeError::new("internal: state value missing");
         let mut out = Vec::new();
@@ -336,12 +342,14 @@ impl Layout {
                  in a method with loops",
             ));
         }
-        if s.heap.len() != self.objects.len() {
-            return Err(EncodeError::new(
-                "an array created inside a loop or after the first loop",
-            ));
+        // Arrays created since the first loop (by the stretch itself, or
+        // a callee's local array) are dropped: no array variable names them
+        // (checked above; temporaries are dead here) and no array holds
+        // references, so nothing after this point can reach them.
+        if s.heap.len() < self.objects.len() {
+            return Err(missing());
         }
-        for obj in &s.heap {
+        for obj in &s.heap[..self.objects.len()] {
             out.push(obj.len.to_dyn().ok_or_else(missing)?);
             out.push(Dynamic::from_ast(&obj.data));
         }
@@ -694,6 +702,7 @@ pub fn encode(
             application,
             old_span: o.spans[k],
             new_span: n.spans[k],
+            running: Some(Bool::or(&[&o.guards[k], &n.guards[k]])),
         });
     }
 

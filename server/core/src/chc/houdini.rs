@@ -6,7 +6,8 @@
 //! at a constant offset, or at a constant value: per loop pair the
 //! candidates are `old.x = new.x` for variables of the same name,
 //! `old.x − new.x = d` and `v = c` where some clause entering a loop
-//! gives them constant values. Candidates that some clause does not
+//! gives them constant values, and `x = y` for any two variables some
+//! clause entering a loop gives the same value. Candidates that some clause does not
 //! preserve are dropped until the rest is inductive; then, if no query
 //! clause can reach `false` under them, the conjunction is a proof — the
 //! same clauses Spacer gets, each checked valid by Z3 (an `unknown` drops
@@ -90,9 +91,26 @@ pub fn prove(enc: &Encoding, deadline: Instant) -> Option<Vec<String>> {
     Some(
         candidates
             .iter()
-            .map(|cs| Bool::and(cs).simplify().to_string())
+            .zip(&enc.relations)
+            .map(|(cs, rel)| Bool::and(&shown(cs, rel)).simplify().to_string())
             .collect(),
     )
+}
+
+/// The proof's candidates without the weakened equalities whose stronger
+/// form is among them too (implied: only clutter in the invariant shown).
+fn shown(kept: &[Bool], rel: &super::encode::Relation) -> Vec<Bool> {
+    let Some(running) = &rel.running else {
+        return kept.to_vec();
+    };
+    let implied: Vec<_> = kept
+        .iter()
+        .map(|c| running.implies(c).get_z3_ast())
+        .collect();
+    kept.iter()
+        .filter(|c| !implied.contains(&c.get_z3_ast()))
+        .cloned()
+        .collect()
 }
 
 /// The candidates for relation `k`, over its parameters.
@@ -106,9 +124,12 @@ fn candidates(enc: &Encoding, k: usize) -> Vec<Bool> {
             out.push(b);
         }
     };
-    for (i, j) in &rel.same_name {
-        push(rel.params[*i].eq(&rel.params[*j]));
-    }
+    // Equalities between two parameters, kept apart to be weakened below.
+    let mut equalities: Vec<Bool> = rel
+        .same_name
+        .iter()
+        .map(|(i, j)| rel.params[*i].eq(&rel.params[*j]))
+        .collect();
     // Constants and offsets as the clauses entering any loop give them
     // (every relation has the same parameters, the versions' states): a
     // constant set before the first loop is still one at the second.
@@ -121,6 +142,20 @@ fn candidates(enc: &Encoding, k: usize) -> Vec<Bool> {
                 push(p.eq(&c));
             }
         }
+        // Variables that enter with the same value, whatever their names
+        // (`int n = a.length;` beside `a.length`, a renamed copy of a
+        // parameter): equal as long as neither changes.
+        let entering: Vec<Dynamic> = args.iter().map(Dynamic::simplify).collect();
+        for i in 0..rel.params.len() {
+            for j in i + 1..rel.params.len() {
+                if entering[i].get_z3_ast() == entering[j].get_z3_ast()
+                    && rel.params[i].get_sort() == rel.params[j].get_sort()
+                    && numeral(&entering[i]).is_none()
+                {
+                    equalities.push(rel.params[i].eq(&rel.params[j]));
+                }
+            }
+        }
         for (i, j) in &rel.same_name {
             if let (Some(d), Some(pd)) = (
                 difference(&args[*i], &args[*j]),
@@ -130,6 +165,17 @@ fn candidates(enc: &Encoding, k: usize) -> Vec<Bool> {
                 push(pd.eq(d.simplify()));
             }
         }
+    }
+    // Each equality also as long as either loop runs: versions aligned by
+    // peeling may leave a counter unequal exactly when neither loop runs
+    // (`i = 1` against `i = 0` on an empty array). Where the stronger form
+    // holds, it stays.
+    let weakened: Vec<Bool> = match &rel.running {
+        Some(running) => equalities.iter().map(|e| running.implies(e)).collect(),
+        None => Vec::new(),
+    };
+    for c in equalities.into_iter().chain(weakened) {
+        push(c);
     }
     out
 }

@@ -166,8 +166,14 @@ fn prove_with(
                     assumptions,
                 });
             }
-            // Not in step this way: try the next alignment.
-            solve::Answer::Unsafe => last = Some(solve::Answer::Unsafe),
+            // Not in step this way: try the next alignment. An earlier
+            // timeout stays the reason: the search was cut short there (and
+            // the portfolio gives a timed-out loop checker a second try).
+            solve::Answer::Unsafe => {
+                if last.is_none() {
+                    last = Some(solve::Answer::Unsafe);
+                }
+            }
             solve::Answer::Unknown(r) if r == "timeout" && !crate::cancel::expired(deadline) => {
                 last = Some(solve::Answer::Unknown(r));
             }
@@ -181,7 +187,11 @@ fn prove_with(
     let unknown = match last {
         Some(solve::Answer::Unknown(r)) if r == "timeout" => Unknown {
             reason: UnknownReason::Timeout,
-            detail: "the CHC solver ran out of time".into(),
+            detail: if tried > 1 {
+                format!("the CHC solver ran out of time ({tried} alignments of the loops tried)")
+            } else {
+                "the CHC solver ran out of time".into()
+            },
         },
         Some(solve::Answer::Unknown(r)) => Unknown {
             reason: UnknownReason::SolverUnknown,

@@ -459,6 +459,19 @@ impl Effects {
 pub fn safe_expr(e: &Expr) -> bool {
     let mut ok = true;
     walk_expr(e, &mut |e| {
+        // The length of an array variable: an array input is never null
+        // (the verdicts name that assumption), and an unset array local is
+        // an encoding error, not a value. Its operand, an array, is not a
+        // scalar: accepted here, so its own visit below must be too.
+        if let ExprKind::Length(a) = &e.kind {
+            ok &= matches!(a.kind, ExprKind::Local(_) | ExprKind::Global(_));
+            return;
+        }
+        if matches!(e.ty, Type::Array(_))
+            && matches!(e.kind, ExprKind::Local(_) | ExprKind::Global(_))
+        {
+            return;
+        }
         let scalar = matches!(e.ty, Type::Int(_) | Type::Bool);
         let kind_ok = match &e.kind {
             ExprKind::IntLit(_)
@@ -497,6 +510,24 @@ pub fn translate(
     e: &Expr,
     from: (&Program, &Function),
     to: (&Program, &Function),
+) -> Result<Expr, NotEncodable> {
+    translate_within(e, from, to, 0)
+}
+
+/// How many definitions [`translate`] substitutes one inside another.
+const MAX_DEFINITIONS: usize = 4;
+
+/// [`translate`], `nested` definitions deep: a local missing in `to` that
+/// `from` assigns exactly once, at the top level (`int n = a.length;`), is
+/// replaced by its value. Any guard splits a loop exactly (the meaning of
+/// the rewritten version never depends on it), so this only has to give
+/// a guard that is well formed and safe in `to` — and, to be useful, the
+/// one the other version means.
+fn translate_within(
+    e: &Expr,
+    from: (&Program, &Function),
+    to: (&Program, &Function),
+    nested: usize,
 ) -> Result<Expr, NotEncodable> {
     if !safe_expr(e) {
         return Err(not_encodable(
@@ -542,6 +573,22 @@ pub fn translate(
                         x.span,
                     ));
                     None
+                }
+                [] if nested < MAX_DEFINITIONS => {
+                    match definition(from.1, *l).map(|d| translate_within(d, from, to, nested + 1))
+                    {
+                        Some(Ok(d)) if d.ty == x.ty => Some(d.kind),
+                        _ => {
+                            problem.get_or_insert(not_encodable(
+                                format!(
+                                    "variable {} of a loop guard is missing in the other version",
+                                    src.name
+                                ),
+                                x.span,
+                            ));
+                            None
+                        }
+                    }
                 }
                 [] => {
                     problem.get_or_insert(not_encodable(
@@ -589,6 +636,47 @@ pub fn translate(
     }
 }
 
+/// The value of local `l` when `f` assigns it exactly once, by a
+/// top-level statement (and it is not a parameter).
+fn definition(f: &Function, l: LocalId) -> Option<&Expr> {
+    if f.locals.get(l.0 as usize)?.kind == LocalKind::Param {
+        return None;
+    }
+    let mut writes = 0usize;
+    for s in &f.body {
+        walk_stmts(s, &mut |s| {
+            let place = match &s.kind {
+                StmtKind::Assign { place, .. } => Some(place),
+                StmtKind::Call { dest, .. } | StmtKind::External { dest, .. } => dest.as_ref(),
+                _ => None,
+            };
+            if place == Some(&Place::Local(l)) {
+                writes += 1;
+            }
+        });
+    }
+    if writes != 1 {
+        return None;
+    }
+    f.body.iter().find_map(|s| match &s.kind {
+        StmtKind::Assign {
+            place: Place::Local(p),
+            value,
+        } if *p == l => Some(value),
+        _ => None,
+    })
+}
+
+/// Visits `s` and the statements nested in it.
+fn walk_stmts(s: &Stmt, f: &mut dyn FnMut(&Stmt)) {
+    f(s);
+    for b in s.child_blocks() {
+        for t in b {
+            walk_stmts(t, f);
+        }
+    }
+}
+
 /// Guards nested deeper than this are not translated ([`map_expr`]
 /// recurses).
 const MAX_GUARD_DEPTH: usize = 64;
@@ -620,6 +708,7 @@ fn map_expr(e: &Expr, f: &mut dyn FnMut(&Expr) -> Option<ExprKind>) -> Expr {
                 Box::new(map_expr(b, f)),
             ),
             ExprKind::Cast(a) => ExprKind::Cast(Box::new(map_expr(a, f))),
+            ExprKind::Length(a) => ExprKind::Length(Box::new(map_expr(a, f))),
             other => other.clone(),
         },
     };

@@ -332,6 +332,7 @@ impl System {
             application,
             old_span,
             new_span,
+            running: None,
         });
         self.results.push(results);
         Ok(index)

@@ -113,6 +113,7 @@ mod tests {
                 decl: inv,
                 old_span: Default::default(),
                 new_span: Default::default(),
+                running: None,
             }],
             uninterpreted: Vec::new(),
             arrays: false,

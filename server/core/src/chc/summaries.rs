@@ -285,6 +285,7 @@ mod tests {
             application,
             old_span: Default::default(),
             new_span: Default::default(),
+            running: None,
         }
     }
 

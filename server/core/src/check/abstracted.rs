@@ -340,7 +340,7 @@ struct LoopHandOff {
 impl LoopHandOff {
     fn prove(&mut self, pair: &MethodPair<'_>, options: &Options, by: Instant) -> Option<Verdict> {
         self.tried = true;
-        let verdict = super::loops::prove(pair, options, by);
+        let verdict = super::loops::prove_on_own_context(pair, options, by);
         verdict.is_proved().then_some(verdict)
     }
 }

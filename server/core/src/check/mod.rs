@@ -753,7 +753,7 @@ pub fn check_pair(pair: &MethodPair<'_>, options: &Options) -> MethodReport {
 /// had checked before (a fixture proved alone in 0.9 s timed out after 200
 /// others). A fresh context per pair makes a verdict a function of the pair
 /// and the options, and returns the memory of every term built for it.
-fn with_fresh_z3_context<R: Send + Sync>(check: impl FnOnce() -> R + Send + Sync) -> R {
+pub(crate) fn with_fresh_z3_context<R: Send + Sync>(check: impl FnOnce() -> R + Send + Sync) -> R {
     z3::with_z3_config(&z3::Config::new(), check)
 }
 

@@ -86,7 +86,7 @@ impl Checker for PortfolioChecker {
             let first = Duration::from_millis(options.timeout_ms)
                 .mul_f64(FIRST_LOOPS_SHARE)
                 .min(FIRST_LOOPS_MAX);
-            let verdict = super::loops::prove(pair, options, Instant::now() + first);
+            let verdict = super::loops::prove_on_own_context(pair, options, Instant::now() + first);
             if verdict.is_proved() {
                 return Decision::plain(verdict, Decider::Loops);
             }
@@ -129,7 +129,7 @@ impl Checker for PortfolioChecker {
         if !run.verdict.is_conclusive() && !loops_done && !crate::cancel::expired(deadline) {
             let left = deadline.saturating_duration_since(Instant::now());
             let loops_deadline = Instant::now() + left.mul_f64(LOOPS_SHARE);
-            let by_loops = super::loops::prove(pair, options, loops_deadline);
+            let by_loops = super::loops::prove_on_own_context(pair, options, loops_deadline);
             if by_loops.is_proved() {
                 return Decision {
                     verdict: by_loops,
