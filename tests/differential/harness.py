@@ -357,9 +357,12 @@ def random_inputs(sig: Signature, state_vars: list[Var], semantics: str, count: 
                 args[ni] = args[ni] if rng.random() < 0.2 else n
             else:
                 # n never exceeds the real length: reading past it is
-                # undefined behaviour natively.
+                # undefined behaviour natively. Negative only when n is
+                # signed: an unsigned n of -1 is the largest value, far
+                # past the array.
                 length = len(args[ai])
-                args[ni] = length if rng.random() < 0.8 else rng.randint(-2, length)
+                lowest = max(-2, sig.params[ni].ty.int_range[0])
+                args[ni] = length if rng.random() < 0.8 else rng.randint(lowest, length)
         state = {v.name: gen.value(v.ty, max_len) for v in state_vars}
         lines.append(input_line(sig, args, state))
     return lines
