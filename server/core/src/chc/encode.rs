@@ -147,13 +147,16 @@ struct Layout {
 
 impl Layout {
     /// The layout of `f`'s state; `at_first_loop` is the state in which
-    /// the run reaches its first loop (where the array objects come from).
+    /// the run reaches its first loop (where the array objects come from),
+    /// `loop_spans` where the loops are (their bodies scope the arrays
+    /// declared in them).
     fn new(
         ops: &Ops,
         f: &Function,
         program: &Program,
         tag: &str,
         at_first_loop: Option<&State>,
+        loop_spans: &[Span],
     ) -> Result<Layout, EncodeError> {
         let mut seen: HashMap<String, usize> = HashMap::new();
         let mut name = |base: &str| {
@@ -183,6 +186,15 @@ impl Layout {
                 let value = at_first_loop
                     .and_then(|s| s.locals.get(i).cloned())
                     .unwrap_or(Sym::Void);
+                // Likewise an array variable declared inside a loop and not
+                // set when the run reaches the first loop: its scope is the
+                // body, which sets it before any read in every iteration.
+                let in_a_loop = loop_spans
+                    .iter()
+                    .any(|sp| sp.start <= l.span.start && l.span.end <= sp.end);
+                if matches!(value, Sym::Void) && in_a_loop {
+                    continue;
+                }
                 if let Sym::Arr(o) = value {
                     object_names.entry(o).or_insert_with(|| l.name.clone());
                 }
@@ -420,7 +432,9 @@ fn version_pieces(
     let exits = ex
         .segment(func, &shape.segments[0], entry_state)
         .map_err(enc)?;
-    let layout = Layout::new(&ops, f, program, tag, exits.end.as_ref()).map_err(enc)?;
+    let loop_spans: Vec<Span> = shape.loops.iter().map(|l| l.span).collect();
+    let layout =
+        Layout::new(&ops, f, program, tag, exits.end.as_ref(), &loop_spans).map_err(enc)?;
     let entry = step(&mut ex, &layout, f, &param_arrays, exits, last == 0).map_err(enc)?;
     let mut guards = Vec::new();
     let mut bodies = Vec::new();

@@ -928,4 +928,77 @@ mod tests {
                            while (i < n) { p = p + s; i++; } return p; }";
         not_proved(reads, reads_split);
     }
+
+    #[test]
+    fn arrays_are_loop_state_related_by_equality() {
+        // Read only: the sum over an input array, for vs while.
+        let inv = proved(
+            "int f(int[] a) { int s = 0; for (int i = 0; i < a.length; i++) { s += a[i]; } return s; }",
+            "int f(int[] a) { int s = 0; int i = 0; while (i < a.length) { s = s + a[i]; i++; } return s; }",
+        );
+        assert!(
+            inv[0].formula.contains("(= old.a new.a)"),
+            "{}",
+            inv[0].formula
+        );
+        // Written in place: the parameter's final contents are compared.
+        proved(
+            "void f(int[] a, int k) { for (int i = 0; i < a.length; i++) { a[i] = a[i] + k; } }",
+            "void f(int[] a, int k) { int i = 0; while (i < a.length) { a[i] += k; i += 1; } }",
+        );
+        // ... so a skipped element is never proved.
+        not_proved(
+            "void f(int[] a, int k) { for (int i = 0; i < a.length; i++) { a[i] = a[i] + k; } }",
+            "void f(int[] a, int k) { for (int i = 1; i < a.length; i++) { a[i] = a[i] + k; } }",
+        );
+        // An array created before the loop is state too; one created in
+        // the loop is dropped at the next head.
+        proved(
+            "int f(int n) { int[] b = new int[2]; int s = 0; for (int i = 0; i < n; i++) { b[i % 2] += i; int[] t = new int[1]; t[0] = i; s += t[0]; } return s + b[0]; }",
+            "int f(int n) { int[] b = new int[2]; int s = 0; for (int i = 0; i < n; i++) { b[i % 2] = b[i % 2] + i; s += i; } return s + b[0]; }",
+        );
+    }
+
+    #[test]
+    fn an_array_variable_pointed_elsewhere_in_a_loop_is_refused() {
+        let u = not_proved(
+            "int f(int[] a, int[] b) { int[] c = a; for (int i = 0; i < 3; i++) { c = b; } return c.length; }",
+            "int f(int[] a, int[] b) { for (int i = 0; i < 3; i++) { } return b.length; }",
+        );
+        assert_eq!(u.reason, UnknownReason::NotEncodable);
+        assert!(u.detail.contains("names another array"), "{}", u.detail);
+    }
+
+    #[test]
+    fn equalities_need_only_hold_while_a_loop_runs() {
+        // The first iteration peeled: on an empty array the new counter
+        // starts at 1 and the old one (not peeled) at 0, while neither
+        // loop runs.
+        let inv = proved(
+            "void f(int[] y, int k) { for (int i = 0; i < y.length; i++) { y[i] = y[i] + k; } }",
+            "void f(int[] y, int k) { if (y.length > 0) { y[0] += k; } for (int i = 1; i < y.length; i++) { y[i] += k; } }",
+        );
+        assert_eq!(inv[0].old_peeled, 1);
+        assert!(
+            inv[0].formula.contains("(= old.i new.i)"),
+            "{}",
+            inv[0].formula
+        );
+    }
+
+    #[test]
+    fn a_guard_over_a_local_the_other_version_lacks_goes_through_its_definition() {
+        // `n = a.length` exists only in the unrolled version: the single
+        // loop is split at `i + 3 < a.length`.
+        let inv = proved(
+            "void f(int[] a) { for (int i = 0; i < a.length; i++) { a[i] = a[i] + 1; } }",
+            "void f(int[] a) { int n = a.length; int i = 0; for (; i + 3 < n; i += 4) { a[i] += 1; a[i + 1] += 1; a[i + 2] += 1; a[i + 3] += 1; } for (; i < n; i++) { a[i] += 1; } }",
+        );
+        assert!(
+            inv[0].rearranged.contains("unrolled"),
+            "{:?}",
+            inv[0].rearranged
+        );
+        assert!(inv[0].formula.contains("new.n"), "{}", inv[0].formula);
+    }
 }
