@@ -582,12 +582,36 @@ impl<'p> Version<'p> {
     }
 }
 
+/// How the two versions' loops are composed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Product {
+    /// Guards required equal at every head: a proof is total equivalence.
+    Lockstep,
+    /// Where only one guard holds, that version's loop steps alone while
+    /// the other waits at its head (loops without inner loops only; a body
+    /// that may end the run while the other waits is a bad state). Every
+    /// pair of terminating runs from equal inputs is one run of this
+    /// product, so a proof is equivalence where both terminate.
+    Interleaved,
+}
+
 /// Encodes the lockstep product of `old` and `new` as Horn clauses.
 pub fn encode(
     ops: Ops,
     old: &Version<'_>,
     new: &Version<'_>,
     deadline: Instant,
+) -> Result<Encoding, EncodeFailure> {
+    encode_product(ops, old, new, deadline, Product::Lockstep)
+}
+
+/// Encodes the product of `old` and `new` as Horn clauses.
+pub fn encode_product(
+    ops: Ops,
+    old: &Version<'_>,
+    new: &Version<'_>,
+    deadline: Instant,
+    product: Product,
 ) -> Result<Encoding, EncodeFailure> {
     let (old_fn, new_fn) = (old.body, new.body);
     let (old_shape, new_shape) = (&old.shape, &new.shape);
@@ -766,14 +790,39 @@ pub fn encode(
     for k in 0..n_old {
         let inv = &relations[k].application;
         let (go, gn) = (&o.guards[k], &n.guards[k]);
-        // Guards agree at every head: the loops run in lockstep.
-        rules.add(Bool::and(&[inv, &go.xor(gn)]), None, &[]);
-        let differs = pieces(&o.bodies[k], &n.bodies[k])?;
         // The body runs to its first inner loop's head or back to its own;
         // after the exit the run goes to the next loop at the same level,
         // the enclosing loop's head or the end (the same in both versions,
         // checked above).
         let into = old_shape.body_destination(k);
+        if product == Product::Interleaved && into == k {
+            // One loop steps alone while the other waits at its head (its
+            // state unchanged); a body that may end the run meanwhile is
+            // refused as a bad state (a conservative clause).
+            let (ob, nb) = (&o.bodies[k], &n.bodies[k]);
+            let alone = [
+                (Bool::and(&[inv, go, &gn.not()]), ob, true),
+                (Bool::and(&[inv, &go.not(), gn]), nb, false),
+            ];
+            for (pre, body, old_steps) in alone {
+                if let Some(vals) = &body.cont_values {
+                    let (vo, vn) = if old_steps {
+                        (vals, &n.layout.vars)
+                    } else {
+                        (&o.layout.vars, vals)
+                    };
+                    let head = apply(&relations[k].decl, vo.iter().chain(vn))
+                        .ok_or_else(|| EncodeFailure::pair("internal: relation application"))?;
+                    let args: Vec<Dynamic> = vo.iter().chain(vn).cloned().collect();
+                    rules.add(Bool::and(&[&pre, &body.cont]), Some((k, head, args)), &[]);
+                }
+                rules.add(Bool::and(&[&pre, &body.term]), None, &[]);
+            }
+        } else {
+            // Guards agree at every head: the loops run in lockstep.
+            rules.add(Bool::and(&[inv, &go.xor(gn)]), None, &[]);
+        }
+        let differs = pieces(&o.bodies[k], &n.bodies[k])?;
         let al = alike(into, &o.bodies[k], &n.bodies[k])?;
         rules.stretch(
             Bool::and(&[inv, go, gn]),

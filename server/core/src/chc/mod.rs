@@ -45,6 +45,9 @@ pub struct LoopProof {
     pub invariants: Vec<LoopInvariant>,
     /// What the proof assumes, in words.
     pub assumptions: Vec<String>,
+    /// Equivalence only where both versions terminate (the interleaved
+    /// product, [`encode::Product::Interleaved`]).
+    pub partial: bool,
 }
 
 /// Tries to prove the pair equivalent by a lockstep invariant: the
@@ -164,6 +167,7 @@ fn prove_with(
                 return Ok(LoopProof {
                     invariants,
                     assumptions,
+                    partial: false,
                 });
             }
             // Not in step this way: try the next alignment. An earlier
@@ -182,6 +186,16 @@ fn prove_with(
                 break;
             }
         }
+    }
+    // No alignment runs in lockstep (each refuted, none cut short): the
+    // loops may still agree wherever both terminate, one of them running
+    // alone where only its guard holds (REVE `whileif`: the new loop spins
+    // forever where the old one is skipped).
+    if matches!(last, Some(solve::Answer::Unsafe))
+        && !crate::cancel::expired(deadline)
+        && let Some(proof) = prove_interleaved(ops, &old, &new, deadline)
+    {
+        return Ok(proof);
     }
     let solver_gave_up = matches!(last, Some(solve::Answer::Unknown(_)));
     let unknown = match last {
@@ -242,6 +256,51 @@ fn prove_with(
         }
     } else {
         unknown
+    })
+}
+
+/// A proof of equivalence where both versions terminate, by an invariant
+/// of the interleaved product of the shapes as written; `None` when there
+/// is none (or no time).
+fn prove_interleaved(
+    ops: Ops,
+    old: &encode::Version<'_>,
+    new: &encode::Version<'_>,
+    deadline: Instant,
+) -> Option<LoopProof> {
+    let enc = encode::encode_product(ops, old, new, deadline, encode::Product::Interleaved).ok()?;
+    let formulas = match houdini::prove(&enc, deadline) {
+        Some(f) => f,
+        None => match solve::solve(&enc, deadline) {
+            solve::Answer::Safe(f) => f,
+            _ => return None,
+        },
+    };
+    let mut assumptions = Vec::new();
+    if !enc.uninterpreted.is_empty() {
+        assumptions.push(format!(
+            "{} treated as uninterpreted functions (equal arguments give equal results)",
+            enc.uninterpreted.join(", ")
+        ));
+    }
+    let invariants = enc
+        .relations
+        .iter()
+        .zip(formulas)
+        .map(|(r, formula)| LoopInvariant {
+            old_line: r.old_span.line(),
+            new_line: r.new_span.line(),
+            old_peeled: 0,
+            new_peeled: 0,
+            rearranged: "interleaved: a loop whose guard alone holds steps while the other waits"
+                .into(),
+            formula,
+        })
+        .collect();
+    Some(LoopProof {
+        invariants,
+        assumptions,
+        partial: true,
     })
 }
 
@@ -1000,5 +1059,33 @@ mod tests {
             inv[0].rearranged
         );
         assert!(inv[0].formula.contains("new.n"), "{}", inv[0].formula);
+    }
+
+    #[test]
+    fn loops_out_of_step_are_proved_only_where_both_terminate() {
+        // REVE whileif: with t <= 0 the new loop spins forever while the
+        // old one is skipped; where both terminate they agree.
+        let old = "int f(int t, int c) { int x = 0; if (0 < t) { while (0 < c) { x++; c = c - 1; } } return x; }";
+        let new = "int f(int t, int c) { int x = 0; while (0 < c) { if (0 < t) { x++; c = c - 1; } } return x; }";
+        let (po, pn) = (
+            crate::lang::lower(Lang::Java, &method(old)),
+            crate::lang::lower(Lang::Java, &method(new)),
+        );
+        let ops = Ops {
+            sem: Semantics::Math,
+            lang: Lang::Java,
+            signed_overflow: Default::default(),
+        };
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let proof = prove_lockstep(ops, (&po, FuncId(0)), (&pn, FuncId(0)), deadline)
+            .expect("proved where both terminate");
+        assert!(proof.partial);
+        assert!(proof.invariants[0].rearranged.contains("interleaved"));
+        // A difference on terminating inputs is never proved, interleaved
+        // or not.
+        not_proved(
+            old,
+            "int f(int t, int c) { int x = 0; while (0 < c) { if (0 < t) { x += 2; c = c - 1; } } return x; }",
+        );
     }
 }

@@ -72,7 +72,7 @@ pub(crate) fn prove(pair: &MethodPair<'_>, options: &Options, deadline: Instant)
                 bounded: None,
                 assumptions: p.assumptions,
                 invariants: p.invariants,
-                partial: false,
+                partial: p.partial,
                 summaries: Vec::new(),
             })
         }
