@@ -126,14 +126,17 @@ fn prove_with(
             Some(formulas) => solve::Answer::Safe(formulas),
             None => {
                 // Then Spacer. One hard candidate must not starve the
-                // others: each gets a third of what is left (at least a
-                // second), and those after plain lockstep at most two
-                // seconds (proofs take well under one).
+                // others: plain lockstep, the likeliest, gets half of what
+                // is left (an invariant relating an accumulator to an array
+                // element takes Spacer 1.5 s), each later one a third (at
+                // least a second, at most two: their proofs take well
+                // under one).
                 let left = deadline.saturating_duration_since(Instant::now());
-                let mut share = (left / 3).max(Duration::from_secs(1));
-                if tried > 1 {
-                    share = share.min(Duration::from_secs(2));
-                }
+                let share = if tried == 1 {
+                    (left / 2).max(Duration::from_secs(1))
+                } else {
+                    (left / 3).clamp(Duration::from_secs(1), Duration::from_secs(2))
+                };
                 solve::solve(&enc, (Instant::now() + share).min(deadline))
             }
         };
