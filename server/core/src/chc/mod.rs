@@ -50,6 +50,48 @@ pub struct LoopProof {
     pub partial: bool,
 }
 
+impl LoopProof {
+    /// The proof by `enc`'s relations with `formulas` as their
+    /// interpretations; `alignment(k)` tells how loop pair `k` was aligned
+    /// (iterations peeled before it, the rearrangement in words).
+    fn new(
+        enc: &encode::Encoding,
+        formulas: Vec<String>,
+        partial: bool,
+        alignment: impl Fn(usize) -> ((u32, u32), String),
+    ) -> LoopProof {
+        let mut assumptions = Vec::new();
+        if !enc.uninterpreted.is_empty() {
+            assumptions.push(format!(
+                "{} treated as uninterpreted functions (equal arguments give equal results)",
+                enc.uninterpreted.join(", ")
+            ));
+        }
+        let invariants = enc
+            .relations
+            .iter()
+            .zip(formulas)
+            .enumerate()
+            .map(|(k, (r, formula))| {
+                let ((old_peeled, new_peeled), rearranged) = alignment(k);
+                LoopInvariant {
+                    old_line: r.old_span.line(),
+                    new_line: r.new_span.line(),
+                    old_peeled,
+                    new_peeled,
+                    rearranged,
+                    formula,
+                }
+            })
+            .collect();
+        LoopProof {
+            invariants,
+            assumptions,
+            partial,
+        }
+    }
+}
+
 /// Tries to prove the pair equivalent by a lockstep invariant: the
 /// invariants found (one per pair of loops), or why not.
 pub fn prove_lockstep(
@@ -142,36 +184,12 @@ fn prove_with(
         };
         match answer {
             solve::Answer::Safe(formulas) => {
-                let mut assumptions = Vec::new();
-                if !enc.uninterpreted.is_empty() {
-                    assumptions.push(format!(
-                        "{} treated as uninterpreted functions (equal arguments give equal results)",
-                        enc.uninterpreted.join(", ")
-                    ));
-                }
-                let invariants = enc
-                    .relations
-                    .iter()
-                    .zip(formulas)
-                    .enumerate()
-                    .map(|(k, (r, formula))| {
-                        let (old_peeled, new_peeled) =
-                            cand.peeled.get(k).copied().unwrap_or((0, 0));
-                        LoopInvariant {
-                            old_line: r.old_span.line(),
-                            new_line: r.new_span.line(),
-                            old_peeled,
-                            new_peeled,
-                            rearranged: cand.notes.get(k).cloned().unwrap_or_default(),
-                            formula,
-                        }
-                    })
-                    .collect();
-                return Ok(LoopProof {
-                    invariants,
-                    assumptions,
-                    partial: false,
-                });
+                return Ok(LoopProof::new(&enc, formulas, false, |k| {
+                    (
+                        cand.peeled.get(k).copied().unwrap_or((0, 0)),
+                        cand.notes.get(k).cloned().unwrap_or_default(),
+                    )
+                }));
             }
             // Not in step this way: try the next alignment. An earlier
             // timeout stays the reason: the search was cut short there (and
@@ -279,32 +297,12 @@ fn prove_interleaved(
             _ => return None,
         },
     };
-    let mut assumptions = Vec::new();
-    if !enc.uninterpreted.is_empty() {
-        assumptions.push(format!(
-            "{} treated as uninterpreted functions (equal arguments give equal results)",
-            enc.uninterpreted.join(", ")
-        ));
-    }
-    let invariants = enc
-        .relations
-        .iter()
-        .zip(formulas)
-        .map(|(r, formula)| LoopInvariant {
-            old_line: r.old_span.line(),
-            new_line: r.new_span.line(),
-            old_peeled: 0,
-            new_peeled: 0,
-            rearranged: "interleaved: a loop whose guard alone holds steps while the other waits"
-                .into(),
-            formula,
-        })
-        .collect();
-    Some(LoopProof {
-        invariants,
-        assumptions,
-        partial: true,
-    })
+    Some(LoopProof::new(&enc, formulas, true, |_| {
+        (
+            (0, 0),
+            "interleaved: a loop whose guard alone holds steps while the other waits".into(),
+        )
+    }))
 }
 
 /// `program` with `func` rewritten for the encoding, each step keeping its

@@ -574,23 +574,16 @@ fn translate_within(
                     ));
                     None
                 }
-                [] if nested < MAX_DEFINITIONS => {
-                    match definition(from.1, *l).map(|d| translate_within(d, from, to, nested + 1))
-                    {
-                        Some(Ok(d)) if d.ty == x.ty => Some(d.kind),
-                        _ => {
-                            problem.get_or_insert(not_encodable(
-                                format!(
-                                    "variable {} of a loop guard is missing in the other version",
-                                    src.name
-                                ),
-                                x.span,
-                            ));
-                            None
-                        }
-                    }
-                }
                 [] => {
+                    let defined = (nested < MAX_DEFINITIONS)
+                        .then(|| definition(from.1, *l))
+                        .flatten()
+                        .map(|d| translate_within(d, from, to, nested + 1));
+                    if let Some(Ok(d)) = defined
+                        && d.ty == x.ty
+                    {
+                        return Some(d.kind);
+                    }
                     problem.get_or_insert(not_encodable(
                         format!(
                             "variable {} of a loop guard is missing in the other version",
