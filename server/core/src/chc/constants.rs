@@ -23,21 +23,7 @@ pub fn propagate(f: &mut Function) -> bool {
     if f.body.iter().any(too_deep) {
         return false;
     }
-    let mut assignments = vec![0usize; f.locals.len()];
-    for s in &f.body {
-        walk_stmts(s, &mut |s| {
-            let place = match &s.kind {
-                StmtKind::Assign { place, .. } => Some(place),
-                StmtKind::Call { dest, .. } | StmtKind::External { dest, .. } => dest.as_ref(),
-                _ => None,
-            };
-            if let Some(Place::Local(l)) = place
-                && let Some(n) = assignments.get_mut(l.0 as usize)
-            {
-                *n += 1;
-            }
-        });
-    }
+    let assignments = assignment_counts(f);
     let mut changed = false;
     for i in 0..f.body.len() {
         let StmtKind::Assign {
@@ -105,6 +91,27 @@ fn too_deep(s: &Stmt) -> bool {
         }
     });
     deep
+}
+
+/// How often `f`'s body assigns each local (assignments and call
+/// results), by local id.
+pub(super) fn assignment_counts(f: &Function) -> Vec<usize> {
+    let mut assignments = vec![0usize; f.locals.len()];
+    for s in &f.body {
+        walk_stmts(s, &mut |s| {
+            let place = match &s.kind {
+                StmtKind::Assign { place, .. } => Some(place),
+                StmtKind::Call { dest, .. } | StmtKind::External { dest, .. } => dest.as_ref(),
+                _ => None,
+            };
+            if let Some(Place::Local(l)) = place
+                && let Some(n) = assignments.get_mut(l.0 as usize)
+            {
+                *n += 1;
+            }
+        });
+    }
+    assignments
 }
 
 /// Visits `s` and the statements nested in it.

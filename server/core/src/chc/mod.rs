@@ -621,6 +621,10 @@ mod tests {
     use crate::ir::{Lang, Semantics};
 
     fn prove_java(old: &str, new: &str) -> Result<Vec<LoopInvariant>, Unknown> {
+        prove_java_proof(old, new).map(|p| p.invariants)
+    }
+
+    fn prove_java_proof(old: &str, new: &str) -> Result<LoopProof, Unknown> {
         let (po, pn) = (
             crate::lang::lower(Lang::Java, old),
             crate::lang::lower(Lang::Java, new),
@@ -631,7 +635,7 @@ mod tests {
             signed_overflow: Default::default(),
         };
         let deadline = Instant::now() + Duration::from_secs(20);
-        prove_lockstep(ops, (&po, FuncId(0)), (&pn, FuncId(0)), deadline).map(|p| p.invariants)
+        prove_lockstep(ops, (&po, FuncId(0)), (&pn, FuncId(0)), deadline)
     }
 
     fn method(body: &str) -> String {
@@ -1068,18 +1072,8 @@ mod tests {
         // old one is skipped; where both terminate they agree.
         let old = "int f(int t, int c) { int x = 0; if (0 < t) { while (0 < c) { x++; c = c - 1; } } return x; }";
         let new = "int f(int t, int c) { int x = 0; while (0 < c) { if (0 < t) { x++; c = c - 1; } } return x; }";
-        let (po, pn) = (
-            crate::lang::lower(Lang::Java, &method(old)),
-            crate::lang::lower(Lang::Java, &method(new)),
-        );
-        let ops = Ops {
-            sem: Semantics::Math,
-            lang: Lang::Java,
-            signed_overflow: Default::default(),
-        };
-        let deadline = Instant::now() + Duration::from_secs(20);
-        let proof = prove_lockstep(ops, (&po, FuncId(0)), (&pn, FuncId(0)), deadline)
-            .expect("proved where both terminate");
+        let proof =
+            prove_java_proof(&method(old), &method(new)).expect("proved where both terminate");
         assert!(proof.partial);
         assert!(proof.invariants[0].rearranged.contains("interleaved"));
         // A difference on terminating inputs is never proved, interleaved

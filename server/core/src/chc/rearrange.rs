@@ -635,20 +635,7 @@ fn definition(f: &Function, l: LocalId) -> Option<&Expr> {
     if f.locals.get(l.0 as usize)?.kind == LocalKind::Param {
         return None;
     }
-    let mut writes = 0usize;
-    for s in &f.body {
-        walk_stmts(s, &mut |s| {
-            let place = match &s.kind {
-                StmtKind::Assign { place, .. } => Some(place),
-                StmtKind::Call { dest, .. } | StmtKind::External { dest, .. } => dest.as_ref(),
-                _ => None,
-            };
-            if place == Some(&Place::Local(l)) {
-                writes += 1;
-            }
-        });
-    }
-    if writes != 1 {
+    if super::constants::assignment_counts(f).get(l.0 as usize) != Some(&1) {
         return None;
     }
     f.body.iter().find_map(|s| match &s.kind {
@@ -658,16 +645,6 @@ fn definition(f: &Function, l: LocalId) -> Option<&Expr> {
         } if *p == l => Some(value),
         _ => None,
     })
-}
-
-/// Visits `s` and the statements nested in it.
-fn walk_stmts(s: &Stmt, f: &mut dyn FnMut(&Stmt)) {
-    f(s);
-    for b in s.child_blocks() {
-        for t in b {
-            walk_stmts(t, f);
-        }
-    }
 }
 
 /// Guards nested deeper than this are not translated ([`map_expr`]
