@@ -799,25 +799,27 @@ pub fn encode_product(
             // One loop steps alone while the other waits at its head (its
             // state unchanged); a body that may end the run meanwhile is
             // refused as a bad state (a conservative clause).
-            let (ob, nb) = (&o.bodies[k], &n.bodies[k]);
-            let alone = [
-                (Bool::and(&[inv, go, &gn.not()]), ob, true),
-                (Bool::and(&[inv, &go.not(), gn]), nb, false),
-            ];
-            for (pre, body, old_steps) in alone {
-                if let Some(vals) = &body.cont_values {
-                    let (vo, vn) = if old_steps {
-                        (vals, &n.layout.vars)
-                    } else {
-                        (&o.layout.vars, vals)
-                    };
-                    let head = apply(&relations[k].decl, vo.iter().chain(vn))
-                        .ok_or_else(|| EncodeFailure::pair("internal: relation application"))?;
-                    let args: Vec<Dynamic> = vo.iter().chain(vn).cloned().collect();
-                    rules.add(Bool::and(&[&pre, &body.cont]), Some((k, head, args)), &[]);
-                }
-                rules.add(Bool::and(&[&pre, &body.term]), None, &[]);
+            let (rel, ob, nb) = (&relations[k], &o.bodies[k], &n.bodies[k]);
+            let old_alone = Bool::and(&[inv, go, &gn.not()]);
+            if let Some(vals) = &ob.cont_values {
+                rules.reach(
+                    Bool::and(&[&old_alone, &ob.cont]),
+                    rel,
+                    vals,
+                    &n.layout.vars,
+                )?;
             }
+            rules.add(Bool::and(&[&old_alone, &ob.term]), None, &[]);
+            let new_alone = Bool::and(&[inv, &go.not(), gn]);
+            if let Some(vals) = &nb.cont_values {
+                rules.reach(
+                    Bool::and(&[&new_alone, &nb.cont]),
+                    rel,
+                    &o.layout.vars,
+                    vals,
+                )?;
+            }
+            rules.add(Bool::and(&[&new_alone, &nb.term]), None, &[]);
         } else {
             // Guards agree at every head: the loops run in lockstep.
             rules.add(Bool::and(&[inv, &go.xor(gn)]), None, &[]);
@@ -967,6 +969,21 @@ impl Rules {
         (hypotheses, apps.iter().map(|a| a.result.clone()).collect())
     }
 
+    /// Adds `body → rel(old_values, new_values)`.
+    fn reach(
+        &mut self,
+        body: Bool,
+        rel: &Relation,
+        old_values: &[Dynamic],
+        new_values: &[Dynamic],
+    ) -> Result<(), EncodeFailure> {
+        let head = apply(&rel.decl, old_values.iter().chain(new_values))
+            .ok_or_else(|| EncodeFailure::pair("internal: relation application"))?;
+        let args: Vec<Dynamic> = old_values.iter().chain(new_values).cloned().collect();
+        self.add(body, Some((rel.index, head, args)), &[]);
+        Ok(())
+    }
+
     /// Where both versions run a stretch from `pre`: they go on together
     /// to `next`'s loop head, or end alike (`differs` is "some observable
     /// differs" between the two ends, with its witnesses).
@@ -981,14 +998,7 @@ impl Rules {
     ) -> Result<(), EncodeFailure> {
         witnesses.extend(alike.witnesses);
         if let (Some(next), Some(va), Some(vb)) = (next, &a.cont_values, &b.cont_values) {
-            let head = apply(&next.decl, va.iter().chain(vb))
-                .ok_or_else(|| EncodeFailure::pair("internal: relation application"))?;
-            let args: Vec<Dynamic> = va.iter().chain(vb).cloned().collect();
-            self.add(
-                Bool::and(&[&pre, &a.cont, &b.cont]),
-                Some((next.index, head, args)),
-                &[],
-            );
+            self.reach(Bool::and(&[&pre, &a.cont, &b.cont]), next, va, vb)?;
         }
         let mismatch = Bool::or(&[
             Bool::and(&[&a.cont, &b.term, &alike.old_alone.not()]),
