@@ -250,6 +250,8 @@ def f32(x: float) -> float:
 
 
 def encode(v) -> str:
+    if v is None:
+        return "null"
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, int):
@@ -336,9 +338,11 @@ class Gen:
 
 
 def random_inputs(sig: Signature, state_vars: list[Var], semantics: str, count: int, seed: int,
-                  bounded: int | None, loop_inputs: list[str]) -> list[str]:
+                  bounded: int | None, loop_inputs: list[str], nullable: bool = False) -> list[str]:
     """`bounded` is the loop bound for equivalent_bounded cases: loop inputs
-    (named in expect.json) stay within it, and so do array lengths."""
+    (named in expect.json) stay within it, and so do array lengths.
+    `nullable`: array parameters are null one time in five (Java pairs that
+    test arrays against null)."""
     rng = random.Random(seed)
     gen = Gen(rng, semantics)
     max_len = bounded if bounded is not None else 6
@@ -363,6 +367,10 @@ def random_inputs(sig: Signature, state_vars: list[Var], semantics: str, count: 
                 length = len(args[ai])
                 lowest = max(-2, sig.params[ni].ty.int_range[0])
                 args[ni] = length if rng.random() < 0.8 else rng.randint(lowest, length)
+        if nullable:
+            for i, p in enumerate(sig.params):
+                if p.ty.kind == "array" and rng.random() < 0.2:
+                    args[i] = None
         state = {v.name: gen.value(v.ty, max_len) for v in state_vars}
         lines.append(input_line(sig, args, state))
     return lines
@@ -401,6 +409,10 @@ def cex_value(text: str, ty: Ty, semantics: str):
     no native counterpart (math ints out of range, non-double reals), and
     ValueError when it is malformed or impossible under machine semantics."""
     text = text.strip()
+    if ty.kind == "array" and text == "null":
+        # A Java array parameter passed as null (eqlens takes null arrays
+        # as inputs where a version tests for null).
+        return None
     if ty.kind == "array":
         return [cex_value(x, ty.elem, semantics) for x in split_array(text)]
     if ty.kind == "bool":
@@ -506,14 +518,14 @@ JAVA_HELPERS = r"""
     static String show(boolean v) { return Boolean.toString(v); }
     static String show(float v) { return Float.isNaN(v) ? "NaN" : Float.toString(v); }
     static String show(double v) { return Double.isNaN(v) ? "NaN" : Double.toString(v); }
-    static String show(int[] a) { StringBuilder b = new StringBuilder(); for (int i = 0; i < a.length; i++) { if (i > 0) b.append(','); b.append(show(a[i])); } return b.toString(); }
-    static String show(long[] a) { StringBuilder b = new StringBuilder(); for (int i = 0; i < a.length; i++) { if (i > 0) b.append(','); b.append(show(a[i])); } return b.toString(); }
-    static String show(short[] a) { StringBuilder b = new StringBuilder(); for (int i = 0; i < a.length; i++) { if (i > 0) b.append(','); b.append(show(a[i])); } return b.toString(); }
-    static String show(byte[] a) { StringBuilder b = new StringBuilder(); for (int i = 0; i < a.length; i++) { if (i > 0) b.append(','); b.append(show(a[i])); } return b.toString(); }
-    static String show(char[] a) { StringBuilder b = new StringBuilder(); for (int i = 0; i < a.length; i++) { if (i > 0) b.append(','); b.append(show(a[i])); } return b.toString(); }
-    static String show(boolean[] a) { StringBuilder b = new StringBuilder(); for (int i = 0; i < a.length; i++) { if (i > 0) b.append(','); b.append(show(a[i])); } return b.toString(); }
-    static String show(float[] a) { StringBuilder b = new StringBuilder(); for (int i = 0; i < a.length; i++) { if (i > 0) b.append(','); b.append(show(a[i])); } return b.toString(); }
-    static String show(double[] a) { StringBuilder b = new StringBuilder(); for (int i = 0; i < a.length; i++) { if (i > 0) b.append(','); b.append(show(a[i])); } return b.toString(); }
+    static String show(int[] a) { if (a == null) return "null"; StringBuilder b = new StringBuilder(); for (int i = 0; i < a.length; i++) { if (i > 0) b.append(','); b.append(show(a[i])); } return b.toString(); }
+    static String show(long[] a) { if (a == null) return "null"; StringBuilder b = new StringBuilder(); for (int i = 0; i < a.length; i++) { if (i > 0) b.append(','); b.append(show(a[i])); } return b.toString(); }
+    static String show(short[] a) { if (a == null) return "null"; StringBuilder b = new StringBuilder(); for (int i = 0; i < a.length; i++) { if (i > 0) b.append(','); b.append(show(a[i])); } return b.toString(); }
+    static String show(byte[] a) { if (a == null) return "null"; StringBuilder b = new StringBuilder(); for (int i = 0; i < a.length; i++) { if (i > 0) b.append(','); b.append(show(a[i])); } return b.toString(); }
+    static String show(char[] a) { if (a == null) return "null"; StringBuilder b = new StringBuilder(); for (int i = 0; i < a.length; i++) { if (i > 0) b.append(','); b.append(show(a[i])); } return b.toString(); }
+    static String show(boolean[] a) { if (a == null) return "null"; StringBuilder b = new StringBuilder(); for (int i = 0; i < a.length; i++) { if (i > 0) b.append(','); b.append(show(a[i])); } return b.toString(); }
+    static String show(float[] a) { if (a == null) return "null"; StringBuilder b = new StringBuilder(); for (int i = 0; i < a.length; i++) { if (i > 0) b.append(','); b.append(show(a[i])); } return b.toString(); }
+    static String show(double[] a) { if (a == null) return "null"; StringBuilder b = new StringBuilder(); for (int i = 0; i < a.length; i++) { if (i > 0) b.append(','); b.append(show(a[i])); } return b.toString(); }
     static String[] items(String s) { return s.isEmpty() ? new String[0] : s.split(",", -1); }
     static String escape(String s) { return s.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t"); }
     static String lookup(String[] tok, int from, String name) {
@@ -527,7 +539,8 @@ def java_parse_expr(ty: Ty, tok: str) -> str:
     if ty.kind == "array":
         elem = ty.elem.spelling
         conv = JAVA_PARSE[elem].format(t="p[i]")
-        return (f"((java.util.function.Function<String, {elem}[]>) s -> {{ String[] p = items(s); "
+        return (f"((java.util.function.Function<String, {elem}[]>) s -> {{ if (s.equals(\"null\")) return null; "
+                f"String[] p = items(s); "
                 f"{elem}[] r = new {elem}[p.length]; for (int i = 0; i < p.length; i++) r[i] = {conv}; "
                 f"return r; }}).apply({tok})")
     return JAVA_PARSE[ty.spelling].format(t=tok)
@@ -926,6 +939,12 @@ def check_fixture(fx: Fixture, args, work: Path) -> list[tuple[str, Result]]:
     return [(s, results[s]) for s in ("math", "machine")]
 
 
+# A Java version that tests an array against null: eqlens then takes null
+# array parameters as inputs (`symbolic::nullable_arrays`), and so do the
+# random inputs.
+NULL_TEST = re.compile(r"[=!]=\s*null\b|\bnull\s*[=!]=|\bObjects\.(requireNonNull|isNull|nonNull)\b")
+
+
 def random_test(fx, semantics, exp, sigs, natives, state_vars, args, bound, loop_inputs) -> Result:
     sig = sigs["old"]
     bounded = None
@@ -940,7 +959,9 @@ def random_test(fx, semantics, exp, sigs, natives, state_vars, args, bound, loop
         else:
             note = f", {'/'.join(loop_inputs)} <= {bounded}"
     seed = args.seed + sum(map(ord, fx.id + semantics))
-    lines = random_inputs(sig, state_vars, semantics, args.inputs, seed, bounded, loop_inputs)
+    nullable = fx.lang == "java" and any(
+        NULL_TEST.search(fx.src(v).read_text(encoding="utf-8")) for v in ("old", "new"))
+    lines = random_inputs(sig, state_vars, semantics, args.inputs, seed, bounded, loop_inputs, nullable)
     old = natives["old"].run(lines)
     new = natives["new"].run(lines)
     tolerant = semantics == "math"

@@ -81,6 +81,19 @@ class ValueParsing(unittest.TestCase):
         self.assertEqual(harness.cex_value("{}", arr, "machine"), [])
         self.assertIs(harness.cex_value("true", harness.JAVA_TYPES["boolean"], "math"), True)
 
+    def test_null_arrays_round_trip(self):
+        arr = harness.java_type("int[]")
+        self.assertIsNone(harness.cex_value("null", arr, "machine"))
+        self.assertEqual(harness.encode(None), "null")
+        sig = harness.parse_signature("java", (FIXTURES / "java/null_guard_dropped/old.java").read_text(), "first")
+        lines = harness.random_inputs(sig, [], "machine", 50, 1, None, [], nullable=True)
+        self.assertTrue(any(line.split("\t")[0] == "null" for line in lines))
+        plain = harness.random_inputs(sig, [], "machine", 50, 1, None, [])
+        self.assertFalse(any(line.split("\t")[0] == "null" for line in plain))
+        self.assertTrue(harness.NULL_TEST.search("if (a == null) return 0;"))
+        self.assertTrue(harness.NULL_TEST.search("Objects.requireNonNull(a);"))
+        self.assertFalse(harness.NULL_TEST.search("// a is never null here"))
+
 
 class CounterexampleMapping(unittest.TestCase):
     def test_parameters_then_fields(self):

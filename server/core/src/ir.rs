@@ -288,6 +288,7 @@ impl Expr {
             ExprKind::Unary(_, a)
             | ExprKind::Cast(a)
             | ExprKind::Length(a)
+            | ExprKind::IsNull(a)
             | ExprKind::NewArray(a) => vec![a],
             ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => vec![a, b],
             ExprKind::Cond(c, a, b) => vec![c, a, b],
@@ -308,6 +309,7 @@ impl Expr {
             ExprKind::Unary(_, a)
             | ExprKind::Cast(a)
             | ExprKind::Length(a)
+            | ExprKind::IsNull(a)
             | ExprKind::NewArray(a) => vec![a],
             ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => vec![a, b],
             ExprKind::Cond(c, a, b) => vec![c, a, b],
@@ -346,7 +348,13 @@ pub enum ExprKind {
     /// Array element read. Faults when the index is out of bounds.
     Index(Box<Expr>, Box<Expr>),
     /// Length of an array (Java `a.length`; C arrays of known size).
+    /// Faults when the array is `null`.
     Length(Box<Expr>),
+    /// Java `a == null` on an array (`Bool`). Only array *inputs* can be
+    /// null: the front end refuses `null` anywhere else, so an array
+    /// variable is null exactly when it holds a parameter passed as `null`
+    /// ([`crate::symbolic::InputSpace::nullable_arrays`]).
+    IsNull(Box<Expr>),
     /// A fresh array of the given length, zero-filled. Faults on a negative
     /// length. Each evaluation allocates a new array.
     NewArray(Box<Expr>),
@@ -772,6 +780,9 @@ impl Thrown {
         "ArrayIndexOutOfBoundsException",
         "NegativeArraySizeException",
     ];
+    /// The class of the implicit fault of using a `null` array (its
+    /// outcome code follows C's undefined behaviour, after the others).
+    pub const JAVA_NULL_POINTER: &'static str = "NullPointerException";
 
     /// `throws IllegalStateException`, `calls abort()`, `exits with status 1`.
     pub fn describe(&self) -> String {

@@ -150,6 +150,8 @@ pub enum Value {
     /// An array's contents (arrays are references inside the interpreter;
     /// at the boundary they are copied out as plain data).
     Array(Vec<Value>),
+    /// A `null` array (Java array inputs only).
+    Null,
 }
 
 impl Value {
@@ -173,6 +175,7 @@ impl fmt::Display for Value {
             Value::Real(r) => write!(f, "{r}"),
             Value::F32(x) => f.write_str(&fmt_f32(*x)),
             Value::F64(x) => f.write_str(&fmt_f64(*x)),
+            Value::Null => f.write_str("null"),
             Value::Array(items) => {
                 f.write_str("{")?;
                 for (i, v) in items.iter().enumerate() {

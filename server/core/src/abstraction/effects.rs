@@ -605,7 +605,12 @@ impl<'a> Walker<'a> {
                     }
                     stack.push(a);
                 }
-                ExprKind::Length(a) => stack.push(a),
+                // A `null` array input: Java's NullPointerException.
+                ExprKind::Length(a) if self.lang == Lang::Java => {
+                    self.effects.may_fault = true;
+                    stack.push(a);
+                }
+                ExprKind::Length(a) | ExprKind::IsNull(a) => stack.push(a),
                 ExprKind::Cast(a) => {
                     // C: out-of-range float→int conversions are undefined.
                     if self.lang == Lang::C {

@@ -207,9 +207,11 @@ fn replace(e: &mut Expr, l: LocalId, value: &Expr) {
         return;
     }
     match &mut e.kind {
-        ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::Length(a) | ExprKind::NewArray(a) => {
-            replace(a, l, value)
-        }
+        ExprKind::Unary(_, a)
+        | ExprKind::Cast(a)
+        | ExprKind::Length(a)
+        | ExprKind::IsNull(a)
+        | ExprKind::NewArray(a) => replace(a, l, value),
         ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => {
             replace(a, l, value);
             replace(b, l, value);

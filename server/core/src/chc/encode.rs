@@ -30,7 +30,7 @@
 use super::shape::{NotEncodable, Shape, shape};
 use crate::ir::{Block, FuncId, Function, GlobalId, LocalId, Program, Semantics, Span, Type};
 use crate::symbolic::exec::{ArrObj, Executor, SegmentExits, State, Summary};
-use crate::symbolic::ops::{EncodeError, Ops, Sym, UfApplication, Ufs};
+use crate::symbolic::ops::{EncodeError, FaultCode, Ops, Sym, UfApplication, Ufs};
 use crate::symbolic::{InputSpace, InputVar, Strings, index_type};
 use std::collections::HashMap;
 use std::time::Instant;
@@ -137,8 +137,9 @@ struct Layout {
     /// Array variables and the object each names at every loop head.
     array_locals: Vec<(LocalId, Sym)>,
     array_globals: Vec<(GlobalId, Sym)>,
-    /// Element type of each array object, by object id.
-    objects: Vec<Type>,
+    /// Element type of each array object, by object id, and whether it
+    /// may be `null` (a nullable array parameter: a flag in the state).
+    objects: Vec<(Type, bool)>,
     /// The named constants standing for a state at a loop head.
     vars: Vec<Dynamic>,
     /// The variables' names in the source (pairing the versions' state).
@@ -250,7 +251,12 @@ impl Layout {
             names.push(data.trim_start_matches(tag).to_string());
             let sort = Sort::array(&ops.index_sort(), &ops.sort(&obj.elem)?);
             vars.push(Dynamic::new_const(data, &sort));
-            objects.push(obj.elem.clone());
+            if obj.null.is_some() {
+                let null = name(&format!("{base}.null"));
+                names.push(null.trim_start_matches(tag).to_string());
+                vars.push(Dynamic::new_const(null, &Sort::bool()));
+            }
+            objects.push((obj.elem.clone(), obj.null.is_some()));
         }
         Ok(Layout {
             locals,
@@ -299,13 +305,18 @@ impl Layout {
             }
         }
         let mut heap = Vec::new();
-        for elem in &self.objects {
+        for (elem, nullable) in &self.objects {
             let len = vars.next().ok_or_else(internal)?;
             let data = vars.next().ok_or_else(internal)?;
+            let null = match nullable {
+                true => Some(vars.next().and_then(|v| v.as_bool()).ok_or_else(internal)?),
+                false => None,
+            };
             heap.push(ArrObj {
                 len: ops.from_dyn(&index_type(ops), len)?,
                 data: data.as_array().ok_or_else(internal)?,
                 elem: elem.clone(),
+                null,
             });
         }
         Ok(State {
@@ -361,9 +372,12 @@ impl Layout {
         if s.heap.len() < self.objects.len() {
             return Err(missing());
         }
-        for obj in &s.heap[..self.objects.len()] {
+        for (obj, (_, nullable)) in s.heap.iter().zip(&self.objects) {
             out.push(obj.len.to_dyn().ok_or_else(missing)?);
             out.push(Dynamic::from_ast(&obj.data));
+            if *nullable {
+                out.push(Dynamic::from_ast(obj.null.as_ref().ok_or_else(missing)?));
+            }
         }
         Ok(out)
     }
@@ -388,6 +402,11 @@ struct Pieces {
     /// Per loop: guard over the layout's constants, one iteration (from the
     /// layout's constants, guard true), the stretch after it (guard false).
     guards: Vec<Bool>,
+    /// Per loop: where evaluating the guard fails (a `null` array's
+    /// `length`; `false` for most guards). Every head state must avoid it
+    /// (a bad clause): then `guards` is the guard wherever it is
+    /// evaluated.
+    guard_faults: Vec<Bool>,
     bodies: Vec<Step>,
     after: Vec<Step>,
     spans: Vec<Span>,
@@ -437,6 +456,7 @@ fn version_pieces(
         Layout::new(&ops, f, program, tag, exits.end.as_ref(), &loop_spans).map_err(enc)?;
     let entry = step(&mut ex, &layout, f, &param_arrays, exits, last == 0).map_err(enc)?;
     let mut guards = Vec::new();
+    let mut guard_faults = Vec::new();
     let mut bodies = Vec::new();
     let mut after = Vec::new();
     for (k, lp) in shape.loops.iter().enumerate() {
@@ -445,7 +465,13 @@ fn version_pieces(
             .symbolic_state(&ops, f, &ex, Bool::from_bool(true))
             .map_err(enc)?;
         let (g, faults) = ex.condition(&lp.cond, &mut head).map_err(enc)?;
-        if !faults.is_empty() {
+        // A guard reading a nullable array's length fails on `null`: the
+        // invariant must show that no head state has it null (as when an
+        // early `return` guards the loop). Other failures are refused.
+        if faults
+            .iter()
+            .any(|(_, code)| *code != FaultCode::NULL_POINTER)
+        {
             return Err(EncodeFailure::construct(
                 NotEncodable {
                     what: "a loop condition that may fail".into(),
@@ -464,11 +490,18 @@ fn version_pieces(
         let ends = shape.after_destination(k).is_none();
         after.push(run(&mut ex, g.not(), &shape.segments[k + 1], ends).map_err(enc)?);
         guards.push(g);
+        guard_faults.push(Bool::or(
+            &faults
+                .iter()
+                .map(|(state, _)| state.pc.clone())
+                .collect::<Vec<_>>(),
+        ));
     }
     Ok(Pieces {
         layout,
         entry,
         guards,
+        guard_faults,
         bodies,
         after,
         spans: shape.loops.iter().map(|l| l.span).collect(),
@@ -646,7 +679,7 @@ pub fn encode_product(
             "the versions have different global variables",
         ));
     }
-    let mut inputs = InputSpace::default();
+    let mut inputs = InputSpace::for_programs(&[old.0, new.0]);
     let mut ufs = Ufs::ackermann();
     let mut strings = Strings::default();
     let o = version_pieces(
@@ -684,17 +717,7 @@ pub fn encode_product(
         span: None,
         in_old: None,
     };
-    let input_vars: Vec<Dynamic> = inputs
-        .vars
-        .iter()
-        .flat_map(|v| match v {
-            InputVar::Scalar { value, .. } => vec![value.to_dyn()],
-            InputVar::Array { len, data, .. } => {
-                vec![len.to_dyn(), Some(Dynamic::from_ast(data))]
-            }
-        })
-        .flatten()
-        .collect();
+    let input_vars: Vec<Dynamic> = inputs.vars.iter().flat_map(InputVar::constants).collect();
     let mut state_vars: Vec<Dynamic> = o.layout.vars.clone();
     state_vars.extend(n.layout.vars.iter().cloned());
     let mut quantified: Vec<Dynamic> = input_vars;
@@ -771,7 +794,12 @@ pub fn encode_product(
         }
         .map_err(pair_err)?;
         let sigma: Vec<(&Dynamic, &Dynamic)> = a.layout.vars.iter().zip(vals).collect();
-        let fine = Bool::and(&[&g.not(), &after.term, &differs.not()]).substitute(&sigma);
+        let fails = a
+            .guard_faults
+            .get(j)
+            .ok_or_else(|| pair_err(EncodeError::new("internal: guard")))?;
+        let fine =
+            Bool::and(&[&fails.not(), &g.not(), &after.term, &differs.not()]).substitute(&sigma);
         Ok::<_, EncodeFailure>((fine, witnesses))
     };
     let alike = |j: usize, a: &Step, b: &Step| -> Result<Alike, EncodeFailure> {
@@ -790,6 +818,11 @@ pub fn encode_product(
     for k in 0..n_old {
         let inv = &relations[k].application;
         let (go, gn) = (&o.guards[k], &n.guards[k]);
+        // No head state may make a guard fail (see `Pieces::guard_faults`).
+        let fails = Bool::or(&[&o.guard_faults[k], &n.guard_faults[k]]);
+        if fails.simplify().as_bool() != Some(false) {
+            rules.add(Bool::and(&[inv, &fails]), None, &[]);
+        }
         // The body runs to its first inner loop's head or back to its own;
         // after the exit the run goes to the next loop at the same level,
         // the enclosing loop's head or the end (the same in both versions,

@@ -29,7 +29,7 @@ pub fn prove(enc: &Encoding, deadline: Instant) -> Option<Vec<String>> {
     let mut candidates: Vec<Vec<Bool>> = enc
         .relations
         .iter()
-        .map(|r| candidates(enc, r.index))
+        .map(|r| candidates(enc, r.index, deadline))
         .collect();
     // Weaken until every clause with a relation in its head holds.
     loop {
@@ -114,7 +114,7 @@ fn shown(kept: &[Bool], rel: &super::encode::Relation) -> Vec<Bool> {
 }
 
 /// The candidates for relation `k`, over its parameters.
-fn candidates(enc: &Encoding, k: usize) -> Vec<Bool> {
+fn candidates(enc: &Encoding, k: usize, deadline: Instant) -> Vec<Bool> {
     let Some(rel) = enc.relations.get(k) else {
         return Vec::new();
     };
@@ -166,6 +166,7 @@ fn candidates(enc: &Encoding, k: usize) -> Vec<Bool> {
             }
         }
     }
+    equalities.extend(implied_by_entry(enc, k, deadline));
     // Each equality also as long as either loop runs: versions aligned by
     // peeling may leave a counter unequal exactly when neither loop runs
     // (`i = 1` against `i = 0` on an empty array). Where the stronger form
@@ -176,6 +177,69 @@ fn candidates(enc: &Encoding, k: usize) -> Vec<Bool> {
     };
     for c in equalities.into_iter().chain(weakened) {
         push(c);
+    }
+    out
+}
+
+/// Most pairs of parameters [`implied_by_entry`] compares (a bound on its
+/// solver calls, each a few milliseconds, capped at 50).
+const MAX_ENTRY_CHECKS: usize = 64;
+
+/// Equalities and boolean values that the first clause entering relation
+/// `k` implies although its terms differ: the path into the loop decides
+/// them (`int n = a == null ? 0 : a.length;` after `if (a == null)
+/// return 0;` enters as `a.length`, and the null flag as `false`). Checked
+/// by Z3 on the clause with every relation taken as `true` (a weaker
+/// body, so whatever holds there holds on entry).
+fn implied_by_entry(enc: &Encoding, k: usize, deadline: Instant) -> Vec<Bool> {
+    let Some(rel) = enc.relations.get(k) else {
+        return Vec::new();
+    };
+    let Some(clause) = enc
+        .clauses
+        .iter()
+        .find(|c| matches!(&c.head, Some((h, _)) if *h == k))
+    else {
+        return Vec::new();
+    };
+    let Some((_, args)) = &clause.head else {
+        return Vec::new();
+    };
+    let all_true: Vec<Vec<Bool>> = enc.relations.iter().map(|_| Vec::new()).collect();
+    let body = assumed(enc, clause, &all_true);
+    let scalar = |d: &Dynamic| d.as_int().is_some() || d.as_real().is_some();
+    let mut out = Vec::new();
+    let mut checks = 0;
+    let mut holds = |what: Bool| {
+        checks += 1;
+        checks <= MAX_ENTRY_CHECKS
+            && matches!(
+                check_within(&clause.hypotheses, &body, &what, deadline, 50),
+                Check::Valid
+            )
+    };
+    for (i, (p, a)) in rel.params.iter().zip(args).enumerate() {
+        if let (Some(p), Some(a)) = (p.as_bool(), a.as_bool())
+            && numeral(&Dynamic::from_ast(&a)).is_none()
+        {
+            if holds(a.not()) {
+                out.push(p.not());
+            } else if holds(a.clone()) {
+                out.push(p);
+            }
+            continue;
+        }
+        for (q, b) in rel.params.iter().zip(args).skip(i + 1) {
+            if scalar(a)
+                && p.get_sort() == q.get_sort()
+                && a.simplify().get_z3_ast() != b.simplify().get_z3_ast()
+                && numeral(a).is_none()
+                && numeral(b).is_none()
+                && holds(a.eq(b))
+            {
+                out.push(p.eq(q));
+            }
+        }
     }
     out
 }
@@ -231,13 +295,24 @@ enum Check {
 
 /// Whether `hypotheses ∧ body → head` is valid, or a model of its negation.
 fn counterexample(hypotheses: &[Bool], body: &Bool, head: &Bool, deadline: Instant) -> Check {
+    check_within(hypotheses, body, head, deadline, 2_000)
+}
+
+/// [`counterexample`] with each solver call capped at `cap_ms`.
+fn check_within(
+    hypotheses: &[Bool],
+    body: &Bool,
+    head: &Bool,
+    deadline: Instant,
+    cap_ms: u128,
+) -> Check {
     let left = deadline.saturating_duration_since(Instant::now());
     if left.is_zero() {
         return Check::Unknown;
     }
     let solver = Solver::new();
     let mut params = Params::new();
-    params.set_u32("timeout", left.as_millis().min(2_000) as u32);
+    params.set_u32("timeout", left.as_millis().min(cap_ms) as u32);
     solver.set_params(&params);
     for h in hypotheses {
         solver.assert(h);

@@ -123,6 +123,9 @@ fn prove_with(
                 .into(),
         });
     }
+    // The rearrangements rest on guards that cannot fail; `a.length` fails
+    // on a null array.
+    let rearranging = !crate::symbolic::nullable_arrays(&[old.0, new.0]);
     let (old_prepared, new_prepared) = (prepared(old.0, old.1), prepared(new.0, new.1));
     let old = (old_prepared.as_ref().unwrap_or(old.0), old.1);
     let new = (new_prepared.as_ref().unwrap_or(new.0), new.1);
@@ -133,7 +136,7 @@ fn prove_with(
     let mut tried = 0usize;
     let mut refused: Option<String> = None;
     let mut arrays = false;
-    for cand in candidates(&old, &new, &mut refused)
+    for cand in candidates(&old, &new, &mut refused, rearranging)
         .into_iter()
         .filter(|c| keep(c))
     {
@@ -249,7 +252,9 @@ fn prove_with(
             detail: format!(
                 "no relational invariant found in lockstep, with or without peeling \
                  one iteration{} (the versions may differ, or their loops do not run in step)",
-                if tried > 1 && n_old != n_new {
+                if !rearranging {
+                    "; not rearranged, as array parameters may be null"
+                } else if tried > 1 && n_old != n_new {
                     ", splitting, unrolling or fission"
                 } else if tried > 1 {
                     ", unrolling or peeling the last iteration"
@@ -348,6 +353,7 @@ fn candidates(
     old: &encode::Version<'_>,
     new: &encode::Version<'_>,
     refused: &mut Option<String>,
+    rearranging: bool,
 ) -> Vec<Candidate> {
     let (n_old, n_new) = (old.shape.loops.len(), new.shape.loops.len());
     let mut out = Vec::new();
@@ -381,6 +387,14 @@ fn candidates(
                 break;
             }
         }
+    }
+    if !rearranging {
+        refused.get_or_insert(
+            "array parameters that may be null: the loops are not rearranged (a guard \
+             brought from the other version may read a null array's length)"
+                .into(),
+        );
+        return out;
     }
     for old_side in [true, false] {
         let (this, other) = if old_side { (old, new) } else { (new, old) };

@@ -621,17 +621,7 @@ struct Clause<'a> {
 
 /// Every constant of an input space, to quantify.
 fn input_constants(inputs: &InputSpace) -> Vec<Dynamic> {
-    let mut out = Vec::new();
-    for v in &inputs.vars {
-        match v {
-            InputVar::Scalar { value, .. } => out.extend(value.to_dyn()),
-            InputVar::Array { len, data, .. } => {
-                out.extend(len.to_dyn());
-                out.push(Dynamic::from_ast(data));
-            }
-        }
-    }
-    out
+    inputs.vars.iter().flat_map(InputVar::constants).collect()
 }
 
 /// Facts and Ackermann's constraints (equal arguments → equal results)
@@ -923,7 +913,8 @@ fn run_all(
     funcs: &[(&Side<'_>, FuncId)],
     deadline: Instant,
 ) -> Result<(InputSpace, Ufs, Vec<(Summary, Vec<CallAtom>)>), Unknown> {
-    let mut inputs = InputSpace::default();
+    let programs: Vec<&Program> = funcs.iter().map(|(side, _)| side.program).collect();
+    let mut inputs = InputSpace::for_programs(&programs);
     let mut ufs = Ufs::ackermann();
     let mut strings = Strings::default();
     let mut runs = Vec::new();

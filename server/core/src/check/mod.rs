@@ -906,19 +906,28 @@ fn outcome_assumptions(pair: &MethodPair<'_>, declared: &CalleeDeclarations) -> 
         });
     }
     let mut out = Vec::new();
-    let arrays = array_inputs(pair, array_globals);
-    if !arrays.is_empty() {
+    let arrays = array_inputs(pair, array_globals.clone());
+    // Where the pair tests arrays against `null`, array parameters may be
+    // null inputs (`symbolic::nullable_arrays`): only the globals are
+    // assumed to be objects.
+    let non_null: Vec<String> =
+        if crate::symbolic::nullable_arrays(&[pair.old_program, pair.new_program]) {
+            array_globals.into_iter().collect()
+        } else {
+            arrays.clone()
+        };
+    if !non_null.is_empty() {
         let null = if pair.old_program.lang == Lang::Java {
             "null"
         } else {
             "NULL"
         };
-        let (what, are) = if arrays.len() == 1 {
+        let (what, are) = if non_null.len() == 1 {
             ("array input", "is")
         } else {
             ("array inputs", "are")
         };
-        out.push(format!("{what} {} {are} not {null}", arrays.join(", ")));
+        out.push(format!("{what} {} {are} not {null}", non_null.join(", ")));
     }
     // Every checker gives each array input an object of its own, so a
     // write through one is never seen through another.
@@ -974,10 +983,10 @@ fn outcome_assumptions(pair: &MethodPair<'_>, declared: &CalleeDeclarations) -> 
 
 /// The array inputs of the pair, by name: array (and C pointer)
 /// parameters of the checked method, then the array globals either version
-/// reads. A null array is not among the inputs (`null` and `NULL` are
-/// refused where written), so a version that reads an array the other
-/// ignores is proved equivalent only for non-null arrays — which the
-/// verdict must say.
+/// reads. Unless the pair tests arrays against `null`, a null array is not
+/// among the inputs, so a version that reads an array the other ignores is
+/// proved equivalent only for non-null arrays — which the verdict must
+/// say.
 fn array_inputs(pair: &MethodPair<'_>, globals: std::collections::BTreeSet<String>) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     if let Ok(f) = &pair.new_program.function(pair.new).body {
@@ -1200,6 +1209,50 @@ mod callee_tests {
             "class A { static int f(int x) { return 1 + x; } }",
         );
         assert!(!none.iter().any(|a| a.contains("null")), "{none:?}");
+        // Where a version tests an array against null, null array
+        // parameters are inputs: only the global is assumed non-null.
+        let nullable = proof(
+            Lang::Java,
+            "class A { static int[] t = {1}; static int f(int[] a, int x) { if (a == null) { return x; } return x + t[0] + 0 * a.length; } }",
+            "class A { static int[] t = {1}; static int f(int[] a, int x) { return a == null ? x : x + t[0] + 0 * a.length; } }",
+        );
+        assert!(
+            nullable.contains(&"array input t is not null".to_string()),
+            "{nullable:?}"
+        );
+    }
+
+    /// A null array parameter is an input where the pair tests for null:
+    /// a dropped guard is refuted on `null`, replayed (the interpreter
+    /// throws NullPointerException), by every checker that answers.
+    #[test]
+    fn dropped_null_guards_are_refuted_on_null() {
+        let old = "class A { static int f(int[] a, int d) { if (a == null) { return d; } return a.length + d; } }";
+        let new = "class A { static int f(int[] a, int d) { return a.length + d; } }";
+        for checker in [
+            CheckerKind::Symbolic,
+            CheckerKind::Ardiff,
+            CheckerKind::Portfolio,
+        ] {
+            let options = Options {
+                checker,
+                ..Options::default()
+            };
+            let report = check_sources(Lang::Java, old, new, &Selection::All, &options);
+            let Verdict::NotEquivalent(cex) = &report.methods[0].verdict else {
+                panic!("{checker:?}: {:?}", report.methods[0].verdict);
+            };
+            let shown: Vec<String> = cex.inputs.iter().map(|b| b.to_string()).collect();
+            assert!(
+                shown.iter().any(|b| b == "a = null"),
+                "{checker:?}: {shown:?}"
+            );
+            assert!(
+                format!("{:?}", cex.new.outcome).contains("NullPointer"),
+                "{checker:?}: {:?}",
+                cex.new
+            );
+        }
     }
 
     #[test]

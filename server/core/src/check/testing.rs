@@ -68,6 +68,8 @@ pub struct InputGen {
     /// Integers already drawn this round: reusing one makes two inputs
     /// equal (`i == j`), which random draws alone rarely do.
     drawn: Vec<BigInt>,
+    /// Array parameters may be `null` (`crate::symbolic::nullable_arrays`).
+    nullable_arrays: bool,
 }
 
 impl InputGen {
@@ -106,6 +108,7 @@ impl InputGen {
             rng: Rng(seed | 1),
             count: 0,
             drawn: Vec::new(),
+            nullable_arrays: crate::symbolic::nullable_arrays(&[old, new]),
         })
     }
 
@@ -123,7 +126,12 @@ impl InputGen {
             let ty = match &self.slots[i] {
                 Slot::Arg(_, t) | Slot::Global(_, t) => t.clone(),
             };
-            let v = self.value(&ty, round);
+            let is_arg = matches!(self.slots[i], Slot::Arg(..));
+            let v = if is_arg && self.null_now(&ty, round) {
+                Value::Null
+            } else {
+                self.value(&ty, round)
+            };
             match &self.slots[i] {
                 Slot::Arg(pos, _) => inputs.args[*pos] = v,
                 Slot::Global(name, _) => {
@@ -132,6 +140,15 @@ impl InputGen {
             }
         }
         inputs
+    }
+
+    /// Whether this round passes `null` for the slot: every nullable
+    /// array parameter in the second simple round, then one in five.
+    fn null_now(&mut self, ty: &Type, round: usize) -> bool {
+        if !self.nullable_arrays || !matches!(ty, Type::Array(_)) {
+            return false;
+        }
+        round == 1 || (round >= 4 && self.rng.below(5) == 0)
     }
 
     fn value(&mut self, ty: &Type, round: usize) -> Value {

@@ -541,6 +541,10 @@ fn expr_label<'a>(
             push(a);
             ("Length".into(), None)
         }
+        ExprKind::IsNull(a) => {
+            push(a);
+            ("IsNull".into(), None)
+        }
         ExprKind::NewArray(n) => {
             push(n);
             ("NewArray".into(), Some(e.ty.to_string()))

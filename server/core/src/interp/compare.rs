@@ -163,7 +163,8 @@ pub(crate) fn compare(old: &Execution, new: &Execution, globals: &[String]) -> C
             .push(format!("outcome: {} vs {}", describe(a), describe(b))),
     }
     for (i, (a, b)) in old.args_final.iter().zip(&new.args_final).enumerate() {
-        if matches!(a, Value::Array(_)) || matches!(b, Value::Array(_)) {
+        if matches!(a, Value::Array(_) | Value::Null) || matches!(b, Value::Array(_) | Value::Null)
+        {
             let name = old
                 .arg_names
                 .get(i)

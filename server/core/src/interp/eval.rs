@@ -30,9 +30,10 @@ pub(crate) enum V {
     Str(String),
     /// A reference to `heap[n]`.
     Arr(usize),
-    /// An array variable that was never assigned (locals start here). Reads
-    /// behave as an empty array; the front ends' definite-assignment rules
-    /// make this unobservable for Java locals.
+    /// `null`: an array input passed as `null`, or an array variable that
+    /// was never assigned (locals start here; the front ends'
+    /// definite-assignment rules make that unobservable). Using it faults
+    /// ([`FaultKind::NullPointer`]).
     Null,
 }
 
@@ -211,7 +212,8 @@ impl Interp<'_> {
                 let vals = items.iter().map(|x| self.import(x, elem)).collect();
                 self.alloc_unchecked(vals)
             }
-            (Value::Array(_), _) => self.ar.zero(ty),
+            (Value::Null, Type::Array(_)) => V::Null,
+            (Value::Array(_) | Value::Null, _) => self.ar.zero(ty),
             (v, ty) => {
                 let raw = self.import_raw(v);
                 self.ar.coerce(raw, ty)
@@ -227,6 +229,7 @@ impl Interp<'_> {
             Value::Real(r) => V::Real(r.clone()),
             Value::F32(x) => V::F32(*x),
             Value::F64(x) => V::F64(*x),
+            Value::Null => V::Null,
             Value::Array(items) => {
                 let vals = items.iter().map(|x| self.import_raw(x)).collect();
                 self.alloc_unchecked(vals)
@@ -242,7 +245,7 @@ impl Interp<'_> {
             V::Real(r) => Value::Real(r.clone()),
             V::F32(x) => Value::F32(*x),
             V::F64(x) => Value::F64(*x),
-            V::Null => Value::Array(Vec::new()),
+            V::Null => Value::Null,
             V::Arr(r) => Value::Array(
                 self.heap
                     .get(*r)
@@ -532,6 +535,12 @@ impl Interp<'_> {
             Loc::Local(i) => fr.locals.get_mut(i),
             Loc::Global(i) => self.globals.get_mut(i),
             Loc::Elem { array, index } => {
+                // Java checks for `null` after evaluating the value (JLS
+                // 15.26.1), as for the bounds.
+                let Some(array) = array else {
+                    return Err(Stop::Fault(FaultKind::NullPointer, span));
+                };
+                let array = Some(array);
                 let len = array.and_then(|r| self.heap.get(r)).map_or(0, Vec::len);
                 let i = checked_index(&index, len).ok_or(Stop::Fault(
                     FaultKind::IndexOutOfBounds {
@@ -627,6 +636,9 @@ impl Interp<'_> {
         }
     }
 
+    /// The heap object `e` refers to; `None` for `null` (an array input
+    /// passed as `null`), whose use faults once the rest of the operation's
+    /// operands are evaluated.
     fn array_ref(&mut self, fr: &Frame, e: &Expr) -> Result<Option<usize>, Stop> {
         match self.eval(fr, e)? {
             V::Arr(r) => Ok(Some(r)),
@@ -685,6 +697,9 @@ impl Interp<'_> {
                 let V::Int(idx) = self.eval(fr, i)? else {
                     return Err(internal("non-integer index", i.span));
                 };
+                if r.is_none() {
+                    return Err(Stop::Fault(FaultKind::NullPointer, span));
+                }
                 let arr = r.and_then(|r| self.heap.get(r));
                 let len = arr.map_or(0, Vec::len);
                 match checked_index(&idx, len).and_then(|k| arr.and_then(|a| a.get(k))) {
@@ -701,11 +716,12 @@ impl Interp<'_> {
                 }
             }
             ExprKind::Length(a) => {
-                let r = self.array_ref(fr, a)?;
-                V::Int(BigInt::from(
-                    r.and_then(|r| self.heap.get(r)).map_or(0, Vec::len),
-                ))
+                let Some(r) = self.array_ref(fr, a)? else {
+                    return Err(Stop::Fault(FaultKind::NullPointer, span));
+                };
+                V::Int(BigInt::from(self.heap.get(r).map_or(0, Vec::len)))
             }
+            ExprKind::IsNull(a) => V::Bool(self.array_ref(fr, a)?.is_none()),
             ExprKind::NewArray(n) => {
                 let V::Int(n) = self.eval(fr, n)? else {
                     return Err(internal("non-integer array length", n.span));

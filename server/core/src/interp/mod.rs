@@ -132,6 +132,9 @@ pub enum FaultKind {
     IndexOutOfBounds { index: Value, length: usize },
     /// Java `NegativeArraySizeException`.
     NegativeArraySize,
+    /// A `null` array input used (Java `NullPointerException`; C
+    /// undefined behaviour).
+    NullPointer,
     /// Other C undefined behaviour under machine semantics (shift count out
     /// of range, float-to-int conversion out of range, `INT_MIN / -1`).
     Undefined(String),
@@ -156,6 +159,7 @@ impl FaultKind {
             FaultKind::DivisionByZero
             | FaultKind::IndexOutOfBounds { .. }
             | FaultKind::NegativeArraySize
+            | FaultKind::NullPointer
                 if lang == Lang::C =>
             {
                 "undefined behaviour".into()
@@ -163,6 +167,7 @@ impl FaultKind {
             FaultKind::DivisionByZero => implicit(0),
             FaultKind::IndexOutOfBounds { .. } => implicit(1),
             FaultKind::NegativeArraySize => implicit(2),
+            FaultKind::NullPointer => Thrown::Exception(Thrown::JAVA_NULL_POINTER.into()).key(),
             FaultKind::Undefined(_) => "undefined behaviour".into(),
             FaultKind::Thrown(t) => t.key(),
             FaultKind::Unseen { which, .. } => format!("unseen exception {which}"),
@@ -175,6 +180,7 @@ impl FaultKind {
             FaultKind::DivisionByZero => Some(Thrown::JAVA_IMPLICIT[0].into()),
             FaultKind::IndexOutOfBounds { .. } => Some(Thrown::JAVA_IMPLICIT[1].into()),
             FaultKind::NegativeArraySize => Some(Thrown::JAVA_IMPLICIT[2].into()),
+            FaultKind::NullPointer => Some(Thrown::JAVA_NULL_POINTER.into()),
             FaultKind::Thrown(Thrown::Exception(c)) => Some(c.clone()),
             FaultKind::Undefined(_) | FaultKind::Thrown(_) | FaultKind::Unseen { .. } => None,
         }
@@ -197,6 +203,7 @@ impl FaultKind {
                 format!("index {index} out of bounds for length {length}")
             }
             FaultKind::NegativeArraySize => "negative array size".to_string(),
+            FaultKind::NullPointer => "use of a null array".to_string(),
             FaultKind::Undefined(what) => return format!("undefined behaviour: {what}"),
         };
         match (lang, self) {
@@ -208,6 +215,9 @@ impl FaultKind {
             }
             (Lang::Java, FaultKind::NegativeArraySize) => {
                 format!("throws {}", Thrown::JAVA_IMPLICIT[2])
+            }
+            (Lang::Java, FaultKind::NullPointer) => {
+                format!("throws {} ({what})", Thrown::JAVA_NULL_POINTER)
             }
             _ => format!("undefined behaviour: {what}"),
         }

@@ -32,6 +32,10 @@ pub struct ArrObj {
     pub len: Sym,
     pub data: Array,
     pub elem: Type,
+    /// Whether this "object" is `null` (a nullable array input,
+    /// [`super::InputSpace::nullable_arrays`]); fixed for the object's
+    /// life, `None` where it is never null.
+    pub null: Option<Bool>,
 }
 
 /// Printed output as a growing sequence: a length and, per position, a tag
@@ -638,11 +642,12 @@ impl<'a> Executor<'a> {
                 if matches!(**elem, Type::Array(_)) {
                     return Err(unsupported("multi-dimensional array input"));
                 }
-                let (len, data) = self.inputs.array(name, &self.ops, elem)?;
+                let (len, data, null) = self.inputs.array(name, &self.ops, elem)?;
                 state.heap.push(ArrObj {
                     len,
                     data,
                     elem: (**elem).clone(),
+                    null,
                 });
                 Ok(Sym::Arr(state.heap.len() - 1))
             }
@@ -759,6 +764,9 @@ impl<'a> Executor<'a> {
                     len: self.ops.ite(&c, &x.len, &y.len)?,
                     data: ite(&c, &x.data, &y.data),
                     elem: x.elem.clone(),
+                    // Nullness is the object's identity, the same on
+                    // every path.
+                    null: x.null.clone(),
                 },
                 (Some(x), None) => x.clone(),
                 (None, Some(y)) => y.clone(),
@@ -823,6 +831,12 @@ impl<'a> Executor<'a> {
                     let Some(o) = state.heap.get(obj) else {
                         return Ok(false);
                     };
+                    // A block's function would not see whether the array
+                    // is null (two applications on a null and an empty
+                    // array would be forced to agree): not abstracted.
+                    if o.null.is_some() {
+                        return Ok(false);
+                    }
                     let Some(len) = o.len.to_dyn() else {
                         return Ok(false);
                     };
@@ -1293,7 +1307,6 @@ impl<'a> Executor<'a> {
         code: FaultCode,
         catches: &[crate::ir::Catch],
     ) -> EResult<Option<usize>> {
-        let implicit = crate::ir::Thrown::JAVA_IMPLICIT;
         if Some(code.0) == self.unseen_code {
             // Whatever an unseen callee throws: only `Throwable` surely
             // catches it.
@@ -1305,11 +1318,8 @@ impl<'a> Executor<'a> {
                 )),
             };
         }
-        let class = match usize::try_from(code.0 - 1)
-            .ok()
-            .and_then(|i| implicit.get(i))
-        {
-            Some(c) => *c,
+        let class = match code.java_implicit_class() {
+            Some(c) => c,
             None => match self.thrown_classes.get(&code.0) {
                 Some(c) => c.as_str(),
                 // C undefined behaviour, abort or exit: never caught.
@@ -1432,6 +1442,7 @@ impl<'a> Executor<'a> {
             return Err(unsupported("use of an array that may be unassigned"));
         };
         let obj = *obj;
+        self.null_fault(obj, state)?;
         let len = state
             .heap
             .get(obj)
@@ -1447,6 +1458,27 @@ impl<'a> Executor<'a> {
             }],
         );
         Ok(obj)
+    }
+
+    /// Forks off the `NullPointerException` of using object `obj` when it
+    /// may be a `null` array input.
+    fn null_fault(&mut self, obj: ObjId, state: &mut State) -> EResult<()> {
+        let null = state
+            .heap
+            .get(obj)
+            .ok_or_else(|| unsupported("internal: heap"))?
+            .null
+            .clone();
+        if let Some(null) = null {
+            self.fault(
+                state,
+                vec![MayFault {
+                    cond: null,
+                    code: FaultCode::NULL_POINTER,
+                }],
+            );
+        }
+        Ok(())
     }
 
     /// Parks the faulting part of `state` as a top-level exit and narrows
@@ -1590,6 +1622,7 @@ impl<'a> Executor<'a> {
                 let Sym::Arr(obj) = self.expr(a, state)? else {
                     return Err(unsupported("length of an array that may be unassigned"));
                 };
+                self.null_fault(obj, state)?;
                 let len = state
                     .heap
                     .get(obj)
@@ -1598,6 +1631,18 @@ impl<'a> Executor<'a> {
                     .clone();
                 // Lengths live in the index sort; bring them to the expression's type.
                 self.index_to_type(&len, &e.ty)?
+            }
+            ExprKind::IsNull(a) => {
+                let Sym::Arr(obj) = self.expr(a, state)? else {
+                    return Err(unsupported("null test of an array that may be unassigned"));
+                };
+                let null = state
+                    .heap
+                    .get(obj)
+                    .ok_or_else(|| unsupported("internal: heap"))?
+                    .null
+                    .clone();
+                Sym::Bool(null.unwrap_or_else(|| Bool::from_bool(false)))
             }
             ExprKind::NewArray(n) => {
                 let Type::Array(elem) = &e.ty else {
@@ -1675,6 +1720,7 @@ impl<'a> Executor<'a> {
             len,
             data,
             elem: elem.clone(),
+            null: None,
         });
         Ok(Sym::Arr(state.heap.len() - 1))
     }

@@ -31,6 +31,10 @@ pub enum InputVar {
         elem: Type,
         len: Sym,
         data: Array,
+        /// Whether the array is `null` (only where
+        /// [`InputSpace::nullable_arrays`] lets a parameter be; its length
+        /// and elements then mean nothing).
+        null: Option<Bool>,
     },
 }
 
@@ -40,6 +44,21 @@ impl InputVar {
             InputVar::Scalar { name, .. } | InputVar::Array { name, .. } => name,
         }
     }
+
+    /// The Z3 constants the input is made of (to quantify over).
+    pub fn constants(&self) -> Vec<Dynamic> {
+        match self {
+            InputVar::Scalar { value, .. } => value.to_dyn().into_iter().collect(),
+            InputVar::Array {
+                len, data, null, ..
+            } => {
+                let mut out: Vec<Dynamic> = len.to_dyn().into_iter().collect();
+                out.push(Dynamic::from_ast(data));
+                out.extend(null.as_ref().map(|b| Dynamic::from_ast(b)));
+                out
+            }
+        }
+    }
 }
 
 /// The inputs both versions read, created on first use, in order.
@@ -47,9 +66,48 @@ impl InputVar {
 pub struct InputSpace {
     pub vars: Vec<InputVar>,
     index: HashMap<String, usize>,
+    /// Array parameters may be `null`: set for a Java pair where either
+    /// version tests an array against `null` ([`nullable_arrays`]).
+    /// Elsewhere every array input is an object, an assumption the
+    /// verdicts name.
+    pub nullable_arrays: bool,
+}
+
+/// Whether the pair treats `null` array parameters as inputs: where either
+/// version tests an array against `null` (`a == null`,
+/// `Objects.requireNonNull`), what it does then is part of its behaviour. A
+/// pair that never mentions `null` would only differ on it by which
+/// statement throws the `NullPointerException` first, so there it is left
+/// out and the non-null assumption named instead.
+pub fn nullable_arrays(programs: &[&Program]) -> bool {
+    programs.iter().any(|p| {
+        p.lang == Lang::Java
+            && p.functions.iter().any(|f| {
+                f.body.as_ref().is_ok_and(|f| {
+                    crate::ir::any_stmt(&f.body, &mut |s| {
+                        s.exprs().iter().any(|e| {
+                            let mut found = false;
+                            e.walk(&mut |x| {
+                                found |= matches!(x.kind, crate::ir::ExprKind::IsNull(_));
+                            });
+                            found
+                        })
+                    })
+                })
+            })
+    })
 }
 
 impl InputSpace {
+    /// The input space of a pair (or of the versions given), with `null`
+    /// array parameters where [`nullable_arrays`] says so.
+    pub fn for_programs(programs: &[&Program]) -> InputSpace {
+        InputSpace {
+            nullable_arrays: nullable_arrays(programs),
+            ..InputSpace::default()
+        }
+    }
+
     /// What holds of every input: arrays have a non-negative length, and
     /// under math semantics unsigned integers range over ℕ.
     pub fn preconditions(&self) -> Vec<Bool> {
@@ -65,6 +123,7 @@ impl InputSpace {
                 out.push(i.ge(Int::from_i64(0)));
             }
             if let InputVar::Array { len, .. } = v {
+                // A null array's length is unconstrained but unused.
                 match len {
                     Sym::Int(l) => out.push(l.ge(Int::from_i64(0))),
                     Sym::Bv(l) => out.push(l.bvsge(z3::ast::BV::from_i64(0, l.get_size()))),
@@ -97,12 +156,26 @@ impl InputSpace {
         Ok(value)
     }
 
-    pub fn array(&mut self, name: &str, ops: &Ops, elem: &Type) -> EResult<(Sym, Array)> {
+    /// An array input: its length, its elements, and whether it is null
+    /// (`None` where it cannot be: globals, and every array of a pair
+    /// without [`InputSpace::nullable_arrays`]).
+    pub fn array(
+        &mut self,
+        name: &str,
+        ops: &Ops,
+        elem: &Type,
+    ) -> EResult<(Sym, Array, Option<Bool>)> {
         if let Some(&i) = self.index.get(name) {
             return match &self.vars[i] {
                 InputVar::Array {
-                    elem: e, len, data, ..
-                } if e == elem || same_sort(ops, e, elem) => Ok((len.clone(), data.clone())),
+                    elem: e,
+                    len,
+                    data,
+                    null,
+                    ..
+                } if e == elem || same_sort(ops, e, elem) => {
+                    Ok((len.clone(), data.clone(), null.clone()))
+                }
                 _ => Err(EncodeError::new(format!(
                     "input {} has different types in the two versions",
                     display_name(name)
@@ -115,14 +188,17 @@ impl InputSpace {
             &Dynamic::new_const(format!("{name}.length"), &isort),
         )?;
         let data = Array::new_const(format!("{name}[]"), &isort, &ops.sort(elem)?);
+        let null = (self.nullable_arrays && name.starts_with("arg"))
+            .then(|| Bool::new_const(format!("{name}.null")));
         self.index.insert(name.to_string(), self.vars.len());
         self.vars.push(InputVar::Array {
             name: name.to_string(),
             elem: elem.clone(),
             len: len.clone(),
             data: data.clone(),
+            null: null.clone(),
         });
-        Ok((len, data))
+        Ok((len, data, null))
     }
 }
 
@@ -199,7 +275,7 @@ pub fn encode_pair(
     abstraction: Option<&crate::abstraction::Abstraction>,
 ) -> Result<PairEncoding, PairError> {
     use crate::abstraction::Version;
-    let mut inputs = InputSpace::default();
+    let mut inputs = InputSpace::for_programs(&[old.0, new.0]);
     let mut ufs = ops::Ufs::default();
     let mut strings = Strings::default();
     let mut apps = crate::abstraction::Applications::default();

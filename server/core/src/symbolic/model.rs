@@ -33,6 +33,9 @@ pub fn read_inputs(
         let value = match var {
             InputVar::Scalar { ty, value, .. } => scalar(model, value, ty)?,
             InputVar::Array {
+                null: Some(null), ..
+            } if model.eval(null, true).and_then(|b| b.as_bool()) == Some(true) => Value::Null,
+            InputVar::Array {
                 elem, len, data, ..
             } => {
                 let n = scalar(model, len, &index_type(ops))?;

@@ -95,13 +95,26 @@ impl FaultCode {
     pub const NEGATIVE_ARRAY_SIZE: FaultCode = FaultCode(3);
     /// Other C undefined behaviour.
     pub const UNDEFINED: FaultCode = FaultCode(4);
+    /// Java `NullPointerException`: a `null` array input used.
+    pub const NULL_POINTER: FaultCode = FaultCode(5);
     /// The implicit faults, each a code an abstracted block may report.
-    pub const IMPLICIT: [FaultCode; 4] = [
+    pub const IMPLICIT: [FaultCode; 5] = [
         Self::DIVISION_BY_ZERO,
         Self::INDEX_OUT_OF_BOUNDS,
         Self::NEGATIVE_ARRAY_SIZE,
         Self::UNDEFINED,
+        Self::NULL_POINTER,
     ];
+
+    /// The Java class of an implicit fault's code.
+    pub fn java_implicit_class(self) -> Option<&'static str> {
+        if self == Self::NULL_POINTER {
+            return Some(crate::ir::Thrown::JAVA_NULL_POINTER);
+        }
+        usize::try_from(self.0 - 1)
+            .ok()
+            .and_then(|i| crate::ir::Thrown::JAVA_IMPLICIT.get(i).copied())
+    }
 
     /// The code of an explicit throw: a Java exception of an implicit
     /// fault's class shares that fault's code (`throw new
@@ -113,6 +126,11 @@ impl FaultCode {
                 .position(|c| c == class)
         {
             return FaultCode(i as i64 + 1);
+        }
+        if let crate::ir::Thrown::Exception(class) = t
+            && class == crate::ir::Thrown::JAVA_NULL_POINTER
+        {
+            return Self::NULL_POINTER;
         }
         if let crate::ir::Thrown::Undefined(_) = t {
             return Self::UNDEFINED;
@@ -128,6 +146,7 @@ impl FaultCode {
             Self::DIVISION_BY_ZERO,
             Self::INDEX_OUT_OF_BOUNDS,
             Self::NEGATIVE_ARRAY_SIZE,
+            Self::NULL_POINTER,
         ];
         if lang == Lang::C && implicit_ub.contains(&self) {
             Self::UNDEFINED

@@ -1240,7 +1240,7 @@ impl<'t> Fx<'t> {
                 .copied()
                 .unwrap_or(false),
             K::IntLit(_) | K::FloatLit(_) | K::BoolLit(_) | K::StrLit(_) | K::Local(_) => false,
-            K::Unary(_, a) | K::Cast(a) | K::Length(a) | K::NewArray(a) => {
+            K::Unary(_, a) | K::Cast(a) | K::Length(a) | K::IsNull(a) | K::NewArray(a) => {
                 self.reads_variable_global(a)
             }
             K::Binary(_, a, b) | K::Index(a, b) => {

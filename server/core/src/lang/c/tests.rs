@@ -63,6 +63,7 @@ fn p(e: &Expr, f: &Function, prog: &Program) -> String {
         K::Cast(a) => format!("({}){}", e.ty, p(a, f, prog)),
         K::Index(a, i) => format!("{}[{}]", p(a, f, prog), p(i, f, prog)),
         K::Length(a) => format!("len({})", p(a, f, prog)),
+        K::IsNull(a) => format!("isnull({})", p(a, f, prog)),
         K::NewArray(n) => format!(
             "new {}[{}]",
             e.ty.elem().map(|t| t.to_string()).unwrap_or_default(),
@@ -239,7 +240,7 @@ fn exprs<'a>(b: &'a Block, acc: &mut Vec<&'a Expr>) {
         acc.push(x);
         use ExprKind as K;
         match &x.kind {
-            K::Unary(_, a) | K::Cast(a) | K::Length(a) | K::NewArray(a) => e(a, acc),
+            K::Unary(_, a) | K::Cast(a) | K::Length(a) | K::IsNull(a) | K::NewArray(a) => e(a, acc),
             K::Binary(_, a, b) | K::Index(a, b) => {
                 e(a, acc);
                 e(b, acc)

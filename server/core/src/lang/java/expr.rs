@@ -52,6 +52,15 @@ impl PlaceL {
     }
 }
 
+/// Whether `n` is `null` (through parentheses).
+fn is_null_literal(n: Node) -> bool {
+    match n.kind() {
+        "null_literal" => true,
+        "parenthesized_expression" => n.named_child(0).is_some_and(is_null_literal),
+        _ => false,
+    }
+}
+
 fn bool_lit(b: bool, sp: Span) -> Expr {
     mk(ExprKind::BoolLit(b), Type::Bool, sp)
 }
@@ -648,8 +657,92 @@ impl<'c, 't> FnCx<'c, 't> {
         if matches!(op, BinOp::And | BinOp::Or) {
             return self.logical(op, l, r, n, out);
         }
+        if matches!(op, BinOp::Eq | BinOp::Ne) {
+            let other = match (is_null_literal(l), is_null_literal(r)) {
+                (true, false) => Some(r),
+                (false, true) => Some(l),
+                _ => None,
+            };
+            if let Some(other) = other {
+                let test = self.null_test(other, n, out)?;
+                return Ok(if op == BinOp::Eq { test } else { not(test) });
+            }
+        }
         let (a, b) = self.two(l, r, out)?;
         binop(op, a, b, n, op_text)
+    }
+
+    /// `x == null` where `x` is an array: the only use of `null` the IR
+    /// has ([`ExprKind::IsNull`]). Objects of value classes are taken to be
+    /// non-null and refused here.
+    fn null_test(&mut self, x: Node, n: Node, out: &mut Block) -> R<Expr> {
+        let e = self.expr(x, out)?;
+        if !matches!(e.ty, Type::Array(_)) {
+            return Err(unsupported(
+                n,
+                format!("comparison of a {} with null", super::jname(&e.ty)),
+            ));
+        }
+        Ok(mk(ExprKind::IsNull(Box::new(e)), Type::Bool, span(n)))
+    }
+
+    /// `java.util.Objects.requireNonNull(a[, message])`, `isNull(a)` and
+    /// `nonNull(a)` on an array, as the JDK defines them.
+    fn null_helper(
+        &mut self,
+        n: Node,
+        callee: &str,
+        arg_nodes: &[Node],
+        out: &mut Block,
+        want: bool,
+    ) -> R<Option<Expr>> {
+        let sp = span(n);
+        let name = callee.trim_start_matches("java.util.Objects.");
+        let max = if name == "requireNonNull" { 2 } else { 1 };
+        let Some(&first) = arg_nodes.first().filter(|_| arg_nodes.len() <= max) else {
+            return Err(unsupported(
+                n,
+                format!("call to {callee} with {} arguments", arg_nodes.len()),
+            ));
+        };
+        if let Some(bad) = arg_nodes[1..]
+            .iter()
+            .find_map(|a| super::stmt::first_active(*a))
+        {
+            return Err(unsupported(
+                bad,
+                format!(
+                    "{} in a message argument of {callee} (only literals, variables and operators that cannot fail)",
+                    bad.kind().replace('_', " ")
+                ),
+            ));
+        }
+        let e = self.expr(first, out)?;
+        if !matches!(e.ty, Type::Array(_)) {
+            return Err(unsupported(
+                first,
+                format!("{callee} of a {}", super::jname(&e.ty)),
+            ));
+        }
+        let test = mk(ExprKind::IsNull(Box::new(e.clone())), Type::Bool, sp);
+        match name {
+            "requireNonNull" => {
+                out.push(st(
+                    StmtKind::If {
+                        cond: test,
+                        then_branch: vec![st(
+                            StmtKind::Throw(Thrown::Exception(Thrown::JAVA_NULL_POINTER.into())),
+                            sp,
+                        )],
+                        else_branch: Vec::new(),
+                    },
+                    sp,
+                ));
+                Ok(want.then_some(e))
+            }
+            "isNull" => Ok(want.then_some(test)),
+            _ => Ok(want.then(|| not(test))),
+        }
     }
 
     /// `&&` / `||`: lazy. When the right operand lifts statements, they may
@@ -1374,6 +1467,14 @@ impl<'c, 't> FnCx<'c, 't> {
         if let Some(check) = Precondition::named(callee) {
             return self.precondition(n, check, callee, arg_nodes, out, want);
         }
+        if matches!(
+            callee,
+            "java.util.Objects.requireNonNull"
+                | "java.util.Objects.isNull"
+                | "java.util.Objects.nonNull"
+        ) {
+            return self.null_helper(n, callee, arg_nodes, out, want);
+        }
         let sp = span(n);
         let hint = self.hinted_type(n);
         let mut args = Vec::with_capacity(arg_nodes.len());
@@ -1444,12 +1545,16 @@ impl<'c, 't> FnCx<'c, 't> {
         let sp = span(n);
         let scalars = match check {
             Precondition::Argument | Precondition::State => 1,
-            Precondition::PositionIndexes => 3,
+            Precondition::PositionIndexes
+            | Precondition::ObjectsFromTo
+            | Precondition::ObjectsFromSize => 3,
             _ => 2,
         };
         let max = match check {
             Precondition::ObjectsIndex => 2,
-            Precondition::PositionIndexes => 3,
+            Precondition::PositionIndexes
+            | Precondition::ObjectsFromTo
+            | Precondition::ObjectsFromSize => 3,
             Precondition::Argument | Precondition::State => usize::MAX,
             _ => 3,
         };
@@ -1517,14 +1622,39 @@ impl<'c, 't> FnCx<'c, 't> {
         let (index, size) = (&vals[0], &vals[scalars - 1]);
         let past_end = match check {
             Precondition::PositionIndex => cmp(BinOp::Gt, index, size),
-            Precondition::PositionIndexes => {
+            Precondition::PositionIndexes | Precondition::ObjectsFromTo => {
                 let end = &vals[1];
                 or(cmp(BinOp::Lt, end, index), cmp(BinOp::Gt, end, size), sp)
+            }
+            Precondition::ObjectsFromSize => {
+                // The JDK's `(length | from | size) < 0 || size > length -
+                // from`: the subtraction runs only on non-negative operands
+                // (lazy `||`), so it cannot overflow.
+                let count = &vals[1];
+                let room = mk(
+                    ExprKind::Binary(BinOp::Sub, Box::new(size.clone()), Box::new(index.clone())),
+                    Type::INT,
+                    sp,
+                );
+                or(
+                    or(
+                        cmp(BinOp::Lt, count, &lit(0)),
+                        cmp(BinOp::Lt, size, &lit(0)),
+                        sp,
+                    ),
+                    cmp(BinOp::Gt, count, &room),
+                    sp,
+                )
             }
             _ => cmp(BinOp::Ge, index, size),
         };
         let bad = or(cmp(BinOp::Lt, index, &lit(0)), past_end, sp);
-        let thrown = if check == Precondition::ObjectsIndex {
+        let thrown = if matches!(
+            check,
+            Precondition::ObjectsIndex
+                | Precondition::ObjectsFromTo
+                | Precondition::ObjectsFromSize
+        ) {
             vec![throw("IndexOutOfBoundsException")]
         } else {
             // Guava builds the message first, and that throws
@@ -1893,6 +2023,13 @@ enum Precondition {
     PositionIndexes,
     /// JDK `java.util.Objects.checkIndex(index, length)`.
     ObjectsIndex,
+    /// JDK `Objects.checkFromToIndex(from, to, length)`: `0 <= from <= to
+    /// <= length`, returns `from`.
+    ObjectsFromTo,
+    /// JDK `Objects.checkFromIndexSize(from, size, length)`: `0 <= from`,
+    /// `0 <= size`, `from + size <= length` (without overflow), returns
+    /// `from`.
+    ObjectsFromSize,
 }
 
 impl Precondition {
@@ -1905,6 +2042,8 @@ impl Precondition {
             (Some("checkPositionIndex"), _) => Precondition::PositionIndex,
             (Some("checkPositionIndexes"), _) => Precondition::PositionIndexes,
             (None, "java.util.Objects.checkIndex") => Precondition::ObjectsIndex,
+            (None, "java.util.Objects.checkFromToIndex") => Precondition::ObjectsFromTo,
+            (None, "java.util.Objects.checkFromIndexSize") => Precondition::ObjectsFromSize,
             _ => return None,
         })
     }

@@ -222,6 +222,7 @@ fn show(p: &Program, f: &Function, e: &Expr) -> String {
         ExprKind::Cast(a) => format!("({}){}", e.ty, show(p, f, a)),
         ExprKind::Index(a, i) => format!("{}[{}]", show(p, f, a), show(p, f, i)),
         ExprKind::Length(a) => format!("{}.length", show(p, f, a)),
+        ExprKind::IsNull(a) => format!("({} == null)", show(p, f, a)),
         ExprKind::NewArray(n) => {
             format!(
                 "new {}[{}]",
@@ -436,6 +437,10 @@ fn check_expr(p: &Program, f: &Function, e: &Expr) {
         ExprKind::Length(a) => {
             check_expr(p, f, a);
             assert!(a.ty.elem().is_some() && e.ty == Type::INT);
+        }
+        ExprKind::IsNull(a) => {
+            check_expr(p, f, a);
+            assert!(a.ty.elem().is_some() && e.ty == Type::Bool);
         }
         ExprKind::NewArray(n) => {
             check_expr(p, f, n);
@@ -1861,4 +1866,101 @@ fn string_arguments_reach_helpers_of_the_file_only_to_be_passed_on() {
         err(&p, "k").to_string(),
         "unsupported: String variable at 9:25"
     );
+}
+
+#[test]
+fn null_tests_of_arrays_are_lowered_and_other_nulls_refused() {
+    let src = "import java.util.Objects;\n\
+class A {\n\
+  int f(int[] a) { if (a == null) { return 0; } return a.length; }\n\
+  boolean g(int[] a, int[] b) { return (null != a) && Objects.isNull(b); }\n\
+  int h(int[] a) { int[] b = Objects.requireNonNull(a, \"a\"); return b.length; }\n\
+  int k(int x) { return x == null ? 0 : 1; }\n\
+  int m(int[] a) { a = null; return 0; }\n\
+  int n(int[] a) { Objects.requireNonNull(a, describe(a)); return 0; }\n\
+}";
+    let p = prog(src);
+    assert_eq!(
+        body_of_p(&p, "f"),
+        "if (a == null) { return 0 }; return a.length"
+    );
+    assert_eq!(body_of_p(&p, "g"), "return (!(a == null) && (b == null))");
+    assert_eq!(
+        body_of_p(&p, "h"),
+        "if (a == null) { throw exception NullPointerException }; b = a; return b.length"
+    );
+    assert_eq!(err(&p, "k").what, "comparison of a int with null");
+    assert_eq!(err(&p, "m").to_string(), "unsupported: null at 7:22");
+    assert!(
+        err(&p, "n").what.starts_with(
+            "method invocation in a message argument of java.util.Objects.requireNonNull"
+        ),
+        "{}",
+        err(&p, "n")
+    );
+}
+
+/// `Objects.checkFromToIndex` and `checkFromIndexSize` against the JDK 17
+/// definitions (`Preconditions.checkFromToIndex`/`checkFromIndexSize`), on
+/// every small triple and at the int range's edge, where the JDK's
+/// subtraction cannot overflow.
+#[test]
+fn objects_range_checks_throw_what_the_jdk_throws() {
+    fn from_to(from: i64, to: i64, length: i64) -> bool {
+        from < 0 || from > to || to > length
+    }
+    fn from_size(from: i64, size: i64, length: i64) -> bool {
+        (length | from | size) < 0 || size > length - from
+    }
+    let p = prog(
+        "import java.util.Objects;\n\
+         class A {\n\
+           static int f(int a, int b, int n) { return Objects.checkFromToIndex(a, b, n); }\n\
+           static int g(int a, int b, int n) { return Objects.checkFromIndexSize(a, b, n); }\n\
+         }",
+    );
+    let edge = [
+        i32::MIN as i64,
+        -2,
+        -1,
+        0,
+        1,
+        2,
+        3,
+        i32::MAX as i64 - 1,
+        i32::MAX as i64,
+    ];
+    for a in edge {
+        for b in edge {
+            for n in edge {
+                for (name, jdk) in [
+                    ("f", from_to as fn(i64, i64, i64) -> bool),
+                    ("g", from_size),
+                ] {
+                    let args = [a, b, n].map(crate::value::Value::int).to_vec();
+                    let got =
+                        crate::interp::run_named(&p, name, crate::ir::Semantics::Machine, args);
+                    let expected = if jdk(a, b, n) {
+                        crate::interp::Outcome::Fault {
+                            kind: crate::interp::FaultKind::Thrown(Thrown::Exception(
+                                "IndexOutOfBoundsException".into(),
+                            )),
+                            span: Default::default(),
+                            lang: Lang::Java,
+                        }
+                    } else {
+                        crate::interp::Outcome::Return(crate::value::Value::int(a))
+                    };
+                    let same = match (&got, &expected) {
+                        (
+                            crate::interp::Outcome::Fault { kind: k1, .. },
+                            crate::interp::Outcome::Fault { kind: k2, .. },
+                        ) => k1 == k2,
+                        _ => got == expected,
+                    };
+                    assert!(same, "{name}({a}, {b}, {n}): {got:?}, JDK {expected:?}");
+                }
+            }
+        }
+    }
 }
