@@ -105,6 +105,8 @@ C_TYPES = {
     "long long": Ty("int", 64, True, spelling="long long"),
     "unsigned long": Ty("int", 64, False, spelling="unsigned long"),
     "unsigned long long": Ty("int", 64, False, spelling="unsigned long long"),
+    # <stddef.h>'s, as on x86-64 Linux (LP64).
+    "size_t": Ty("int", 64, False, spelling="unsigned long"),
     "_Bool": Ty("bool", spelling="_Bool"),
     "bool": Ty("bool", spelling="_Bool"),
     "float": Ty("float", 32, spelling="float"),

@@ -311,6 +311,9 @@ impl<'t> Fx<'t> {
     /// Lowers an expression as a condition (type `Bool`): `x` becomes
     /// `x != 0`.
     pub(super) fn cond(&mut self, n: Node<'t>, out: &mut Block) -> Res<Expr> {
+        if let Some(test) = self.null_test(n) {
+            return Ok(test);
+        }
         let e = self.expr(n, out)?;
         self.to_bool(e)
     }
@@ -730,6 +733,9 @@ impl<'t> Fx<'t> {
         let (left, right) = (self.field(n, "left")?, self.field(n, "right")?);
         if op == "&&" || op == "||" {
             return self.logical(op == "&&", left, right, span, out);
+        }
+        if let Some(test) = self.null_test(n) {
+            return Ok(test);
         }
         let bop = crate::lang::build::binop_token(op, crate::ir::Lang::C)
             .ok_or_else(|| self.unsup(n, format!("operator {op}")))?;

@@ -37,6 +37,9 @@ pub(super) struct Pointer {
     /// of a pointer variable.
     pub array: Expr,
     pub offset: Expr,
+    /// Where the pointer is `NULL` (`memchr` found nothing); `None` when
+    /// it never is.
+    pub null: Option<Expr>,
 }
 
 /// Whether two pointers point into the same array, as far as the lowering
@@ -108,8 +111,32 @@ impl<'t> Fx<'t> {
         ));
         let array = self.local_expr(param, span);
         if let Some(scope) = self.scopes.last_mut() {
-            scope.insert(name.to_string(), Binding::Cursor { array, offset });
+            scope.insert(
+                name.to_string(),
+                Binding::Cursor {
+                    array,
+                    offset,
+                    null: None,
+                },
+            );
         }
+    }
+
+    /// A `bool` (or counter) local of the lowering, named so that it
+    /// cannot clash with the program's (`#` is not a C name character).
+    fn flag_local(&mut self, name: &str, span: crate::ir::Span) -> LocalId {
+        self.lowering_local(name, Type::Bool, span)
+    }
+
+    fn lowering_local(&mut self, name: &str, ty: Type, span: crate::ir::Span) -> LocalId {
+        let id = LocalId(self.locals.len() as u32);
+        self.locals.push(crate::ir::Local {
+            name: name.to_string(),
+            ty,
+            kind: LocalKind::Var,
+            span,
+        });
+        id
     }
 
     fn offset_local(&mut self, name: &str, span: crate::ir::Span) -> LocalId {
@@ -158,12 +185,27 @@ impl<'t> Fx<'t> {
             },
             span,
         ));
+        let null = match p.null {
+            Some(is_null) => {
+                let id = self.flag_local(&format!("{name}#null"), span);
+                out.push(super::stmt::st(
+                    StmtKind::Assign {
+                        place: Place::Local(id),
+                        value: is_null,
+                    },
+                    span,
+                ));
+                Some(id)
+            }
+            None => None,
+        };
         if let Some(scope) = self.scopes.last_mut() {
             scope.insert(
                 name.to_string(),
                 Binding::Cursor {
                     array: p.array,
                     offset,
+                    null,
                 },
             );
         }
@@ -231,11 +273,36 @@ impl<'t> Fx<'t> {
         let n = strip_parens(n);
         match n.kind() {
             "identifier" => {
-                if let Some(Binding::Cursor { array, offset }) = self.binding(self.text(n)) {
-                    let (array, offset) = (array.clone(), *offset);
+                if let Some(Binding::Cursor {
+                    array,
+                    offset,
+                    null,
+                }) = self.binding(self.text(n))
+                {
+                    let (array, offset, null) = (array.clone(), *offset, *null);
+                    // Any use of a NULL pointer as a pointer (dereference,
+                    // arithmetic, difference) is undefined behaviour; only
+                    // the tests for NULL (`cond`) read the flag itself.
+                    if let Some(null) = null {
+                        let is_null = self.local_expr(null, span);
+                        out.push(super::stmt::st(
+                            StmtKind::If {
+                                cond: is_null,
+                                then_branch: vec![super::stmt::st(
+                                    StmtKind::Throw(crate::ir::Thrown::Undefined(
+                                        "use of a NULL pointer".into(),
+                                    )),
+                                    span,
+                                )],
+                                else_branch: Vec::new(),
+                            },
+                            span,
+                        ));
+                    }
                     return Ok(Pointer {
                         array: Expr { span, ..array },
                         offset: self.local_expr(offset, span),
+                        null: None,
                     });
                 }
                 let array = self.expr(n, out)?;
@@ -245,6 +312,7 @@ impl<'t> Fx<'t> {
                 Ok(Pointer {
                     array,
                     offset: int_lit(0, OFFSET, span),
+                    null: None,
                 })
             }
             "binary_expression" => {
@@ -290,6 +358,7 @@ impl<'t> Fx<'t> {
                 Ok(Pointer {
                     array,
                     offset: if prefix { new } else { old },
+                    null: None,
                 })
             }
             "assignment_expression" => {
@@ -301,6 +370,13 @@ impl<'t> Fx<'t> {
                 let new = match op {
                     "=" => {
                         let p = self.pointer(right, out)?;
+                        if p.null.is_some() {
+                            return Err(self.unsup(
+                                n,
+                                "pointer that may be NULL assigned to an existing pointer \
+                                 (followed where it initialises its own variable)",
+                            ));
+                        }
                         if !same_array(&p.array, &cur.array) {
                             return Err(self.unsup(n, "pointer moved to another array"));
                         }
@@ -320,6 +396,7 @@ impl<'t> Fx<'t> {
                 Ok(Pointer {
                     array: new.array,
                     offset: value,
+                    null: None,
                 })
             }
             "pointer_expression"
@@ -333,9 +410,10 @@ impl<'t> Fx<'t> {
                 Ok(Pointer {
                     array,
                     offset: index,
+                    null: None,
                 })
             }
-            "call_expression" => Err(self.unsup(n, "pointer returned by a call")),
+            "call_expression" => self.memchr(n, out),
             "null" => Err(self.unsup(n, "NULL pointer")),
             "conditional_expression" => Err(self.unsup(n, "pointer chosen by a conditional")),
             "cast_expression" => Err(self.unsup(n, "pointer cast")),
@@ -399,6 +477,7 @@ impl<'t> Fx<'t> {
         Ok(Pointer {
             array: p.array,
             offset: self.arith(op, offset, i, span)?,
+            null: None,
         })
     }
 
@@ -428,6 +507,149 @@ impl<'t> Fx<'t> {
         Ok(element_place(array, index, span))
     }
 
+    /// `memchr(s, c, n)`, the one library call whose pointer result is
+    /// followed: the first of the `n` bytes from `s` equal to `c` (both as
+    /// `unsigned char`), or `NULL`. Lowered as the search itself — each
+    /// byte read is bounds-checked like any other, so a search past the
+    /// buffer is undefined behaviour, as natively — into an offset and a
+    /// "not found" flag.
+    fn memchr(&mut self, n: Node<'t>, out: &mut Block) -> Res<Pointer> {
+        let span = self.sp(n);
+        let f = self.field(n, "function")?;
+        let name = self.text(f);
+        let own = self.file.fn_map.contains_key(name) || self.file.fn_macros.contains_key(name);
+        if f.kind() != "identifier" || name != "memchr" || own {
+            return Err(self.unsup(n, "pointer returned by a call"));
+        }
+        let args = kids(self.field(n, "arguments")?);
+        let [s_node, c_node, n_node] = args[..] else {
+            return Err(self.unsup(n, format!("call to memchr with {} arguments", args.len())));
+        };
+        let s = self.pointer(s_node, out)?;
+        let start = self.spill(s.offset, out);
+        let byte = Type::Int(IntTy::U8);
+        let c = self.expr(c_node, out)?;
+        if !is_integer(&c.ty) {
+            return Err(self.unsup(c_node, "memchr of a non-integer"));
+        }
+        let c = self.convert(c, &byte, span)?;
+        let c = self.temp_of(c, out);
+        let count = self.expr(n_node, out)?;
+        if !is_integer(&count.ty) {
+            return Err(self.unsup(n_node, "memchr with a non-integer length"));
+        }
+        let count = self.convert(count, &Type::Int(OFFSET), span)?;
+        let count = self.temp_of(count, out);
+        // `k = 0; while (k < n && (unsigned char) s[k] != c) k++;` — found
+        // exactly where `k < n` after the loop.
+        let k = self.lowering_local("memchr#k", Type::Int(OFFSET), span);
+        let st = super::stmt::st;
+        let k_read = self.local_expr(k, span);
+        out.push(st(
+            StmtKind::Assign {
+                place: Place::Local(k),
+                value: int_lit(0, OFFSET, span),
+            },
+            span,
+        ));
+        let at = self.arith(BinOp::Add, start.clone(), k_read.clone(), span)?;
+        let (_, elem) = element_place(s.array.clone(), at, span);
+        if !is_integer(&elem.ty) {
+            return Err(self.unsup(s_node, "memchr over a non-integer array"));
+        }
+        let elem = self.convert(elem, &byte, span)?;
+        let miss = self.arith(BinOp::Ne, elem, c, span)?;
+        let within = self.arith(BinOp::Lt, k_read.clone(), count.clone(), span)?;
+        let searching = Expr {
+            kind: ExprKind::Binary(BinOp::And, Box::new(within), Box::new(miss)),
+            ty: Type::Bool,
+            span,
+        };
+        let next = self.arith(BinOp::Add, k_read.clone(), int_lit(1, OFFSET, span), span)?;
+        let label = self.label();
+        out.push(st(
+            StmtKind::Loop {
+                label,
+                kind: crate::ir::LoopKind::While,
+                cond: searching,
+                body: vec![st(
+                    StmtKind::Assign {
+                        place: Place::Local(k),
+                        value: next,
+                    },
+                    span,
+                )],
+                step: Vec::new(),
+            },
+            span,
+        ));
+        Ok(Pointer {
+            array: s.array,
+            offset: self.arith(BinOp::Add, start, k_read.clone(), span)?,
+            null: Some(self.arith(BinOp::Ge, k_read, count, span)?),
+        })
+    }
+
+    /// A test of a pointer that may be `NULL` (`p`, `!p` via `cond`, `p ==
+    /// NULL`, `p != 0`): its flag. `None` when `n` is no such test.
+    pub(super) fn null_test(&self, n: Node<'t>) -> Option<Expr> {
+        let n = strip_parens(n);
+        let flag = |id: Option<Node<'t>>| -> Option<Expr> {
+            let id = strip_parens(id?);
+            if id.kind() != "identifier" {
+                return None;
+            }
+            match self.binding(self.text(id)) {
+                Some(Binding::Cursor {
+                    null: Some(null), ..
+                }) => Some(self.local_expr(*null, self.sp(id))),
+                _ => None,
+            }
+        };
+        let not = |e: Expr| Expr {
+            span: e.span,
+            kind: ExprKind::Unary(crate::ir::UnOp::Not, Box::new(e)),
+            ty: Type::Bool,
+        };
+        match n.kind() {
+            "identifier" => flag(Some(n)).map(not),
+            "binary_expression" => {
+                let op = self.text(n.child_by_field_name("operator")?);
+                let (l, r) = (
+                    n.child_by_field_name("left")?,
+                    n.child_by_field_name("right")?,
+                );
+                let is_null = |x: Node| {
+                    let x = strip_parens(x);
+                    x.kind() == "null" || (x.kind() == "number_literal" && self.text(x) == "0")
+                };
+                let is_null_flag = if is_null(r) {
+                    flag(Some(l))?
+                } else if is_null(l) {
+                    flag(Some(r))?
+                } else {
+                    return None;
+                };
+                match op {
+                    "==" => Some(is_null_flag),
+                    "!=" => Some(not(is_null_flag)),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether `n` names a pointer variable that may be `NULL`.
+    fn maybe_null(&self, n: Node) -> bool {
+        let n = strip_parens(n);
+        n.kind() == "identifier"
+            && matches!(
+                self.binding(self.text(n)),
+                Some(Binding::Cursor { null: Some(_), .. })
+            )
+    }
+
     /// `p - q`, `p < q`, `p == q`, ... on two pointers into one array.
     pub(super) fn pointer_pair(
         &mut self,
@@ -437,6 +659,15 @@ impl<'t> Fx<'t> {
         out: &mut Block,
     ) -> Res<Expr> {
         let span = self.sp(left);
+        // C defines `p == q` for a NULL `p` (false); as a pointer use it
+        // would be undefined here, so it is refused rather than modelled
+        // wrongly. `p - q` on NULL is undefined in C too.
+        if op.is_comparison() && (self.maybe_null(left) || self.maybe_null(right)) {
+            return Err(self.unsup(
+                left,
+                "comparison of a pointer that may be NULL with another pointer",
+            ));
+        }
         let l = self.pointer(left, out)?;
         let mut b = Vec::new();
         let r = self.pointer(right, &mut b)?;
@@ -493,8 +724,50 @@ mod tests {
             "int f(int *a, int n) { int *end = a + n; int s = 0; for (int *q = a; q < end; q++) s += *q; return s; }",
             "long f(const char *s, int n) { const char *p = s; while (p < s + n && *p) p++; return p - s; }",
             "int f(int *a) { int *q = &a[2]; return q[1] + *(q - 1); }",
+            "#include <string.h>\nlong f(const char *s, int n) { const char *p = memchr(s + 1, 'x', n); if (p == NULL) return -1; return !p ? 0 : (p - s) + *p; }",
         ] {
             assert_eq!(error_of(src), "lowered", "{src}");
+        }
+    }
+
+    /// `memchr` against its definition (the C standard's 7.24.5.1) on
+    /// every small buffer: the offset found, or NULL; a search past the
+    /// buffer's end is undefined behaviour.
+    #[test]
+    fn memchr_finds_the_first_byte_or_null() {
+        use crate::value::Value;
+        let p = lower(
+            "#include <string.h>\nlong f(const char *s, int c, unsigned long n) { const char *p = memchr(s, c, n); return p ? p - s : -1; }",
+        );
+        for buf in [vec![], vec![0], vec![3, 0, 3], vec![-1, 5], vec![7, 7, 7]] {
+            for c in [0i64, 3, 7, 255, -1, 256 + 5] {
+                for n in 0..=buf.len() + 1 {
+                    let args = vec![
+                        Value::Array(buf.iter().map(|&b: &i64| Value::int(b)).collect()),
+                        Value::int(c),
+                        Value::int(n as i64),
+                    ];
+                    let got =
+                        crate::interp::run_named(&p, "f", crate::ir::Semantics::Machine, args);
+                    let byte = |x: i64| x.rem_euclid(256);
+                    let found = buf.iter().take(n).position(|&b| byte(b) == byte(c));
+                    let expected = match found {
+                        Some(i) => Some(i as i64),
+                        None if n > buf.len() => None,
+                        None => Some(-1),
+                    };
+                    match (&got, expected) {
+                        (crate::interp::Outcome::Return(v), Some(e)) => {
+                            assert_eq!(v, &Value::int(e), "{buf:?} {c} {n}")
+                        }
+                        (crate::interp::Outcome::Fault { kind, .. }, None) => assert!(
+                            kind.outcome_key(crate::ir::Lang::C) == "undefined behaviour",
+                            "{buf:?} {c} {n}: {kind:?}"
+                        ),
+                        _ => panic!("{buf:?} {c} {n}: {got:?}, expected {expected:?}"),
+                    }
+                }
+            }
         }
     }
 
@@ -502,8 +775,16 @@ mod tests {
     fn pointers_it_cannot_follow_are_named() {
         let cases = [
             (
-                "#include <string.h>\nint f(const char *s, int n) { const char *p = memchr(s, 0, n); return p ? 1 : 0; }",
+                "#include <string.h>\nint f(const char *s) { const char *p = strchr(s, 0); return p ? 1 : 0; }",
                 "pointer returned by a call",
+            ),
+            (
+                "#include <string.h>\nint f(const char *s, int n) { const char *p = memchr(s, 0, n); return p == s; }",
+                "comparison of a pointer that may be NULL",
+            ),
+            (
+                "#include <string.h>\nint f(const char *s, int n) { const char *p = s; p = memchr(s, 0, n); return *p; }",
+                "pointer that may be NULL assigned to an existing pointer",
             ),
             (
                 "int f(int *a, int *b) { int *p = a; p = b; return *p; }",

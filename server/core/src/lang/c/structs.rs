@@ -272,6 +272,9 @@ pub(super) enum Binding {
     Cursor {
         array: Expr,
         offset: LocalId,
+        /// A `bool` local that is true where the pointer is `NULL` (a
+        /// pointer `memchr` found); `None` for pointers that never are.
+        null: Option<LocalId>,
     },
 }
 
