@@ -120,6 +120,8 @@ pub struct Encoding {
     /// The loops' state holds arrays: an invariant over their elements may
     /// need a quantifier, which the solvers here do not find.
     pub arrays: bool,
+    /// Array parameters may be `null` (`symbolic::nullable_arrays`).
+    pub nullable_arrays: bool,
 }
 
 /// One version's state as a vector: its scalar locals, its scalar
@@ -893,6 +895,7 @@ pub fn encode_product(
             .cloned()
             .collect(),
         arrays: o.layout.has_arrays() || n.layout.has_arrays(),
+        nullable_arrays: inputs.nullable_arrays,
     })
 }
 

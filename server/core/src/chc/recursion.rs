@@ -804,6 +804,7 @@ pub fn prove_recursive(
                 relations: std::mem::take(&mut system.relations),
                 uninterpreted: Vec::new(),
                 arrays: false,
+                nullable_arrays: false,
             };
             solve::solve(&encoding, deadline)
         }

@@ -117,6 +117,7 @@ mod tests {
             }],
             uninterpreted: Vec::new(),
             arrays: false,
+            nullable_arrays: false,
         }
     }
 
