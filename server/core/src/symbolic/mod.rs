@@ -74,11 +74,13 @@ pub struct InputSpace {
 }
 
 /// Whether the pair treats `null` array parameters as inputs: where either
-/// version tests an array against `null` (`a == null`,
-/// `Objects.requireNonNull`), what it does then is part of its behaviour. A
-/// pair that never mentions `null` would only differ on it by which
-/// statement throws the `NullPointerException` first, so there it is left
-/// out and the non-null assumption named instead.
+/// version's file tests an array against `null` (`a == null`,
+/// `Objects.requireNonNull`), what the code does then is part of its
+/// behaviour. Code that never mentions `null` would only differ on it by
+/// which statement throws the `NullPointerException` first, so there it is
+/// left out and the non-null assumption named instead. (The whole file, not
+/// only the functions a method reaches: every checker and the verdict's
+/// assumptions ask this same question.)
 pub fn nullable_arrays(programs: &[&Program]) -> bool {
     programs.iter().any(|p| {
         p.lang == Lang::Java
