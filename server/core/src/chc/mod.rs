@@ -1097,4 +1097,22 @@ mod tests {
             "int f(int t, int c) { int x = 0; while (0 < c) { if (0 < t) { x += 2; c = c - 1; } } return x; }",
         );
     }
+
+    #[test]
+    fn a_null_array_is_part_of_the_loop_state() {
+        // Where the pair tests for null, `a` may be null: the guard
+        // `i < a.length` fails on null unless the invariant rules it out
+        // at the head (the early return does).
+        let guarded = "int f(int[] a) { if (a == null) { return 0; } int s = 0; for (int i = 0; i < a.length; i++) { s += a[i]; } return s; }";
+        let inv = proved(
+            guarded,
+            "int f(int[] a) { int s = 0; int n = a == null ? 0 : a.length; for (int i = 0; i < n; i++) { s += a[i]; } return s; }",
+        );
+        assert!(inv[0].formula.contains("(not old.a.null)"), "{inv:?}");
+        // Without the guard the new loop's `a.length` throws on null.
+        not_proved(
+            guarded,
+            "int f(int[] a) { int s = 0; for (int i = 0; i < a.length; i++) { s += a[i]; } return s; }",
+        );
+    }
 }
