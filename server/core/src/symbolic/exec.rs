@@ -123,6 +123,14 @@ pub struct SegmentExits {
     pub bounded: Vec<Bool>,
 }
 
+/// The heap object `obj` of `state`.
+fn object(state: &State, obj: ObjId) -> EResult<&ArrObj> {
+    state
+        .heap
+        .get(obj)
+        .ok_or_else(|| unsupported("internal: heap"))
+}
+
 fn feasibility_solver(ops: Ops) -> z3::Solver {
     let solver = match ops.sem {
         crate::ir::Semantics::Math => z3::Solver::new(),
@@ -1443,12 +1451,7 @@ impl<'a> Executor<'a> {
         };
         let obj = *obj;
         self.null_fault(obj, state)?;
-        let len = state
-            .heap
-            .get(obj)
-            .ok_or_else(|| unsupported("internal: heap"))?
-            .len
-            .clone();
+        let len = object(state, obj)?.len.clone();
         let ok = self.ops.in_bounds(i, &len)?;
         self.fault(
             state,
@@ -1463,13 +1466,7 @@ impl<'a> Executor<'a> {
     /// Forks off the `NullPointerException` of using object `obj` when it
     /// may be a `null` array input.
     fn null_fault(&mut self, obj: ObjId, state: &mut State) -> EResult<()> {
-        let null = state
-            .heap
-            .get(obj)
-            .ok_or_else(|| unsupported("internal: heap"))?
-            .null
-            .clone();
-        if let Some(null) = null {
+        if let Some(null) = object(state, obj)?.null.clone() {
             self.fault(
                 state,
                 vec![MayFault {
@@ -1623,12 +1620,7 @@ impl<'a> Executor<'a> {
                     return Err(unsupported("length of an array that may be unassigned"));
                 };
                 self.null_fault(obj, state)?;
-                let len = state
-                    .heap
-                    .get(obj)
-                    .ok_or_else(|| unsupported("internal: heap"))?
-                    .len
-                    .clone();
+                let len = object(state, obj)?.len.clone();
                 // Lengths live in the index sort; bring them to the expression's type.
                 self.index_to_type(&len, &e.ty)?
             }
@@ -1636,12 +1628,7 @@ impl<'a> Executor<'a> {
                 let Sym::Arr(obj) = self.expr(a, state)? else {
                     return Err(unsupported("null test of an array that may be unassigned"));
                 };
-                let null = state
-                    .heap
-                    .get(obj)
-                    .ok_or_else(|| unsupported("internal: heap"))?
-                    .null
-                    .clone();
+                let null = object(state, obj)?.null.clone();
                 Sym::Bool(null.unwrap_or_else(|| Bool::from_bool(false)))
             }
             ExprKind::NewArray(n) => {

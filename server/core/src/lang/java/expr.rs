@@ -52,6 +52,33 @@ impl PlaceL {
     }
 }
 
+/// Checks the arguments of a JDK or Guava helper modelled by its
+/// documented behaviour: between `values` and `max` of them, and every one
+/// after the first `values` a message argument, which must be inert (Java
+/// evaluates every argument before the call; only a failure to build the
+/// message could be observed).
+fn helper_arguments(n: Node, callee: &str, arg_nodes: &[Node], values: usize, max: usize) -> R<()> {
+    if arg_nodes.len() < values || arg_nodes.len() > max {
+        return Err(unsupported(
+            n,
+            format!("call to {callee} with {} arguments", arg_nodes.len()),
+        ));
+    }
+    if let Some(bad) = arg_nodes[values..]
+        .iter()
+        .find_map(|a| super::stmt::first_active(*a))
+    {
+        return Err(unsupported(
+            bad,
+            format!(
+                "{} in a message argument of {callee} (only literals, variables and operators that cannot fail)",
+                bad.kind().replace('_', " ")
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Whether `n` is `null` (through parentheses).
 fn is_null_literal(n: Node) -> bool {
     match n.kind() {
@@ -699,24 +726,8 @@ impl<'c, 't> FnCx<'c, 't> {
         let sp = span(n);
         let name = callee.trim_start_matches("java.util.Objects.");
         let max = if name == "requireNonNull" { 2 } else { 1 };
-        let Some(&first) = arg_nodes.first().filter(|_| arg_nodes.len() <= max) else {
-            return Err(unsupported(
-                n,
-                format!("call to {callee} with {} arguments", arg_nodes.len()),
-            ));
-        };
-        if let Some(bad) = arg_nodes[1..]
-            .iter()
-            .find_map(|a| super::stmt::first_active(*a))
-        {
-            return Err(unsupported(
-                bad,
-                format!(
-                    "{} in a message argument of {callee} (only literals, variables and operators that cannot fail)",
-                    bad.kind().replace('_', " ")
-                ),
-            ));
-        }
+        helper_arguments(n, callee, arg_nodes, 1, max)?;
+        let first = arg_nodes[0];
         let e = self.expr(first, out)?;
         if !matches!(e.ty, Type::Array(_)) {
             return Err(unsupported(
@@ -1558,24 +1569,7 @@ impl<'c, 't> FnCx<'c, 't> {
             Precondition::Argument | Precondition::State => usize::MAX,
             _ => 3,
         };
-        if arg_nodes.len() < scalars || arg_nodes.len() > max {
-            return Err(unsupported(
-                n,
-                format!("call to {callee} with {} arguments", arg_nodes.len()),
-            ));
-        }
-        if let Some(bad) = arg_nodes[scalars..]
-            .iter()
-            .find_map(|a| super::stmt::first_active(*a))
-        {
-            return Err(unsupported(
-                bad,
-                format!(
-                    "{} in a message argument of {callee} (only literals, variables and operators that cannot fail)",
-                    bad.kind().replace('_', " ")
-                ),
-            ));
-        }
+        helper_arguments(n, callee, arg_nodes, scalars, max)?;
         let throw = |class: &str| st(StmtKind::Throw(Thrown::Exception(class.into())), sp);
         let lit = |v: i128| mk(ExprKind::IntLit(v), Type::INT, sp);
         let cmp = |op: BinOp, a: &Expr, b: &Expr| {
