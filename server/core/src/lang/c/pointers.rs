@@ -122,12 +122,14 @@ impl<'t> Fx<'t> {
         }
     }
 
-    /// A `bool` (or counter) local of the lowering, named so that it
-    /// cannot clash with the program's (`#` is not a C name character).
+    /// A `bool` local of the lowering (a pointer's `NULL` flag).
     fn flag_local(&mut self, name: &str, span: crate::ir::Span) -> LocalId {
         self.lowering_local(name, Type::Bool, span)
     }
 
+    /// A local of the lowering (an offset, a flag, a search counter), its
+    /// name containing `#` so that it cannot clash with the program's (`#`
+    /// is not a C name character).
     fn lowering_local(&mut self, name: &str, ty: Type, span: crate::ir::Span) -> LocalId {
         let id = LocalId(self.locals.len() as u32);
         self.locals.push(crate::ir::Local {
@@ -140,15 +142,7 @@ impl<'t> Fx<'t> {
     }
 
     fn offset_local(&mut self, name: &str, span: crate::ir::Span) -> LocalId {
-        let id = LocalId(self.locals.len() as u32);
-        self.locals.push(crate::ir::Local {
-            // `#` cannot occur in a C name: no clash with the program's.
-            name: format!("{name}#offset"),
-            ty: Type::Int(OFFSET),
-            kind: LocalKind::Var,
-            span,
-        });
-        id
+        self.lowering_local(&format!("{name}#offset"), Type::Int(OFFSET), span)
     }
 
     /// `T *name = init;`: a local pointer into the array `init` points to.
