@@ -29,10 +29,10 @@
 
 use super::shape::{NotEncodable, Shape, shape};
 use crate::ir::{Block, FuncId, Function, GlobalId, LocalId, Program, Semantics, Span, Type};
-use crate::symbolic::exec::{ArrObj, Executor, SegmentExits, State, Summary};
+use crate::symbolic::exec::{ArrObj, Executor, OPAQUE_CALLEE, OpaqueCallee, SegmentExits, State, Summary};
 use crate::symbolic::ops::{EncodeError, FaultCode, Ops, Sym, UfApplication, Ufs};
 use crate::symbolic::{InputSpace, InputVar, Strings, index_type};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::time::Instant;
 use z3::ast::{Ast, Bool, Dynamic};
 use z3::{FuncDecl, Sort};
@@ -117,6 +117,9 @@ pub struct Encoding {
     /// Ackermann constants): the proof's assumption that they are
     /// functions (deterministic, no observable effects).
     pub uninterpreted: Vec<String>,
+    /// Callees with loops whose calls are uninterpreted functions
+    /// (`callees.rs`): the proof holds where they return.
+    pub opaque_calls: Vec<String>,
     /// The loops' state holds arrays: an invariant over their elements may
     /// need a quantifier, which the solvers here do not find.
     pub arrays: bool,
@@ -421,6 +424,7 @@ fn version_pieces(
     func: FuncId,
     f: &Function,
     shape: &Shape,
+    opaque: &BTreeMap<FuncId, OpaqueCallee>,
     inputs: &mut InputSpace,
     ufs: &mut Ufs,
     strings: &mut Strings,
@@ -435,6 +439,7 @@ fn version_pieces(
     let mut ex = Executor::new(
         ops, program, inputs, ufs, strings, 8, deadline, None, &mut apps,
     );
+    ex.set_opaque(opaque.clone());
     let last = shape.loops.len();
     ex.ufs.origin = origin(0, in_old);
     let entry_state = ex.entry_state(func).map_err(enc)?;
@@ -591,7 +596,12 @@ pub struct Version<'p> {
     pub func: FuncId,
     pub body: &'p Function,
     pub shape: Shape,
+    /// Callees run as uninterpreted functions (`callees.rs`).
+    pub opaque: &'p BTreeMap<FuncId, OpaqueCallee>,
 }
+
+/// No opaque callees.
+static NO_OPAQUE: BTreeMap<FuncId, OpaqueCallee> = BTreeMap::new();
 
 impl<'p> Version<'p> {
     /// `func` of `program`, cut at its loops (`in_old` says which version,
@@ -613,7 +623,14 @@ impl<'p> Version<'p> {
             func,
             body,
             shape,
+            opaque: &NO_OPAQUE,
         })
+    }
+
+    /// The same version with calls of `opaque` run as uninterpreted
+    /// functions.
+    pub fn with_opaque(self, opaque: &'p BTreeMap<FuncId, OpaqueCallee>) -> Self {
+        Version { opaque, ..self }
     }
 }
 
@@ -650,6 +667,7 @@ pub fn encode_product(
 ) -> Result<Encoding, EncodeFailure> {
     let (old_fn, new_fn) = (old.body, new.body);
     let (old_shape, new_shape) = (&old.shape, &new.shape);
+    let (old_opaque, new_opaque) = (old.opaque, new.opaque);
     let (old, new) = ((old.program, old.func), (new.program, new.func));
     let (n_old, n_new) = (old_shape.loops.len(), new_shape.loops.len());
     if n_old == 0 && n_new == 0 {
@@ -690,6 +708,7 @@ pub fn encode_product(
         old.1,
         old_fn,
         old_shape,
+        old_opaque,
         &mut inputs,
         &mut ufs,
         &mut strings,
@@ -702,6 +721,7 @@ pub fn encode_product(
         new.1,
         new_fn,
         new_shape,
+        new_opaque,
         &mut inputs,
         &mut ufs,
         &mut strings,
@@ -891,8 +911,15 @@ pub fn encode_product(
         uninterpreted: ufs
             .used
             .iter()
-            .filter(|f| !matches!(f.as_str(), "mul" | "div" | "rem"))
+            .filter(|f| {
+                !matches!(f.as_str(), "mul" | "div" | "rem") && !f.starts_with(OPAQUE_CALLEE)
+            })
             .cloned()
+            .collect(),
+        opaque_calls: ufs
+            .used
+            .iter()
+            .filter_map(|f| f.strip_prefix(OPAQUE_CALLEE).map(str::to_string))
             .collect(),
         arrays: o.layout.has_arrays() || n.layout.has_arrays(),
         nullable_arrays: inputs.nullable_arrays,

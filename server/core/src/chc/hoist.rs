@@ -23,6 +23,21 @@
 //! g) B` — the shape's own rewriting of `do`, guarded. Loops inside
 //! `switch` or labeled statements stay where they are (the shape refuses
 //! them with their name).
+//!
+//! A `do … while` loop whose body holds a loop cannot have its first
+//! iteration copied before it (the copy would be a loop in a stretch), so
+//! first, anywhere in the body, it becomes
+//!
+//! ```text
+//! $do1 = true;
+//! while ($do1 || g) { $do1 = false; B }
+//! ```
+//!
+//! which runs `B` once without evaluating `g` (`||` is lazy) and then
+//! exactly while `g` holds: the same runs, faults included, as `$do1` is a
+//! fresh local only this rewrite writes. Its inner loops are then cut like
+//! those of any `while` loop (EqBench `ran/gamdev`: a `do` in a `do` in a
+//! branch).
 
 use super::shape::contains_loop;
 use crate::ir::{
@@ -34,22 +49,77 @@ use crate::ir::{
 /// when no loop sits in a branch (nothing to do).
 pub fn hoisted(program: &Program, func: FuncId) -> Option<Program> {
     let f = program.function(func).body.as_ref().ok()?;
-    let needed = f.body.iter().any(|s| match &s.kind {
+    let mut g = f.clone();
+    let mut body = std::mem::take(&mut g.body);
+    let flagged = flag_do_loops(&mut body, &mut g);
+    let needed = body.iter().any(|s| match &s.kind {
         StmtKind::If { .. } | StmtKind::Block(_) => loop_in_branch(s),
         _ => false,
     });
-    if !needed {
+    if !needed && !flagged {
         return None;
     }
-    let mut g = f.clone();
-    let mut out = Vec::new();
-    hoist_block(&f.body, None, &mut out, &mut g);
-    g.body = out;
+    if needed {
+        let mut out = Vec::new();
+        hoist_block(&body, None, &mut out, &mut g);
+        body = out;
+    }
+    g.body = body;
     let mut p = program.clone();
     if let Some(def) = p.functions.get_mut(func.0 as usize) {
         def.body = Ok(g);
     }
     Some(p)
+}
+
+/// Rewrites every `do B while (g)` whose `B` holds a loop, at any depth of
+/// `stmts`, as `$doN = true; while ($doN || g) { $doN = false; B }` (see
+/// the module doc); whether any was.
+fn flag_do_loops(stmts: &mut Block, f: &mut Function) -> bool {
+    let mut changed = false;
+    let mut out = Vec::with_capacity(stmts.len());
+    for mut s in std::mem::take(stmts) {
+        for b in s.child_blocks_mut() {
+            changed |= flag_do_loops(b, f);
+        }
+        let holds_loop = matches!(&s.kind, StmtKind::Loop { kind: LoopKind::DoWhile, body, .. }
+            if body.iter().any(contains_loop));
+        if holds_loop {
+            let first = fresh_flag(f, "$do", &s);
+            let (set, reset, flag) = (
+                assign(first, bool_lit(true, &s), &s),
+                assign(first, bool_lit(false, &s), &s),
+                read(first, &s),
+            );
+            if let StmtKind::Loop {
+                kind, cond, body, ..
+            } = &mut s.kind
+            {
+                *kind = LoopKind::While;
+                let g = std::mem::replace(cond, flag.clone());
+                let span = g.span;
+                *cond = Expr {
+                    kind: ExprKind::Binary(BinOp::Or, Box::new(flag), Box::new(g)),
+                    ty: Type::Bool,
+                    span,
+                };
+                body.insert(0, reset);
+            }
+            out.push(set);
+            changed = true;
+        }
+        out.push(s);
+    }
+    *stmts = out;
+    changed
+}
+
+fn bool_lit(b: bool, at: &Stmt) -> Expr {
+    Expr {
+        kind: ExprKind::BoolLit(b),
+        ty: Type::Bool,
+        span: at.span,
+    }
 }
 
 /// Whether `s` (an `if` or a block) has a loop inside one of its `if`s.
@@ -119,14 +189,19 @@ fn hoist_block(stmts: &Block, guard: Option<LocalId>, out: &mut Block, f: &mut F
 /// branches (so both versions' flags pair up by name when their branches
 /// do).
 fn flag(f: &mut Function, at: &Stmt) -> LocalId {
+    fresh_flag(f, "$branch", at)
+}
+
+/// A fresh boolean local `{prefix}N`, numbered in order of creation.
+fn fresh_flag(f: &mut Function, prefix: &str, at: &Stmt) -> LocalId {
     let id = LocalId(f.locals.len() as u32);
     let n = f
         .locals
         .iter()
-        .filter(|l| l.kind == LocalKind::Temp && l.name.starts_with("$branch"))
+        .filter(|l| l.kind == LocalKind::Temp && l.name.starts_with(prefix))
         .count();
     f.locals.push(Local {
-        name: format!("$branch{}", n + 1),
+        name: format!("{prefix}{}", n + 1),
         ty: Type::Bool,
         kind: LocalKind::Temp,
         span: at.span,
@@ -260,6 +335,33 @@ mod tests {
         // The condition changes what the branch reads: evaluated once.
         agree(
             "class A { int f(int t, int c) { int x = 0; if (c > 0) { c = -1; for (int i = 0; i < t; i++) { x += 2; } } else { x = 3; } return x + c; } }",
+            &inputs,
+        );
+    }
+
+    #[test]
+    fn a_do_loop_holding_a_loop_tests_its_guard_after_a_flagged_first_iteration() {
+        let inputs: Vec<Vec<i64>> = (-2..4)
+            .flat_map(|a| (-2..5).map(move |b| vec![a, b]))
+            .collect();
+        // A `do` in a `do` in a branch (EqBench `ran/gamdev`'s shape), and
+        // a guard that would fault if evaluated before the first iteration.
+        let src = "class A { int f(int t, int c) { int x = 0; int d = 0; if (t > 0) { x = 1; } else { do { do { x++; c++; } while (c < 2); d = d + x; } while (100 / (t - d) > 0 && d < 30); } return x + c + d; } }";
+        agree(src, &inputs);
+        let p = crate::lang::lower(Lang::Java, src);
+        let h = hoisted(&p, FuncId(0)).expect("rewritten");
+        let f = h.function(FuncId(0)).body.as_ref().expect("lowered");
+        let flags: Vec<&str> = f
+            .locals
+            .iter()
+            .filter(|l| l.name.starts_with("$do"))
+            .map(|l| l.name.as_str())
+            .collect();
+        assert_eq!(flags, ["$do1"], "only the outer `do` holds a loop");
+        assert!(crate::chc::shape::shape(f).is_ok(), "the shape takes it");
+        // At the top level, with no branch to hoist, too.
+        agree(
+            "class A { int f(int t, int c) { int s = 0; do { int i = 0; while (i < t) { s += i; i++; } c--; } while (c > 0); return s; } }",
             &inputs,
         );
     }

@@ -22,6 +22,7 @@
 //! only mean the loops do not run in lockstep (counterexamples are the
 //! `symbolic` checker's job, replayed by the interpreter).
 
+pub mod callees;
 pub mod constants;
 pub mod encode;
 pub mod hoist;
@@ -61,6 +62,17 @@ impl LoopProof {
         alignment: impl Fn(usize) -> ((u32, u32), String),
     ) -> LoopProof {
         let mut assumptions = Vec::new();
+        // A call of an opaque callee is assumed to return: runs in which
+        // one does not are not compared (said as an assumption, as ARDiff
+        // says it of common code with loops that it abstracts).
+        if !enc.opaque_calls.is_empty() {
+            assumptions.push(format!(
+                "calls of {} (unchanged, with loops) treated as uninterpreted functions: \
+                 equal arguments give equal results and faults; runs in which such a call \
+                 does not return are not compared",
+                enc.opaque_calls.join(", ")
+            ));
+        }
         if !enc.uninterpreted.is_empty() {
             assumptions.push(format!(
                 "{} treated as uninterpreted functions (equal arguments give equal results)",
@@ -129,8 +141,13 @@ fn prove_with(
     let (old_prepared, new_prepared) = (prepared(old.0, old.1), prepared(new.0, new.1));
     let old = (old_prepared.as_ref().unwrap_or(old.0), old.1);
     let new = (new_prepared.as_ref().unwrap_or(new.0), new.1);
-    let old = encode::Version::new(old.0, old.1, true).map_err(not_encodable)?;
-    let new = encode::Version::new(new.0, new.1, false).map_err(not_encodable)?;
+    let opaque = callees::opaque_callees(old, new);
+    let old = encode::Version::new(old.0, old.1, true)
+        .map_err(not_encodable)?
+        .with_opaque(&opaque.old);
+    let new = encode::Version::new(new.0, new.1, false)
+        .map_err(not_encodable)?
+        .with_opaque(&opaque.new);
     let (n_old, n_new) = (old.shape.loops.len(), new.shape.loops.len());
     let mut last = None;
     let mut tried = 0usize;

@@ -803,6 +803,7 @@ pub fn prove_recursive(
                 clauses: Vec::new(),
                 relations: std::mem::take(&mut system.relations),
                 uninterpreted: Vec::new(),
+                opaque_calls: Vec::new(),
                 arrays: false,
                 nullable_arrays: false,
             };

@@ -116,6 +116,7 @@ mod tests {
                 running: None,
             }],
             uninterpreted: Vec::new(),
+            opaque_calls: Vec::new(),
             arrays: false,
             nullable_arrays: false,
         }

@@ -15,7 +15,7 @@ use crate::ir::{
     BinOp, Block, Expr, ExprKind, FuncId, GlobalId, LabelId, LocalId, LoopKind, Place, PrintKind,
     Program, Stmt, StmtKind, Type, UnOp,
 };
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::{Duration, Instant};
 use z3::Sort;
 use z3::ast::{Array, Ast, BV, Bool, Dynamic, Float, Int};
@@ -163,6 +163,25 @@ struct Frame {
     continues: HashMap<LabelId, Vec<State>>,
 }
 
+/// The prefix of the uninterpreted functions standing for opaque callees.
+pub const OPAQUE_CALLEE: &str = "callee ";
+
+/// A callee run as an uninterpreted function: sound where it is the same
+/// function in both versions, changes nothing its caller sees (no stores
+/// through shared arrays, no global written, nothing printed, nothing thrown
+/// explicitly) and takes only scalars — then equal arguments and equal
+/// values of the globals it reads give equal results and equal faults. That
+/// it returns at all is assumed: the caller's proof compares only runs in
+/// which it terminates.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct OpaqueCallee {
+    /// The globals it reads that are not constants, in order of their names
+    /// (so both versions pass them alike).
+    pub globals: Vec<GlobalId>,
+    /// Whether a run of it may fault (an implicit fault).
+    pub may_fault: bool,
+}
+
 pub struct Executor<'a> {
     pub ops: Ops,
     pub program: &'a Program,
@@ -180,6 +199,9 @@ pub struct Executor<'a> {
     /// Functions whose calls (below the top-level one) are not inlined but
     /// recorded as [`CallAtom`]s: the recursion rule's summaries.
     summarized: HashSet<FuncId>,
+    /// Callees run as uninterpreted functions of their arguments (the loop
+    /// checker's unchanged callees with loops, `chc::callees`).
+    opaque: BTreeMap<FuncId, OpaqueCallee>,
     atoms: Vec<CallAtom>,
     feasibility: z3::Solver,
     /// Resource units the feasibility checks used so far.
@@ -269,6 +291,7 @@ impl<'a> Executor<'a> {
             bound: Vec::new(),
             stack: Vec::new(),
             summarized: HashSet::new(),
+            opaque: BTreeMap::new(),
             entry: None,
             atoms: Vec::new(),
             feasibility: feasibility_solver(ops),
@@ -404,6 +427,67 @@ impl<'a> Executor<'a> {
             result,
             guard: state.pc.clone(),
         });
+        Ok((Some(state), value))
+    }
+
+    /// Calls of these functions become applications of uninterpreted
+    /// functions (see [`OpaqueCallee`]) instead of being run.
+    pub fn set_opaque(&mut self, opaque: BTreeMap<FuncId, OpaqueCallee>) {
+        self.opaque = opaque;
+    }
+
+    /// A call of an opaque callee: its result, and the fault it ends in if
+    /// any, are uninterpreted functions (named [`OPAQUE_CALLEE`] + its
+    /// name, so both versions share them) of its arguments and the globals
+    /// it reads. The fault is one of the implicit ones — an opaque callee
+    /// throws nothing explicitly — chosen by a code as for an abstracted
+    /// block.
+    fn opaque_call(
+        &mut self,
+        func: FuncId,
+        callee: &OpaqueCallee,
+        args: Vec<Sym>,
+        mut state: State,
+    ) -> EResult<(Option<State>, Sym)> {
+        let name = self.program.function(func).name.clone();
+        let mut vals = Vec::with_capacity(args.len() + callee.globals.len());
+        for a in &args {
+            vals.push(
+                a.to_dyn()
+                    .ok_or_else(|| unsupported(format!("an array argument of {name}")))?,
+            );
+        }
+        for g in &callee.globals {
+            let v = state
+                .globals
+                .get(g)
+                .and_then(Sym::to_dyn)
+                .ok_or_else(|| unsupported(format!("a global {name} reads")))?;
+            vals.push(v);
+        }
+        let key = format!("{OPAQUE_CALLEE}{name}");
+        if callee.may_fault {
+            let code = self
+                .ufs
+                .apply_defined(&format!("{key} fault"), &vals, &Sort::int())
+                .as_int()
+                .ok_or_else(|| unsupported("internal: opaque callee fault code"))?;
+            let faults = FaultCode::IMPLICIT
+                .into_iter()
+                .map(|c| MayFault {
+                    cond: code.eq(Int::from_i64(c.0)),
+                    code: c,
+                })
+                .collect();
+            self.fault(&mut state, faults);
+        }
+        let value = match self.return_type(func)? {
+            Type::Void => Sym::Void,
+            t => {
+                let r = self.ufs.apply(&key, &vals, &self.ops.sort(&t)?);
+                self.ops.from_dyn(&t, &r)?
+            }
+        };
         Ok((Some(state), value))
     }
 
@@ -689,6 +773,9 @@ impl<'a> Executor<'a> {
         };
         if !self.stack.is_empty() && self.summarized.contains(&func) {
             return self.call_atom(func, args, state);
+        }
+        if let Some(callee) = self.opaque.get(&func).cloned() {
+            return self.opaque_call(func, &callee, args, state);
         }
         let recursion = self.stack.iter().filter(|&&g| g == func).count() as u32;
         if recursion > self.loop_bound || self.stack.len() >= MAX_CALL_DEPTH {
