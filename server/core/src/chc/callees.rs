@@ -47,10 +47,8 @@ pub fn opaque_callees(old: (&Program, FuncId), new: (&Program, FuncId)) -> Opaqu
         if o == old.1 || n == new.1 {
             continue;
         }
-        let (Some(eo), Some(en)) = (
-            effects_old.get(o.0 as usize),
-            effects_new.get(n.0 as usize),
-        ) else {
+        let (Some(eo), Some(en)) = (effects_old.get(o.0 as usize), effects_new.get(n.0 as usize))
+        else {
             continue;
         };
         if !(opaque_effects(eo) && opaque_effects(en))

@@ -29,7 +29,9 @@
 
 use super::shape::{NotEncodable, Shape, shape};
 use crate::ir::{Block, FuncId, Function, GlobalId, LocalId, Program, Semantics, Span, Type};
-use crate::symbolic::exec::{ArrObj, Executor, OPAQUE_CALLEE, OpaqueCallee, SegmentExits, State, Summary};
+use crate::symbolic::exec::{
+    ArrObj, Executor, OPAQUE_CALLEE, OpaqueCallee, SegmentExits, State, Summary,
+};
 use crate::symbolic::ops::{EncodeError, FaultCode, Ops, Sym, UfApplication, Ufs};
 use crate::symbolic::{InputSpace, InputVar, Strings, index_type};
 use std::collections::{BTreeMap, HashMap};
