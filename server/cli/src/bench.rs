@@ -31,6 +31,11 @@ const MAX_ERRORS_LISTED: usize = 10;
 pub enum PairOutcome {
     Equivalent,
     EquivalentBounded,
+    /// Proved equivalent where both versions terminate, and the checker
+    /// witnessed an input on which only one of them returns (the other ran
+    /// past the interpreter's step limit): the versions differ at most in
+    /// termination.
+    EquivalentTerminationDiffers,
     NotEquivalent,
     Unknown,
     Unsupported,
@@ -44,6 +49,7 @@ impl PairOutcome {
         match self {
             PairOutcome::Equivalent => "equivalent",
             PairOutcome::EquivalentBounded => "equivalent_bounded",
+            PairOutcome::EquivalentTerminationDiffers => "equivalent_termination_differs",
             PairOutcome::NotEquivalent => "not_equivalent",
             PairOutcome::Unknown => "unknown",
             PairOutcome::Unsupported => "unsupported",
@@ -55,7 +61,12 @@ impl PairOutcome {
 /// Is `outcome` a wrong answer for a pair labelled `label`? A bounded proof
 /// of a `Neq` pair is not: it claims only "equivalent up to k iterations",
 /// which is true when the difference needs more; such pairs are counted in
-/// their own column so that they stay visible.
+/// their own column so that they stay visible. Likewise a proof "where both
+/// terminate" of a `Neq` pair on which the checker itself witnessed a
+/// termination difference: its claim is true when the difference is
+/// termination (EqBench `REVE/triangularMod/Neq`: the old loop never ends
+/// where the new one returns). A partial proof without such a witness is
+/// an [`PairOutcome::Equivalent`], wrong on a `Neq` pair.
 pub fn is_wrong(label: Label, outcome: PairOutcome) -> bool {
     match label {
         Label::Eq => outcome == PairOutcome::NotEquivalent,
@@ -191,7 +202,24 @@ fn classify_json(doc: &serde_json::Value) -> (PairOutcome, Option<u32>, usize, S
     }
     let name = |m: &serde_json::Value| m["name"].as_str().unwrap_or("?").to_string();
     match doc["summary"].as_str().unwrap_or("") {
-        "equivalent" => (PairOutcome::Equivalent, None, n, String::new()),
+        "equivalent" => {
+            let termination_differs = methods.iter().any(|m| {
+                m["partial"] == true
+                    && m["assumptions"].as_array().is_some_and(|a| {
+                        a.iter().any(|x| {
+                            x.as_str().is_some_and(|x| {
+                                x.starts_with(eqlens_core::check::symbolic::TERMINATION_DIFFERENCE)
+                            })
+                        })
+                    })
+            });
+            let outcome = if termination_differs {
+                PairOutcome::EquivalentTerminationDiffers
+            } else {
+                PairOutcome::Equivalent
+            };
+            (outcome, None, n, String::new())
+        }
         "equivalent_bounded" => {
             let k = methods
                 .iter()
@@ -403,6 +431,9 @@ pub struct GroupSummary {
     /// Neq pairs proved only up to the loop bound (not wrong: the claim is
     /// bounded, but the difference lies past the bound).
     pub neq_bounded: usize,
+    /// Neq pairs proved equivalent where both terminate, with a witnessed
+    /// termination difference (not wrong: see [`is_wrong`]).
+    pub neq_termination: usize,
     pub wrong: usize,
     pub unknown: usize,
     pub unsupported: usize,
@@ -426,13 +457,20 @@ pub fn summarise(lang: Lang, checker: CheckerKind, results: &[&PairResult]) -> G
         match r.expected {
             Label::Eq => {
                 g.eq_total += 1;
-                g.eq_proved += usize::from(r.outcome == PairOutcome::Equivalent);
+                // EqBench's Eq pairs include ones that differ only in
+                // termination (`REVE/whileif`).
+                g.eq_proved += usize::from(matches!(
+                    r.outcome,
+                    PairOutcome::Equivalent | PairOutcome::EquivalentTerminationDiffers
+                ));
                 g.eq_bounded += usize::from(r.outcome == PairOutcome::EquivalentBounded);
             }
             Label::Neq => {
                 g.neq_total += 1;
                 g.neq_refuted += usize::from(r.outcome == PairOutcome::NotEquivalent);
                 g.neq_bounded += usize::from(r.outcome == PairOutcome::EquivalentBounded);
+                g.neq_termination +=
+                    usize::from(r.outcome == PairOutcome::EquivalentTerminationDiffers);
             }
         }
         g.wrong += usize::from(r.wrong);
@@ -530,12 +568,13 @@ pub fn render_comparison(groups: &[&GroupSummary]) -> String {
     out
 }
 
-const TABLE_HEADER: [&str; 12] = [
+const TABLE_HEADER: [&str; 13] = [
     "pairs",
     "eq proved",
     "eq bounded",
     "neq refuted",
     "neq bounded",
+    "neq term.",
     "wrong",
     "unknown",
     "unsupported",
@@ -553,6 +592,7 @@ pub fn render_table(g: &GroupSummary) -> String {
         g.eq_bounded.to_string(),
         format!("{}/{}", g.neq_refuted, g.neq_total),
         g.neq_bounded.to_string(),
+        g.neq_termination.to_string(),
         g.wrong.to_string(),
         g.unknown.to_string(),
         g.unsupported.to_string(),
@@ -1039,6 +1079,14 @@ mod tests {
         assert!(!is_wrong(Label::Eq, PairOutcome::EquivalentBounded));
         assert!(is_wrong(Label::Neq, PairOutcome::Equivalent));
         assert!(!is_wrong(Label::Neq, PairOutcome::EquivalentBounded));
+        assert!(!is_wrong(
+            Label::Neq,
+            PairOutcome::EquivalentTerminationDiffers
+        ));
+        assert!(!is_wrong(
+            Label::Eq,
+            PairOutcome::EquivalentTerminationDiffers
+        ));
         assert!(!is_wrong(Label::Neq, PairOutcome::Unsupported));
         assert!(!is_wrong(Label::Neq, PairOutcome::Error));
     }

@@ -32,6 +32,7 @@ pub mod recursion;
 pub mod shape;
 pub mod solve;
 pub mod summaries;
+pub mod tail;
 
 use crate::check::{LoopInvariant, Unknown, UnknownReason};
 use crate::ir::{FuncId, Program};

@@ -829,9 +829,18 @@ pub fn prove_recursive(
                 })
                 .collect();
             // Under math semantics a call stack never overflows; a real
-            // JVM or C stack does, and that is an outcome too.
-            let mut assumptions =
-                vec!["recursion depth is unbounded (no stack overflow)".to_string()];
+            // JVM or C stack does, and that is an outcome too — but not for
+            // a callee's loop summarised as tail recursion (`tail.rs`).
+            let source_recursion = sides.iter().any(|s| {
+                s.recursive.iter().any(|f| {
+                    let d = s.program.function(*f);
+                    !(d.synthetic && d.name.contains("$loop"))
+                })
+            });
+            let mut assumptions = Vec::new();
+            if source_recursion {
+                assumptions.push("recursion depth is unbounded (no stack overflow)".to_string());
+            }
             if !system.uninterpreted.is_empty() {
                 assumptions.push(format!(
                     "{} treated as uninterpreted functions (equal arguments give equal results)",

@@ -20,7 +20,7 @@ pub struct NotEncodable {
 }
 
 impl NotEncodable {
-    fn new(what: impl Into<String>, span: Span) -> Self {
+    pub(super) fn new(what: impl Into<String>, span: Span) -> Self {
         NotEncodable {
             what: what.into(),
             span,

@@ -54,8 +54,42 @@ pub(crate) fn prove(pair: &MethodPair<'_>, options: &Options, deadline: Instant)
     let recursive = !crate::chc::recursion::recursive_functions(pair.old_program, pair.old)
         .is_empty()
         || !crate::chc::recursion::recursive_functions(pair.new_program, pair.new).is_empty();
-    let old = (pair.old_program, pair.old);
-    let new = (pair.new_program, pair.new);
+    // Methods without loops of their own that call functions with loops:
+    // those loops as tail recursion, for the recursion rule.
+    let loopless = |p: &crate::ir::Program, f| {
+        p.function(f)
+            .body
+            .as_ref()
+            .is_ok_and(|b| !crate::ir::contains_loop(&b.body))
+    };
+    let callee_loops = if !recursive
+        && loopless(pair.old_program, pair.old)
+        && loopless(pair.new_program, pair.new)
+    {
+        let old = crate::chc::tail::callee_loops_as_recursion(pair.old_program, pair.old);
+        let new = crate::chc::tail::callee_loops_as_recursion(pair.new_program, pair.new);
+        match (old, new) {
+            (Ok(None), Ok(None)) => None,
+            (Ok(o), Ok(n)) => Some(Ok((o, n))),
+            (Err(e), _) => Some(Err((e, "old"))),
+            (_, Err(e)) => Some(Err((e, "new"))),
+        }
+    } else {
+        None
+    };
+    let (old_rewritten, new_rewritten) = match callee_loops {
+        Some(Err((e, version))) => {
+            return super::symbolic::unknown(
+                super::UnknownReason::NotEncodable,
+                format!("{} at {} ({version} version)", e.what, e.span),
+            );
+        }
+        Some(Ok(pair)) => pair,
+        None => (None, None),
+    };
+    let recursive = recursive || old_rewritten.is_some() || new_rewritten.is_some();
+    let old = (old_rewritten.as_ref().unwrap_or(pair.old_program), pair.old);
+    let new = (new_rewritten.as_ref().unwrap_or(pair.new_program), pair.new);
     let run = || {
         if recursive {
             // Recursion: summaries of the recursive functions (partial

@@ -645,6 +645,11 @@ pub(crate) fn test_concretely(
 /// [`termination_difference`].
 const SMALL_INPUT: u32 = 16;
 
+/// How the assumption [`termination_difference`] writes begins: a proof's
+/// consumers (the bench) tell by it that the versions were seen to differ
+/// in termination.
+pub const TERMINATION_DIFFERENCE: &str = "only inputs on which both terminate: on ";
+
 /// An input on which one version returns and the other does not finish
 /// within the interpreter's limits, in words — evidence (not proof) that
 /// the versions differ in termination, for proofs that hold only where
@@ -703,8 +708,7 @@ pub(crate) fn termination_difference(
             .collect();
         named.extend(inputs.globals.iter().map(|(g, v)| format!("{g} = {v}")));
         Some(format!(
-            "only inputs on which both terminate: on {} the {stuck} version {} (interpreter) \
-             while the {done} one {}",
+            "{TERMINATION_DIFFERENCE}{} the {stuck} version {} (interpreter) while the {done} one {}",
             named.join(", "),
             limit.describe(),
             super::describe_outcome(outcome)
