@@ -51,10 +51,11 @@ pub fn opaque_callees(old: (&Program, FuncId), new: (&Program, FuncId)) -> Opaqu
         else {
             continue;
         };
-        if !(opaque_effects(eo) && opaque_effects(en))
-            || !scalar_interface(old.0, o)
-            || !scalar_interface(new.0, n)
-        {
+        let eligible = opaque_effects(eo)
+            && opaque_effects(en)
+            && scalar_interface(old.0, o)
+            && scalar_interface(new.0, n);
+        if !eligible {
             continue;
         }
         let (Some(go), Some(gn)) = (read_globals(old.0, eo), read_globals(new.0, en)) else {
