@@ -27,6 +27,7 @@ pub mod constants;
 pub mod encode;
 pub mod hoist;
 pub mod houdini;
+pub mod jumps;
 pub mod rearrange;
 pub mod recursion;
 pub mod shape;
@@ -329,10 +330,12 @@ fn prove_interleaved(
 }
 
 /// `program` with `func` rewritten for the encoding, each step keeping its
-/// meaning: loops inside branches brought to the top level, constant
-/// locals replaced by their values. `None` when nothing changed.
+/// meaning: `break` and `continue` as flags, loops inside branches brought
+/// to the top level, constant locals replaced by their values. `None` when
+/// nothing changed.
 fn prepared(program: &Program, func: FuncId) -> Option<Program> {
-    let hoisted = hoist::hoisted(program, func);
+    let jumped = jumps::flagged(program, func);
+    let hoisted = hoist::hoisted(jumped.as_ref().unwrap_or(program), func).or(jumped);
     let base = hoisted.as_ref().unwrap_or(program);
     let mut f = base.function(func).body.as_ref().ok()?.clone();
     if !constants::propagate(&mut f) {
