@@ -24,7 +24,8 @@
 //! rewritten inside out, each with its own flags.
 
 use crate::ir::{
-    BinOp, Block, Expr, ExprKind, FuncId, Function, LabelId, Local, LocalId, LocalKind, Place, Program, Span, Stmt, StmtKind, Type, UnOp,
+    BinOp, Block, Expr, ExprKind, FuncId, Function, LabelId, Local, LocalId, LocalKind, Place,
+    Program, Span, Stmt, StmtKind, Type, UnOp,
 };
 
 /// `program` with `func`'s `break`s and `continue`s of loops turned into
@@ -368,7 +369,10 @@ mod tests {
             .body
             .as_ref()
             .expect("lowered");
-        assert!(crate::chc::shape::shape(f).is_err(), "left for the shape to refuse");
+        assert!(
+            crate::chc::shape::shape(f).is_err(),
+            "left for the shape to refuse"
+        );
         let p = crate::lang::lower(
             Lang::Java,
             "class A { int f(int n) { int s = 0; while (s < n) { s++; } return s; } }",

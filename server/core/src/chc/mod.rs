@@ -30,6 +30,7 @@ pub mod houdini;
 pub mod jumps;
 pub mod rearrange;
 pub mod recursion;
+pub mod reverse;
 pub mod shape;
 pub mod solve;
 pub mod summaries;
@@ -117,8 +118,28 @@ pub fn prove_lockstep(
     prove_with(ops, old, new, deadline, &|_| true)
 }
 
-/// [`prove_lockstep`] over the candidates `keep` lets through.
+/// [`prove_lockstep`] over the candidates `keep` lets through, after
+/// turning reversed reduction loops around (`reverse.rs`).
 fn prove_with(
+    ops: Ops,
+    old: (&Program, FuncId),
+    new: (&Program, FuncId),
+    deadline: Instant,
+    keep: &dyn Fn(&Candidate) -> bool,
+) -> Result<LoopProof, Unknown> {
+    let Some(turned) = reverse::reversed(old, new) else {
+        return prove_turned(ops, old, new, deadline, keep);
+    };
+    let old = (turned.old.as_ref().unwrap_or(old.0), old.1);
+    let new = (turned.new.as_ref().unwrap_or(new.0), new.1);
+    prove_turned(ops, old, new, deadline, keep).map(|mut proof| {
+        proof.assumptions.extend(turned.notes);
+        proof
+    })
+}
+
+/// [`prove_with`] once loops are turned.
+fn prove_turned(
     ops: Ops,
     old: (&Program, FuncId),
     new: (&Program, FuncId),
