@@ -39,11 +39,9 @@
 //! those of any `while` loop (EqBench `ran/gamdev`: a `do` in a `do` in a
 //! branch).
 
+use super::build::{and, assign, bool_lit, fresh_flag, not, or, read, under};
 use super::shape::contains_loop;
-use crate::ir::{
-    BinOp, Block, Expr, ExprKind, FuncId, Function, Local, LocalId, LocalKind, LoopKind, Place,
-    Program, Stmt, StmtKind, Type, UnOp,
-};
+use crate::ir::{Block, Expr, FuncId, Function, LocalId, LoopKind, Program, Stmt, StmtKind};
 
 /// `program` with `func`'s loops hoisted out of its branches, or `None`
 /// when no loop sits in a branch (nothing to do).
@@ -85,11 +83,11 @@ fn flag_do_loops(stmts: &mut Block, f: &mut Function) -> bool {
         let holds_loop = matches!(&s.kind, StmtKind::Loop { kind: LoopKind::DoWhile, body, .. }
             if body.iter().any(contains_loop));
         if holds_loop {
-            let first = fresh_flag(f, "$do", &s);
+            let first = fresh_flag(f, "$do", s.span);
             let (set, reset, flag) = (
-                assign(first, bool_lit(true, &s), &s),
-                assign(first, bool_lit(false, &s), &s),
-                read(first, &s),
+                assign(first, bool_lit(true, s.span), s.span),
+                assign(first, bool_lit(false, s.span), s.span),
+                read(first, s.span),
             );
             if let StmtKind::Loop {
                 kind, cond, body, ..
@@ -97,12 +95,7 @@ fn flag_do_loops(stmts: &mut Block, f: &mut Function) -> bool {
             {
                 *kind = LoopKind::While;
                 let g = std::mem::replace(cond, flag.clone());
-                let span = g.span;
-                *cond = Expr {
-                    kind: ExprKind::Binary(BinOp::Or, Box::new(flag), Box::new(g)),
-                    ty: Type::Bool,
-                    span,
-                };
+                *cond = or(flag, g);
                 body.insert(0, reset);
             }
             out.push(set);
@@ -112,14 +105,6 @@ fn flag_do_loops(stmts: &mut Block, f: &mut Function) -> bool {
     }
     *stmts = out;
     changed
-}
-
-fn bool_lit(b: bool, at: &Stmt) -> Expr {
-    Expr {
-        kind: ExprKind::BoolLit(b),
-        ty: Type::Bool,
-        span: at.span,
-    }
 }
 
 /// Whether `s` (an `if` or a block) has a loop inside one of its `if`s.
@@ -141,13 +126,13 @@ fn hoist_block(stmts: &Block, guard: Option<LocalId>, out: &mut Block, f: &mut F
                 else_branch,
             } if contains_loop(s) => {
                 let taken = flag(f, s);
-                out.push(assign(taken, guarded_cond(guard, cond.clone()), s));
+                out.push(assign(taken, guarded_cond(guard, cond.clone()), s.span));
                 hoist_block(then_branch, Some(taken), out, f);
                 if !else_branch.is_empty() {
                     // Not taken: the outer guard held and `c` did not.
                     let other = flag(f, s);
-                    let not_taken = negate(read(taken, s));
-                    out.push(assign(other, guarded_cond(guard, not_taken), s));
+                    let not_taken = not(read(taken, s.span));
+                    out.push(assign(other, guarded_cond(guard, not_taken), s.span));
                     hoist_block(else_branch, Some(other), out, f);
                 }
             }
@@ -163,13 +148,13 @@ fn hoist_block(stmts: &Block, guard: Option<LocalId>, out: &mut Block, f: &mut F
                     if *kind == LoopKind::DoWhile {
                         let mut first = body.clone();
                         first.extend(step.iter().cloned());
-                        out.push(under(g, first, s));
+                        out.push(under(read(g, s.span), first, s.span));
                     }
                     out.push(Stmt {
                         kind: StmtKind::Loop {
                             label: *label,
                             kind: LoopKind::While,
-                            cond: and(read(g, s), cond.clone()),
+                            cond: and(read(g, s.span), cond.clone()),
                             body: body.clone(),
                             step: step.clone(),
                         },
@@ -179,7 +164,7 @@ fn hoist_block(stmts: &Block, guard: Option<LocalId>, out: &mut Block, f: &mut F
             },
             _ => match guard {
                 None => out.push(s.clone()),
-                Some(g) => out.push(under(g, vec![s.clone()], s)),
+                Some(g) => out.push(under(read(g, s.span), vec![s.clone()], s.span)),
             },
         }
     }
@@ -189,50 +174,7 @@ fn hoist_block(stmts: &Block, guard: Option<LocalId>, out: &mut Block, f: &mut F
 /// branches (so both versions' flags pair up by name when their branches
 /// do).
 fn flag(f: &mut Function, at: &Stmt) -> LocalId {
-    fresh_flag(f, "$branch", at)
-}
-
-/// A fresh boolean local `{prefix}N`, numbered in order of creation.
-fn fresh_flag(f: &mut Function, prefix: &str, at: &Stmt) -> LocalId {
-    let id = LocalId(f.locals.len() as u32);
-    let n = f
-        .locals
-        .iter()
-        .filter(|l| l.kind == LocalKind::Temp && l.name.starts_with(prefix))
-        .count();
-    f.locals.push(Local {
-        name: format!("{prefix}{}", n + 1),
-        ty: Type::Bool,
-        kind: LocalKind::Temp,
-        span: at.span,
-    });
-    id
-}
-
-fn read(l: LocalId, at: &Stmt) -> Expr {
-    Expr {
-        kind: ExprKind::Local(l),
-        ty: Type::Bool,
-        span: at.span,
-    }
-}
-
-fn and(a: Expr, b: Expr) -> Expr {
-    let span = b.span;
-    Expr {
-        kind: ExprKind::Binary(BinOp::And, Box::new(a), Box::new(b)),
-        ty: Type::Bool,
-        span,
-    }
-}
-
-fn negate(e: Expr) -> Expr {
-    let span = e.span;
-    Expr {
-        kind: ExprKind::Unary(UnOp::Not, Box::new(e)),
-        ty: Type::Bool,
-        span,
-    }
+    fresh_flag(f, "$branch", at.span)
 }
 
 /// `guard && c` (lazy: `c` is evaluated only when the guard holds), or `c`.
@@ -240,37 +182,9 @@ fn guarded_cond(guard: Option<LocalId>, c: Expr) -> Expr {
     match guard {
         Some(g) => {
             let span = c.span;
-            and(
-                Expr {
-                    kind: ExprKind::Local(g),
-                    ty: Type::Bool,
-                    span,
-                },
-                c,
-            )
+            and(read(g, span), c)
         }
         None => c,
-    }
-}
-
-fn assign(l: LocalId, value: Expr, at: &Stmt) -> Stmt {
-    Stmt {
-        kind: StmtKind::Assign {
-            place: Place::Local(l),
-            value,
-        },
-        span: at.span,
-    }
-}
-
-fn under(g: LocalId, stmts: Block, at: &Stmt) -> Stmt {
-    Stmt {
-        kind: StmtKind::If {
-            cond: read(g, at),
-            then_branch: stmts,
-            else_branch: Vec::new(),
-        },
-        span: at.span,
     }
 }
 

@@ -23,10 +23,8 @@
 //! inside the body, an enclosing loop) are untouched. Nested loops are
 //! rewritten inside out, each with its own flags.
 
-use crate::ir::{
-    BinOp, Block, Expr, ExprKind, FuncId, Function, LabelId, Local, LocalId, LocalKind, Place,
-    Program, Span, Stmt, StmtKind, Type, UnOp,
-};
+use super::build::{and, assign, bool_lit, fresh_flag, not, or, read, under};
+use crate::ir::{Block, Expr, FuncId, Function, LabelId, LocalId, Program, Span, Stmt, StmtKind};
 
 /// `program` with `func`'s `break`s and `continue`s of loops turned into
 /// flags; `None` when there are none (or none that can be).
@@ -71,8 +69,8 @@ fn rewrite_loops(stmts: &mut Block, f: &mut Function) -> bool {
             out.push(s);
             continue;
         }
-        let brk = jumps.breaks.then(|| fresh(f, "$break", span));
-        let cont = jumps.continues.then(|| fresh(f, "$continue", span));
+        let brk = jumps.breaks.then(|| fresh_flag(f, "$break", span));
+        let cont = jumps.continues.then(|| fresh_flag(f, "$continue", span));
         let flags = Flags {
             label: *label,
             brk,
@@ -80,7 +78,7 @@ fn rewrite_loops(stmts: &mut Block, f: &mut Function) -> bool {
         };
         let mut new_body = Vec::new();
         if let Some(c) = cont {
-            new_body.push(set(c, false, span));
+            new_body.push(assign(c, bool_lit(false, span), span));
         }
         new_body.extend(flags.block(std::mem::take(body), span));
         if let Some(b) = brk {
@@ -90,7 +88,7 @@ fn rewrite_loops(stmts: &mut Block, f: &mut Function) -> bool {
             }
             let g = std::mem::replace(cond, read(b, span));
             *cond = and(not(read(b, span)), g);
-            out.push(set(b, false, span));
+            out.push(assign(b, bool_lit(false, span), span));
         }
         *body = new_body;
         changed = true;
@@ -181,12 +179,12 @@ impl Flags {
         match &s.kind {
             StmtKind::Break(l) if *l == self.label => {
                 if let Some(b) = self.brk {
-                    return set(b, true, s.span);
+                    return assign(b, bool_lit(true, s.span), s.span);
                 }
             }
             StmtKind::Continue(l) if *l == self.label => {
                 if let Some(c) = self.cont {
-                    return set(c, true, s.span);
+                    return assign(c, bool_lit(true, s.span), s.span);
                 }
             }
             // Nested loops and `try` hold no jump to this loop (checked).
@@ -209,85 +207,9 @@ impl Flags {
             .collect();
         let any = flags
             .into_iter()
-            .reduce(|a, b| Expr {
-                kind: ExprKind::Binary(BinOp::Or, Box::new(a), Box::new(b)),
-                ty: Type::Bool,
-                span,
-            })
-            .unwrap_or(Expr {
-                kind: ExprKind::BoolLit(false),
-                ty: Type::Bool,
-                span,
-            });
+            .reduce(or)
+            .unwrap_or_else(|| bool_lit(false, span));
         not(any)
-    }
-}
-
-/// A fresh boolean local `{prefix}N`.
-fn fresh(f: &mut Function, prefix: &str, span: Span) -> LocalId {
-    let id = LocalId(f.locals.len() as u32);
-    let n = f
-        .locals
-        .iter()
-        .filter(|l| l.kind == LocalKind::Temp && l.name.starts_with(prefix))
-        .count();
-    f.locals.push(Local {
-        name: format!("{prefix}{}", n + 1),
-        ty: Type::Bool,
-        kind: LocalKind::Temp,
-        span,
-    });
-    id
-}
-
-fn read(l: LocalId, span: Span) -> Expr {
-    Expr {
-        kind: ExprKind::Local(l),
-        ty: Type::Bool,
-        span,
-    }
-}
-
-fn not(e: Expr) -> Expr {
-    let span = e.span;
-    Expr {
-        kind: ExprKind::Unary(UnOp::Not, Box::new(e)),
-        ty: Type::Bool,
-        span,
-    }
-}
-
-fn and(a: Expr, b: Expr) -> Expr {
-    let span = b.span;
-    Expr {
-        kind: ExprKind::Binary(BinOp::And, Box::new(a), Box::new(b)),
-        ty: Type::Bool,
-        span,
-    }
-}
-
-fn set(l: LocalId, value: bool, span: Span) -> Stmt {
-    Stmt {
-        kind: StmtKind::Assign {
-            place: Place::Local(l),
-            value: Expr {
-                kind: ExprKind::BoolLit(value),
-                ty: Type::Bool,
-                span,
-            },
-        },
-        span,
-    }
-}
-
-fn under(cond: Expr, stmts: Block, span: Span) -> Stmt {
-    Stmt {
-        kind: StmtKind::If {
-            cond,
-            then_branch: stmts,
-            else_branch: Vec::new(),
-        },
-        span,
     }
 }
 

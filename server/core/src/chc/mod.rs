@@ -22,6 +22,7 @@
 //! only mean the loops do not run in lockstep (counterexamples are the
 //! `symbolic` checker's job, replayed by the interpreter).
 
+pub mod build;
 pub mod callees;
 pub mod constants;
 pub mod encode;

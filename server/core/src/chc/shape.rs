@@ -224,7 +224,7 @@ fn cut(
 }
 
 /// A loop body the encoding runs as one loop-free step.
-fn check_loop_body<'a>(
+pub(super) fn check_loop_body<'a>(
     label: LabelId,
     stmts: impl Iterator<Item = &'a Stmt>,
 ) -> Result<(), NotEncodable> {

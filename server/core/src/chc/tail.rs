@@ -30,18 +30,18 @@
 //! compare termination), which is what a loop that may run forever needs.
 //!
 //! *Invariants:* only functions whose loops are all at the top level (inner
-//! loops would sit in a branch of the new function), with no `break` or
-//! `continue` of a loop and only scalar locals (the recursion rule's calls
+//! loops would sit in a branch of the new function), whose `break`s and
+//! `continue`s `jumps.rs` turns into flags, and with only scalar locals (the recursion rule's calls
 //! take scalars); anything else leaves the program unchanged with the
 //! construct named. The methods checked are never rewritten (their loops
 //! are the lockstep encoding's), and new functions are appended, so every
 //! existing `FuncId` keeps its meaning. The new names are the same in both
 //! versions (`g$loop1`, `g$loop2`, …), so the recursion rule couples them.
 
-use super::shape::{NotEncodable, contains_loop};
+use super::shape::{NotEncodable, check_loop_body, contains_loop};
 use crate::ir::{
-    Block, Expr, ExprKind, FuncId, Function, FunctionDef, LabelId, Local, LocalId, LocalKind,
-    LoopKind, Place, Program, Stmt, StmtKind, Type,
+    Block, Expr, ExprKind, FuncId, Function, FunctionDef, Local, LocalId, LocalKind, LoopKind,
+    Place, Program, Stmt, StmtKind, Type,
 };
 use std::collections::BTreeSet;
 
@@ -83,6 +83,10 @@ pub fn callee_loops_as_recursion(
 /// the ones after it) in place; the new functions are named after `base`,
 /// the function written in the source.
 fn rewrite(p: &mut Program, f: FuncId, base: &str) -> Result<(), NotEncodable> {
+    // `break` and `continue` as flags first (`jumps.rs`).
+    if let Some(q) = super::jumps::flagged(p, f) {
+        *p = q;
+    }
     let Ok(mut g) = p.function(f).body.clone() else {
         return Ok(());
     };
@@ -120,12 +124,7 @@ fn rewrite(p: &mut Program, f: FuncId, base: &str) -> Result<(), NotEncodable> {
     }
     let mut iteration: Block = body.clone();
     iteration.extend(step.iter().cloned());
-    if let Some(s) = jumps_out(*label, &iteration) {
-        return Err(NotEncodable::new(
-            "a break or continue in a loop of a callee",
-            s,
-        ));
-    }
+    check_loop_body(*label, iteration.iter())?;
     if iteration.iter().any(contains_loop) {
         return Err(NotEncodable::new(
             "a nested loop in a function the method calls",
@@ -256,42 +255,6 @@ pub(super) fn flattened(stmts: Block) -> Block {
     out
 }
 
-/// A `continue` anywhere in `stmts`, or a `break` of `label` or of a
-/// statement outside `stmts`: where the rewrite would change the meaning.
-fn jumps_out(label: LabelId, stmts: &[Stmt]) -> Option<crate::ir::Span> {
-    let mut inner = Vec::new();
-    for s in stmts {
-        walk(s, &mut |s| {
-            if let StmtKind::Labeled { label, .. } = &s.kind {
-                inner.push(*label);
-            }
-        });
-    }
-    let mut found = None;
-    for s in stmts {
-        walk(s, &mut |s| {
-            if found.is_some() {
-                return;
-            }
-            match &s.kind {
-                StmtKind::Continue(_) => found = Some(s.span),
-                StmtKind::Break(l) if *l == label || !inner.contains(l) => found = Some(s.span),
-                _ => {}
-            }
-        });
-    }
-    found
-}
-
-fn walk(s: &Stmt, f: &mut dyn FnMut(&Stmt)) {
-    f(s);
-    for b in s.child_blocks() {
-        for t in b {
-            walk(t, f);
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -365,8 +328,13 @@ mod tests {
             "class A { static int g(int n) { int s = 0; for (int i = 0; i < n; i++) { if (i == 3) { break; } s += i; } return s; } int f(int a) { return g(a); } }",
         );
         let entry = p.find("f").next().expect("f").0;
-        let e = callee_loops_as_recursion(&p, entry).expect_err("a break");
-        assert!(e.what.contains("break"), "{e:?}");
+        // A break becomes a flag (`jumps.rs`), then the loop a function.
+        let q = callee_loops_as_recursion(&p, entry)
+            .expect("a break is fine")
+            .expect("rewritten");
+        for a in -2..7 {
+            assert_eq!(run(&p, entry, &[a]), run(&q, entry, &[a]), "f({a})");
+        }
         let p = crate::lang::lower(
             Lang::Java,
             "class A { static int g(int n) { int s = 0; if (n > 0) { while (s < n) { s++; } } return s; } int f(int a) { return g(a); } }",

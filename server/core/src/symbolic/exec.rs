@@ -472,14 +472,7 @@ impl<'a> Executor<'a> {
                 .apply_defined(&format!("{key} fault"), &vals, &Sort::int())
                 .as_int()
                 .ok_or_else(|| unsupported("internal: opaque callee fault code"))?;
-            let faults = FaultCode::IMPLICIT
-                .into_iter()
-                .map(|c| MayFault {
-                    cond: code.eq(Int::from_i64(c.0)),
-                    code: c,
-                })
-                .collect();
-            self.fault(&mut state, faults);
+            self.implicit_fault_by_code(&mut state, &code);
         }
         let value = match self.return_type(func)? {
             Type::Void => Sym::Void,
@@ -1037,14 +1030,7 @@ impl<'a> Executor<'a> {
                 .get(targets.len())
                 .and_then(|d| d.as_int())
                 .ok_or_else(|| unsupported("internal: block fault code"))?;
-            let faults = FaultCode::IMPLICIT
-                .into_iter()
-                .map(|c| MayFault {
-                    cond: code.eq(Int::from_i64(c.0)),
-                    code: c,
-                })
-                .collect();
-            self.fault(state, faults);
+            self.implicit_fault_by_code(state, &code);
         }
         Ok(true)
     }
@@ -1567,6 +1553,20 @@ impl<'a> Executor<'a> {
 
     /// Parks the faulting part of `state` as a top-level exit and narrows
     /// `state` to the rest.
+    /// The implicit fault whose code `code` is, if it is one: how code run
+    /// as an uninterpreted function (an abstracted block, an opaque callee)
+    /// says whether and how it faults.
+    fn implicit_fault_by_code(&mut self, state: &mut State, code: &Int) {
+        let faults = FaultCode::IMPLICIT
+            .into_iter()
+            .map(|c| MayFault {
+                cond: code.eq(Int::from_i64(c.0)),
+                code: c,
+            })
+            .collect();
+        self.fault(state, faults);
+    }
+
     fn fault(&mut self, state: &mut State, faults: Vec<MayFault>) {
         for mut f in faults {
             f.code = f.code.outcome(self.ops.lang);
