@@ -143,8 +143,19 @@ impl Side<'_> {
         if self.in_old { "old" } else { "new" }
     }
 
-    fn name(&self, f: FuncId) -> &str {
-        &self.program.function(f).name
+    /// `f`'s name for messages; a callee's loop made a function by
+    /// `tail.rs` (`rf$loop1`) also says where that loop is.
+    fn name(&self, f: FuncId) -> String {
+        let d = self.program.function(f);
+        if d.synthetic && d.name.contains("$loop") {
+            format!(
+                "{} (the loop at line {}, as tail recursion)",
+                d.name,
+                d.span.line()
+            )
+        } else {
+            d.name.clone()
+        }
     }
 
     /// Refuses what a summary cannot stand for: effects the caller would
@@ -944,7 +955,7 @@ fn run_all(
         )
         .run_summarizing(func, side.recursive.iter().copied().collect())
         .map_err(encoding_error)?;
-        plain_run(&run.0, side.name(func))?;
+        plain_run(&run.0, &side.name(func))?;
         runs.push(run);
     }
     Ok((inputs, ufs, runs))
