@@ -97,6 +97,11 @@ pub struct Relation {
     pub params: Vec<Dynamic>,
     /// Parameters of the same variable in both versions (old, new index).
     pub same_name: Vec<(usize, usize)>,
+    /// Per parameter, whether it is an unsigned integer; empty when no
+    /// parameter is (or the relation is not a loop pair's).
+    pub unsigned: Vec<bool>,
+    /// How many of the parameters are the old version's.
+    pub old_arity: usize,
     pub decl: FuncDecl,
     /// `Inv_k` applied to the named state constants (`old.i`, `new.i`):
     /// evaluated in the solver's model it reads as the invariant.
@@ -127,6 +132,9 @@ pub struct Encoding {
     pub arrays: bool,
     /// Array parameters may be `null` (`symbolic::nullable_arrays`).
     pub nullable_arrays: bool,
+    /// The clauses are over bit-vectors (`machine` semantics): Spacer finds
+    /// no invariants there in time, the candidates (`houdini.rs`) must.
+    pub bit_vectors: bool,
 }
 
 /// One version's state as a vector: its scalar locals, its scalar
@@ -151,6 +159,9 @@ struct Layout {
     vars: Vec<Dynamic>,
     /// The variables' names in the source (pairing the versions' state).
     names: Vec<String>,
+    /// Per variable, whether it is an unsigned integer (its order is
+    /// `bvule`, not `bvsle`, under `machine`).
+    unsigned: Vec<bool>,
 }
 
 impl Layout {
@@ -179,6 +190,8 @@ impl Layout {
         let mut locals = Vec::new();
         let mut vars = Vec::new();
         let mut names = Vec::new();
+        let mut unsigned = Vec::new();
+        let is_unsigned = |ty: &Type| matches!(ty, Type::Int(t) if !t.signed);
         let mut array_locals = Vec::new();
         let mut object_names: HashMap<usize, String> = HashMap::new();
         for (i, l) in f.locals.iter().enumerate() {
@@ -215,6 +228,7 @@ impl Layout {
             let n = name(&l.name);
             names.push(n.trim_start_matches(tag).to_string());
             vars.push(Dynamic::new_const(n, &ops.sort(&l.ty)?));
+            unsigned.push(is_unsigned(&l.ty));
             locals.push((id, l.ty.clone()));
         }
         let mut globals = Vec::new();
@@ -237,6 +251,7 @@ impl Layout {
             let n = name(&g.name);
             names.push(n.trim_start_matches(tag).to_string());
             vars.push(Dynamic::new_const(n, &ops.sort(&g.ty)?));
+            unsigned.push(is_unsigned(&g.ty));
             globals.push((id, g.ty.clone()));
         }
         let mut objects = Vec::new();
@@ -254,14 +269,17 @@ impl Layout {
             let len = name(&format!("{base}.length"));
             names.push(len.trim_start_matches(tag).to_string());
             vars.push(Dynamic::new_const(len, &ops.index_sort()));
+            unsigned.push(false);
             let data = name(&base);
             names.push(data.trim_start_matches(tag).to_string());
             let sort = Sort::array(&ops.index_sort(), &ops.sort(&obj.elem)?);
             vars.push(Dynamic::new_const(data, &sort));
+            unsigned.push(false);
             if obj.null.is_some() {
                 let null = name(&format!("{base}.null"));
                 names.push(null.trim_start_matches(tag).to_string());
                 vars.push(Dynamic::new_const(null, &Sort::bool()));
+                unsigned.push(false);
             }
             objects.push((obj.elem.clone(), obj.null.is_some()));
         }
@@ -273,6 +291,7 @@ impl Layout {
             objects,
             vars,
             names,
+            unsigned,
         })
     }
 
@@ -779,10 +798,19 @@ pub fn encode_product(
                     .then_some((i, old_arity + j))
             })
             .collect();
+        let unsigned = o
+            .layout
+            .unsigned
+            .iter()
+            .chain(&n.layout.unsigned)
+            .copied()
+            .collect();
         relations.push(Relation {
             index: k,
             params,
             same_name,
+            unsigned,
+            old_arity,
             decl,
             application,
             old_span: o.spans[k],
@@ -925,6 +953,7 @@ pub fn encode_product(
             .collect(),
         arrays: o.layout.has_arrays() || n.layout.has_arrays(),
         nullable_arrays: inputs.nullable_arrays,
+        bit_vectors: ops.sem == Semantics::Machine,
     })
 }
 

@@ -19,7 +19,7 @@
 
 use super::encode::{Clause, Encoding};
 use std::time::Instant;
-use z3::ast::{Ast, Bool, Dynamic, Int, Real};
+use z3::ast::{Ast, BV, Bool, Dynamic, Int, Real};
 use z3::{Model, Params, SatResult, Solver};
 
 /// Per relation, the inductive conjunction of candidates that proves the
@@ -184,7 +184,192 @@ fn candidates(enc: &Encoding, k: usize, deadline: Instant) -> Vec<Bool> {
     for c in equalities.into_iter().chain(weakened) {
         push(c);
     }
+    if enc.bit_vectors {
+        for c in bit_vector_candidates(enc, rel) {
+            push(c);
+        }
+    }
     out
+}
+
+/// The candidates that stand in for Spacer over bit-vectors (`machine`
+/// semantics, where Spacer on libz3 4.8.12 finds no invariant in time and
+/// is not run): what its `math` invariants hold beyond equalities.
+///
+/// - The order of two variables of one version, both ways (`i ≤ n`): a
+///   counter that stays at or below its bound is what keeps `i + 1` from
+///   wrapping in an unrolled or split guard.
+/// - Bounds at the constants variables enter with (`0 ≤ i`).
+/// - Linear relations between variables that move by constant steps in
+///   every iteration (`t = 3·i` after strength reduction, `j − i = n`),
+///   fixed by their values on entry. Modular arithmetic keeps them exact:
+///   both sides wrap alike.
+///
+/// Signed variables are ordered by `bvsle`, unsigned ones by `bvule`; only
+/// variables of one sort and signedness are compared.
+fn bit_vector_candidates(enc: &Encoding, rel: &super::encode::Relation) -> Vec<Bool> {
+    let unsigned = |i: usize| rel.unsigned.get(i).copied().unwrap_or(false);
+    let le = |i: usize, a: &BV, b: &BV| {
+        if unsigned(i) { a.bvule(b) } else { a.bvsle(b) }
+    };
+    let bvs: Vec<(usize, BV)> = rel
+        .params
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| Some((i, p.as_bv()?)))
+        .collect();
+    let alike = |i: usize, a: &BV, j: usize, b: &BV| {
+        a.get_size() == b.get_size() && unsigned(i) == unsigned(j)
+    };
+    let entering: Vec<&Vec<Dynamic>> = enc
+        .clauses
+        .iter()
+        .filter_map(|c| match &c.head {
+            Some((h, args)) if *h == rel.index && !mentions(&c.body, &rel.application) => {
+                Some(args)
+            }
+            _ => None,
+        })
+        .collect();
+    // The constant each variable enters with, where every entry agrees.
+    let start: Vec<Option<BV>> = (0..rel.params.len())
+        .map(|i| {
+            let mut c: Option<BV> = None;
+            for args in &entering {
+                let v = args.get(i).and_then(numeral)?.as_bv()?;
+                match &c {
+                    Some(c) if c.get_z3_ast() != v.get_z3_ast() => return None,
+                    _ => c = Some(v),
+                }
+            }
+            c
+        })
+        .collect();
+    let mut out = Vec::new();
+    // Order within a version; for a variable that enters with a constant,
+    // also "ordered, or not moved yet" (`i ≤ n ∨ i = 0`: a counter whose
+    // loop does not run when `n < 0`).
+    for (x, (i, p)) in bvs.iter().enumerate() {
+        for (j, q) in bvs.iter().skip(x + 1) {
+            let same_version = (*i < rel.old_arity) == (*j < rel.old_arity);
+            if !same_version || !alike(*i, p, *j, q) {
+                continue;
+            }
+            for (a, b) in [(p, q), (q, p)] {
+                let ordered = le(*i, a, b);
+                out.push(ordered.clone());
+                for (k, v) in [(*i, p), (*j, q)] {
+                    if let Some(c) = &start[k] {
+                        out.push(Bool::or(&[&ordered, &v.eq(c)]));
+                    }
+                }
+            }
+        }
+    }
+    // Bounds at entry constants.
+    for (i, p) in &bvs {
+        if let Some(c) = &start[*i] {
+            out.push(le(*i, c, p));
+            out.push(le(*i, p, c));
+        }
+    }
+    // Linear relations between variables with constant steps.
+    let steps = constant_steps(enc, rel, &bvs);
+    // Residues: a counter moving by 2, 4 or 8 from a constant keeps its
+    // remainder (`i` even after unrolling by 2, so `i + 1` never reaches
+    // past an odd bound and wraps).
+    for (i, p, a) in &steps {
+        let (Some(step), Some(c)) = (a.as_u64(), &start[*i]) else {
+            continue;
+        };
+        if step > 1 && step.is_power_of_two() {
+            let mask = BV::from_u64(step - 1, p.get_size());
+            out.push(p.bvand(&mask).eq(c.bvand(&mask).simplify()));
+        }
+    }
+    for (x, (i, p, a)) in steps.iter().enumerate() {
+        for (j, q, b) in steps.iter().skip(x + 1) {
+            if !alike(*i, p, *j, q) {
+                continue;
+            }
+            // b·p − a·q does not change in an iteration; with equal steps
+            // that is p − q.
+            let (cp, cq) = if a.get_z3_ast() == b.get_z3_ast() {
+                (BV::from_i64(1, p.get_size()), BV::from_i64(1, p.get_size()))
+            } else {
+                (b.clone(), a.clone())
+            };
+            let combination = |p: &BV, q: &BV| cp.bvmul(p).bvsub(&cq.bvmul(q));
+            for args in &entering {
+                let (Some(p0), Some(q0)) = (
+                    args.get(*i).and_then(|d| d.as_bv()),
+                    args.get(*j).and_then(|d| d.as_bv()),
+                ) else {
+                    continue;
+                };
+                let at_entry = combination(&p0, &q0).simplify();
+                let now = combination(p, q);
+                if numeral(&Dynamic::from_ast(&at_entry)).is_some() {
+                    out.push(now.eq(&at_entry));
+                    continue;
+                }
+                // A variable that entered with that value (`j − i = n`).
+                for (r, rv) in &bvs {
+                    let same = args
+                        .get(*r)
+                        .and_then(|d| d.as_bv())
+                        .is_some_and(|d| d.simplify().get_z3_ast() == at_entry.get_z3_ast());
+                    if same && rv.get_size() == p.get_size() {
+                        out.push(now.eq(rv));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The bit-vector parameters of `rel` that every clause looping on it
+/// changes by the same nonzero constant, with that constant.
+fn constant_steps(
+    enc: &Encoding,
+    rel: &super::encode::Relation,
+    bvs: &[(usize, BV)],
+) -> Vec<(usize, BV, BV)> {
+    let looping: Vec<&Vec<Dynamic>> = enc
+        .clauses
+        .iter()
+        .filter_map(|c| match &c.head {
+            Some((h, args)) if *h == rel.index && mentions(&c.body, &rel.application) => Some(args),
+            _ => None,
+        })
+        .collect();
+    if looping.is_empty() {
+        return Vec::new();
+    }
+    bvs.iter()
+        .filter_map(|(i, p)| {
+            let mut step: Option<BV> = None;
+            for args in &looping {
+                let d = args.get(*i)?.as_bv()?.bvsub(p).simplify();
+                d.as_u64()?;
+                match &step {
+                    Some(s) if s.get_z3_ast() != d.get_z3_ast() => return None,
+                    _ => step = Some(d),
+                }
+            }
+            let step = step?;
+            (step.as_u64() != Some(0)).then(|| (*i, p.clone(), step))
+        })
+        .collect()
+}
+
+/// Whether `body` applies the relation (`application` occurs in it): Z3
+/// shares equal terms, so a substitution that changes nothing returns the
+/// same term.
+fn mentions(body: &Bool, application: &Bool) -> bool {
+    let gone = body.substitute(&[(application, &Bool::from_bool(true))]);
+    gone.get_z3_ast() != body.get_z3_ast()
 }
 
 /// Most pairs of parameters [`implied_by_entry`] compares (a bound on its
@@ -262,16 +447,24 @@ fn numeral(a: &Dynamic) -> Option<Dynamic> {
     if let Some(b) = s.as_bool() {
         return b.as_bool().map(|_| s.clone());
     }
+    if let Some(b) = s.as_bv() {
+        return b.as_u64().map(|_| s.clone());
+    }
     None
 }
 
 fn is_zero(d: &Dynamic) -> bool {
     d.as_int().and_then(|i| i.as_i64()) == Some(0)
+        || d.as_bv().and_then(|b| b.as_u64()) == Some(0)
         || d.as_real().and_then(|r| r.as_rational()) == Some((0, 1))
 }
 
-/// `a − b` for integers or reals.
+/// `a − b` for integers, reals or bit-vectors (wrapping, which keeps a
+/// constant offset exact).
 fn difference(a: &Dynamic, b: &Dynamic) -> Option<Dynamic> {
+    if let (Some(x), Some(y)) = (a.as_bv(), b.as_bv()) {
+        return (x.get_size() == y.get_size()).then(|| Dynamic::from_ast(&x.bvsub(&y)));
+    }
     if let (Some(x), Some(y)) = (a.as_int(), b.as_int()) {
         return Some(Dynamic::from_ast(&Int::sub(&[&x, &y])));
     }
@@ -353,13 +546,17 @@ mod tests {
     use std::time::Duration;
 
     fn houdini(old: &str, new: &str) -> Option<Vec<String>> {
+        houdini_under(Semantics::Math, old, new)
+    }
+
+    fn houdini_under(sem: Semantics, old: &str, new: &str) -> Option<Vec<String>> {
         // Unfolded: `int k = 3;` must stay a variable for the constant
         // candidate to be tested (the pipeline would fold it away).
         let lower =
             |src: &str| crate::lang::lower_unfolded(Lang::Java, &format!("class A {{ {src} }}"));
         let (po, pn) = (lower(old), lower(new));
         let ops = Ops {
-            sem: Semantics::Math,
+            sem,
             lang: Lang::Java,
             signed_overflow: Default::default(),
         };
@@ -411,5 +608,47 @@ mod tests {
             )
             .is_none()
         );
+    }
+
+    #[test]
+    fn bit_vector_candidates_prove_what_wrapping_keeps() {
+        let machine = |o: &str, n: &str| houdini_under(Semantics::Machine, o, n);
+        // Strength reduction: `t = 3·i` holds modulo 2^32 as well.
+        let inv = machine(
+            "int f(int n) { int s = 0; for (int i = 0; i < n; i++) { s += 3 * i; } return s; }",
+            "int f(int n) { int s = 0; int t = 0; for (int i = 0; i < n; i++) { s += t; t += 3; } return s; }",
+        )
+        .expect("proved by candidates over bit-vectors");
+        assert!(inv[0].contains("new.t"), "{inv:?}");
+        // A counter moving by 2 keeps its parity: with `0 ≤ i` and `i ≤ n`
+        // (or not moved yet) that is what keeps `i + 1` from wrapping.
+        let inv = machine(
+            "int f(int n) { int s = 0; for (int i = 0; i + 1 < n; i += 2) { s += i; } return s; }",
+            "int f(int n) { int s = 0; int i = 0; while (i + 1 < n) { s = s + i; i = i + 2; } return s; }",
+        )
+        .expect("proved by candidates over bit-vectors");
+        assert!(inv[0].contains("(= old.s new.s)"), "{inv:?}");
+    }
+
+    #[test]
+    fn what_wrapping_breaks_is_never_proved_over_bit_vectors() {
+        let machine = |o: &str, n: &str| houdini_under(Semantics::Machine, o, n);
+        // `2 * i` wraps as an int before it is widened; `i + i` added to a
+        // long twice does not: they differ once `i > 2^30`.
+        assert!(
+            machine(
+                "long f(int n) { long s = 0; for (int i = 0; i < n; i++) { s += 2 * i; } return s; }",
+                "long f(int n) { long s = 0; for (int i = 0; i < n; i++) { s += i; s += i; } return s; }",
+            )
+            .is_none()
+        );
+        // `i <= n` never fails for n = Integer.MAX_VALUE: the old loop
+        // spins where the new one stops (under math they agree).
+        let old =
+            "int f(int n) { int i = 1; int j = 0; while (i <= n) { j = j + 2; i++; } return j; }";
+        let new =
+            "int f(int n) { int i = 0; int j = 0; while (i < n) { j = j + 2; i++; } return j; }";
+        assert!(machine(old, new).is_none());
+        assert!(houdini(old, new).is_some());
     }
 }

@@ -339,6 +339,8 @@ impl System {
             index,
             params,
             same_name: Vec::new(),
+            unsigned: Vec::new(),
+            old_arity: 0,
             decl,
             application,
             old_span,
@@ -817,6 +819,7 @@ pub fn prove_recursive(
                 opaque_calls: Vec::new(),
                 arrays: false,
                 nullable_arrays: false,
+                bit_vectors: false,
             };
             solve::solve(&encoding, deadline)
         }

@@ -109,6 +109,8 @@ mod tests {
                 index: 0,
                 params: vec![Dynamic::from_ast(&x)],
                 same_name: Vec::new(),
+                unsigned: Vec::new(),
+                old_arity: 0,
                 application: app(&x),
                 decl: inv,
                 old_span: Default::default(),
@@ -119,6 +121,7 @@ mod tests {
             opaque_calls: Vec::new(),
             arrays: false,
             nullable_arrays: false,
+            bit_vectors: false,
         }
     }
 

@@ -281,6 +281,8 @@ mod tests {
             index: 0,
             params,
             same_name: Vec::new(),
+            unsigned: Vec::new(),
+            old_arity: 0,
             decl,
             application,
             old_span: Default::default(),
