@@ -189,6 +189,88 @@ fn candidates(enc: &Encoding, k: usize, deadline: Instant) -> Vec<Bool> {
             push(c);
         }
     }
+    if enc.arrays {
+        // An element read next to a counter needs the counter's bound
+        // (`acc = a[i - 1]` with `i ≥ 1`: else the old version's `a[i - 1]`
+        // faults); over bit-vectors the bounds are candidates already.
+        if !enc.bit_vectors {
+            for c in integer_entry_bounds(enc, rel) {
+                push(c);
+            }
+        }
+        for c in element_candidates(rel) {
+            push(c);
+        }
+    }
+    out
+}
+
+/// `c ≤ p` and `p ≤ c` for each integer parameter every clause entering
+/// the relation gives the same constant `c`.
+fn integer_entry_bounds(enc: &Encoding, rel: &super::encode::Relation) -> Vec<Bool> {
+    let entering: Vec<&Vec<Dynamic>> = enc
+        .clauses
+        .iter()
+        .filter_map(|c| match &c.head {
+            Some((h, args)) if *h == rel.index && !mentions(&c.body, &rel.application) => {
+                Some(args)
+            }
+            _ => None,
+        })
+        .collect();
+    let mut out = Vec::new();
+    for (i, p) in rel.params.iter().enumerate() {
+        let Some(p) = p.as_int() else {
+            continue;
+        };
+        let mut start: Option<i64> = None;
+        let mut agreed = !entering.is_empty();
+        for args in &entering {
+            let c = args
+                .get(i)
+                .and_then(|a| a.simplify().as_int())
+                .and_then(|c| c.as_i64());
+            match (c, start) {
+                (None, _) => agreed = false,
+                (Some(c), Some(s)) if c != s => agreed = false,
+                (Some(c), _) => start = Some(c),
+            }
+        }
+        if let (true, Some(c)) = (agreed, start) {
+            let c = Int::from_i64(c);
+            out.push(p.ge(&c));
+            out.push(p.le(&c));
+        }
+    }
+    out
+}
+
+/// A scalar that holds an array element next to a counter: `acc =
+/// a[i - 1]` or `acc = a[i]`, in either version (a prefix sum kept in an
+/// accumulator against one that reads the previous element back). Spacer
+/// finds these too, but in seconds; as candidates they cost one query.
+fn element_candidates(rel: &super::encode::Relation) -> Vec<Bool> {
+    let mut out = Vec::new();
+    for array in rel.params.iter().filter_map(Dynamic::as_array) {
+        let sort = array.get_sort();
+        let (Some(index), Some(element)) = (sort.array_domain(), sort.array_range()) else {
+            continue;
+        };
+        let counters = rel.params.iter().filter(|p| p.get_sort() == index);
+        for i in counters {
+            let before = if let Some(i) = i.as_int() {
+                Dynamic::from_ast(&Int::sub(&[&i, &Int::from_i64(1)]))
+            } else if let Some(i) = i.as_bv() {
+                Dynamic::from_ast(&i.bvsub(BV::from_i64(1, i.get_size())))
+            } else {
+                continue;
+            };
+            for s in rel.params.iter().filter(|p| p.get_sort() == element) {
+                out.push(s.eq(&array.select(&before)));
+                out.push(s.eq(&array.select(i)));
+            }
+        }
+    }
     out
 }
 
@@ -650,5 +732,22 @@ mod tests {
             "int f(int n) { int i = 0; int j = 0; while (i < n) { j = j + 2; i++; } return j; }";
         assert!(machine(old, new).is_none());
         assert!(houdini(old, new).is_some());
+    }
+
+    #[test]
+    fn an_accumulator_holding_the_previous_element_is_a_candidate() {
+        // In-place prefix sums: the new version keeps `a[i - 1]` in `acc`;
+        // `i ≥ 1` keeps the old version's `a[i - 1]` in bounds.
+        let old =
+            "void f(int[] a) { for (int i = 1; i < a.length; i++) { a[i] = a[i] + a[i - 1]; } }";
+        let new = "void f(int[] a) { if (a.length == 0) { return; } int acc = a[0]; int i = 1; \
+                   while (i < a.length) { acc += a[i]; a[i] = acc; i++; } }";
+        for sem in [Semantics::Math, Semantics::Machine] {
+            let inv = houdini_under(sem, old, new).expect("proved by candidates");
+            assert!(inv[0].contains("select"), "{sem:?}: {inv:?}");
+        }
+        // Reading the element after the counter instead is a difference.
+        let wrong = new.replace("a[i] = acc;", "a[i] = acc + 1;");
+        assert!(houdini(old, &wrong).is_none());
     }
 }
