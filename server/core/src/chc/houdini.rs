@@ -31,6 +31,9 @@ pub fn prove(enc: &Encoding, deadline: Instant) -> Option<Vec<String>> {
         .iter()
         .map(|r| candidates(enc, r.index, deadline))
         .collect();
+    // A query over bit-vectors that takes long is a conjunction too hard
+    // for bit-blasting, better split (below) than waited for.
+    let cap_ms = if enc.bit_vectors { 500 } else { 2_000 };
     // Weaken until every clause with a relation in its head holds.
     loop {
         let mut dropped = false;
@@ -50,11 +53,29 @@ pub fn prove(enc: &Encoding, deadline: Instant) -> Option<Vec<String>> {
                     return None;
                 }
                 let at_head: Vec<Bool> = kept.iter().map(|c| c.substitute(&sigma)).collect();
-                match counterexample(&clause.hypotheses, &body, &Bool::and(&at_head), deadline) {
+                let whole = Bool::and(&at_head);
+                match check_within(&clause.hypotheses, &body, &whole, deadline, cap_ms) {
                     Check::Valid => break,
+                    // The conjunction is too hard for one query (over
+                    // bit-vectors, a product of a few equalities can be):
+                    // ask for each candidate alone and keep those proved.
                     Check::Unknown => {
-                        kept.clear();
-                        break;
+                        let still: Vec<Bool> = kept
+                            .iter()
+                            .zip(&at_head)
+                            .filter(|(_, h)| {
+                                matches!(
+                                    check_within(&clause.hypotheses, &body, h, deadline, cap_ms),
+                                    Check::Valid
+                                )
+                            })
+                            .map(|(c, _)| c.clone())
+                            .collect();
+                        if still.len() == kept.len() {
+                            // Each holds, so their conjunction does.
+                            break;
+                        }
+                        kept = still;
                     }
                     Check::Counterexample(model) => {
                         let still: Vec<Bool> = kept
@@ -328,20 +349,25 @@ fn bit_vector_candidates(enc: &Encoding, rel: &super::encode::Relation) -> Vec<B
         })
         .collect();
     let mut out = Vec::new();
-    // Order within a version; for a variable that enters with a constant,
-    // also "ordered, or not moved yet" (`i ≤ n ∨ i = 0`: a counter whose
-    // loop does not run when `n < 0`).
+    // Order within a version, between a counter (a variable moving by a
+    // constant step in every iteration) and another variable; for a counter
+    // that enters with a constant, also "ordered, or not moved yet"
+    // (`i ≤ n ∨ i = 0`: a counter whose loop does not run when `n < 0`).
+    // Two accumulators are not compared: the candidates grow with the
+    // square of the state, and each costs the queries time.
+    let steps = constant_steps(enc, rel, &bvs);
+    let counter = |i: usize| steps.iter().any(|(k, _, _)| *k == i);
     for (x, (i, p)) in bvs.iter().enumerate() {
         for (j, q) in bvs.iter().skip(x + 1) {
             let same_version = (*i < rel.old_arity) == (*j < rel.old_arity);
-            if !same_version || !alike(*i, p, *j, q) {
+            if !same_version || !alike(*i, p, *j, q) || !(counter(*i) || counter(*j)) {
                 continue;
             }
             for (a, b) in [(p, q), (q, p)] {
                 let ordered = le(*i, a, b);
                 out.push(ordered.clone());
                 for (k, v) in [(*i, p), (*j, q)] {
-                    if let Some(c) = &start[k] {
+                    if let (true, Some(c)) = (counter(k), &start[k]) {
                         out.push(Bool::or(&[&ordered, &v.eq(c)]));
                     }
                 }
@@ -356,7 +382,6 @@ fn bit_vector_candidates(enc: &Encoding, rel: &super::encode::Relation) -> Vec<B
         }
     }
     // Linear relations between variables with constant steps.
-    let steps = constant_steps(enc, rel, &bvs);
     // Residues: a counter moving by 2, 4 or 8 from a constant keeps its
     // remainder (`i` even after unrolling by 2, so `i + 1` never reaches
     // past an odd bound and wraps).
