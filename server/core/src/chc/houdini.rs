@@ -287,8 +287,8 @@ fn element_candidates(rel: &super::encode::Relation) -> Vec<Bool> {
                 continue;
             };
             for s in rel.params.iter().filter(|p| p.get_sort() == element) {
-                out.push(s.eq(&array.select(&before)));
-                out.push(s.eq(&array.select(i)));
+                out.push(s.eq(array.select(&before)));
+                out.push(s.eq(array.select(i)));
             }
         }
     }
@@ -406,7 +406,7 @@ fn bit_vector_candidates(enc: &Encoding, rel: &super::encode::Relation) -> Vec<B
             } else {
                 (b.clone(), a.clone())
             };
-            let combination = |p: &BV, q: &BV| cp.bvmul(p).bvsub(&cq.bvmul(q));
+            let combination = |p: &BV, q: &BV| cp.bvmul(p).bvsub(cq.bvmul(q));
             for args in &entering {
                 let (Some(p0), Some(q0)) = (
                     args.get(*i).and_then(|d| d.as_bv()),
