@@ -226,8 +226,12 @@ fn prove_turned(
             // libz3 4.8.12 finds no invariant for even the simplest 32-bit
             // counter pairs within 10 s (measured on the loop fixtures), so
             // the next alignment gets the time instead.
+            // Cut short by the time given, the search may still succeed
+            // with more: a timeout (the portfolio retries those).
             None if enc.bit_vectors => {
-                if last.is_none() {
+                if Instant::now() >= candidates_until.min(deadline) {
+                    last = Some(solve::Answer::Unknown("timeout".into()));
+                } else if last.is_none() {
                     last = Some(solve::Answer::Unknown(NO_CANDIDATE.into()));
                 }
                 continue;
