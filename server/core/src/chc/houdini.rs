@@ -299,10 +299,12 @@ fn element_candidates(rel: &super::encode::Relation) -> Vec<Bool> {
 /// semantics, where Spacer on libz3 4.8.12 finds no invariant in time and
 /// is not run): what its `math` invariants hold beyond equalities.
 ///
-/// - The order of two variables of one version, both ways (`i ≤ n`): a
+/// - The order of a counter and another variable of its version, both
+///   ways (`i ≤ n`), also as "or not moved yet" (`i ≤ n ∨ i = 0`): a
 ///   counter that stays at or below its bound is what keeps `i + 1` from
 ///   wrapping in an unrolled or split guard.
-/// - Bounds at the constants variables enter with (`0 ≤ i`).
+/// - Bounds at the constants variables enter with (`0 ≤ i`), and the
+///   residue of a counter stepping by 2, 4 or 8 (`i` even).
 /// - Linear relations between variables that move by constant steps in
 ///   every iteration (`t = 3·i` after strength reduction, `j − i = n`),
 ///   fixed by their values on entry. Modular arithmetic keeps them exact:
