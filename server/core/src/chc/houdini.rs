@@ -229,16 +229,7 @@ fn candidates(enc: &Encoding, k: usize, deadline: Instant) -> Vec<Bool> {
 /// `c ≤ p` and `p ≤ c` for each integer parameter every clause entering
 /// the relation gives the same constant `c`.
 fn integer_entry_bounds(enc: &Encoding, rel: &super::encode::Relation) -> Vec<Bool> {
-    let entering: Vec<&Vec<Dynamic>> = enc
-        .clauses
-        .iter()
-        .filter_map(|c| match &c.head {
-            Some((h, args)) if *h == rel.index && !mentions(&c.body, &rel.application) => {
-                Some(args)
-            }
-            _ => None,
-        })
-        .collect();
+    let entering = heads(enc, rel, false);
     let mut out = Vec::new();
     for (i, p) in rel.params.iter().enumerate() {
         let Some(p) = p.as_int() else {
@@ -326,16 +317,7 @@ fn bit_vector_candidates(enc: &Encoding, rel: &super::encode::Relation) -> Vec<B
     let alike = |i: usize, a: &BV, j: usize, b: &BV| {
         a.get_size() == b.get_size() && unsigned(i) == unsigned(j)
     };
-    let entering: Vec<&Vec<Dynamic>> = enc
-        .clauses
-        .iter()
-        .filter_map(|c| match &c.head {
-            Some((h, args)) if *h == rel.index && !mentions(&c.body, &rel.application) => {
-                Some(args)
-            }
-            _ => None,
-        })
-        .collect();
+    let entering = heads(enc, rel, false);
     // The constant each variable enters with, where every entry agrees.
     let start: Vec<Option<BV>> = (0..rel.params.len())
         .map(|i| {
@@ -445,14 +427,7 @@ fn constant_steps(
     rel: &super::encode::Relation,
     bvs: &[(usize, BV)],
 ) -> Vec<(usize, BV, BV)> {
-    let looping: Vec<&Vec<Dynamic>> = enc
-        .clauses
-        .iter()
-        .filter_map(|c| match &c.head {
-            Some((h, args)) if *h == rel.index && mentions(&c.body, &rel.application) => Some(args),
-            _ => None,
-        })
-        .collect();
+    let looping = heads(enc, rel, true);
     if looping.is_empty() {
         return Vec::new();
     }
@@ -469,6 +444,26 @@ fn constant_steps(
             }
             let step = step?;
             (step.as_u64() != Some(0)).then(|| (*i, p.clone(), step))
+        })
+        .collect()
+}
+
+/// The head arguments of the clauses that define `rel`: those that loop
+/// on it (their body applies it) or those that enter it.
+fn heads<'e>(
+    enc: &'e Encoding,
+    rel: &super::encode::Relation,
+    looping: bool,
+) -> Vec<&'e Vec<Dynamic>> {
+    enc.clauses
+        .iter()
+        .filter_map(|c| match &c.head {
+            Some((h, args))
+                if *h == rel.index && mentions(&c.body, &rel.application) == looping =>
+            {
+                Some(args)
+            }
+            _ => None,
         })
         .collect()
 }
