@@ -123,6 +123,14 @@ pub fn prove_lockstep(
 /// invariant held (Spacer is not run there).
 const NO_CANDIDATE: &str = "no candidate invariant";
 
+/// Whether a bit-vector search ended without a candidate proof because
+/// the time ran out.
+fn enc_bit_vectors_timed_out(last: &Option<solve::Answer>, ops: Ops, deadline: Instant) -> bool {
+    ops.machine()
+        && matches!(last, Some(solve::Answer::Unknown(r)) if r == NO_CANDIDATE)
+        && crate::cancel::expired(deadline)
+}
+
 /// [`prove_lockstep`] over the candidates `keep` lets through, after
 /// turning reversed reduction loops around (`reverse.rs`).
 fn prove_with(
@@ -288,6 +296,13 @@ fn prove_turned(
         && let Some(proof) = prove_interleaved(ops, &old, &new, deadline)
     {
         return Ok(proof);
+    }
+    // Over bit-vectors, alignments left untried for want of time make the
+    // search a timeout, whatever the tried ones said (the portfolio retries
+    // a timeout with more time; under load the first alignment's
+    // candidates can take the whole first share).
+    if enc_bit_vectors_timed_out(&last, ops, deadline) {
+        last = Some(solve::Answer::Unknown("timeout".into()));
     }
     let solver_gave_up = matches!(last, Some(solve::Answer::Unknown(_)));
     let unknown = match last {
