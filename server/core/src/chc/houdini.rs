@@ -229,32 +229,33 @@ fn candidates(enc: &Encoding, k: usize, deadline: Instant) -> Vec<Bool> {
 /// `c ≤ p` and `p ≤ c` for each integer parameter every clause entering
 /// the relation gives the same constant `c`.
 fn integer_entry_bounds(enc: &Encoding, rel: &super::encode::Relation) -> Vec<Bool> {
-    let entering = heads(enc, rel, false);
     let mut out = Vec::new();
-    for (i, p) in rel.params.iter().enumerate() {
-        let Some(p) = p.as_int() else {
-            continue;
-        };
-        let mut start: Option<i64> = None;
-        let mut agreed = !entering.is_empty();
-        for args in &entering {
-            let c = args
-                .get(i)
-                .and_then(|a| a.simplify().as_int())
-                .and_then(|c| c.as_i64());
-            match (c, start) {
-                (None, _) => agreed = false,
-                (Some(c), Some(s)) if c != s => agreed = false,
-                (Some(c), _) => start = Some(c),
-            }
-        }
-        if let (true, Some(c)) = (agreed, start) {
-            let c = Int::from_i64(c);
+    for (p, c) in rel.params.iter().zip(entry_constants(enc, rel)) {
+        if let (Some(p), Some(c)) = (p.as_int(), c.and_then(|c| c.as_int())) {
             out.push(p.ge(&c));
             out.push(p.le(&c));
         }
     }
     out
+}
+
+/// Per parameter of `rel`, the constant every clause entering it gives
+/// that parameter; `None` where they disagree or give a non-constant.
+fn entry_constants(enc: &Encoding, rel: &super::encode::Relation) -> Vec<Option<Dynamic>> {
+    let entering = heads(enc, rel, false);
+    (0..rel.params.len())
+        .map(|i| {
+            let mut c: Option<Dynamic> = None;
+            for args in &entering {
+                let v = args.get(i).and_then(numeral)?;
+                match &c {
+                    Some(c) if c.get_z3_ast() != v.get_z3_ast() => return None,
+                    _ => c = Some(v),
+                }
+            }
+            c
+        })
+        .collect()
 }
 
 /// A scalar that holds an array element next to a counter: `acc =
@@ -319,18 +320,9 @@ fn bit_vector_candidates(enc: &Encoding, rel: &super::encode::Relation) -> Vec<B
     };
     let entering = heads(enc, rel, false);
     // The constant each variable enters with, where every entry agrees.
-    let start: Vec<Option<BV>> = (0..rel.params.len())
-        .map(|i| {
-            let mut c: Option<BV> = None;
-            for args in &entering {
-                let v = args.get(i).and_then(numeral)?.as_bv()?;
-                match &c {
-                    Some(c) if c.get_z3_ast() != v.get_z3_ast() => return None,
-                    _ => c = Some(v),
-                }
-            }
-            c
-        })
+    let start: Vec<Option<BV>> = entry_constants(enc, rel)
+        .into_iter()
+        .map(|c| c.and_then(|c| c.as_bv()))
         .collect();
     let mut out = Vec::new();
     // Order within a version, between a counter (a variable moving by a

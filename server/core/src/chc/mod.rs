@@ -123,14 +123,6 @@ pub fn prove_lockstep(
 /// invariant held (Spacer is not run there).
 const NO_CANDIDATE: &str = "no candidate invariant";
 
-/// Whether a bit-vector search ended without a candidate proof because
-/// the time ran out.
-fn enc_bit_vectors_timed_out(last: &Option<solve::Answer>, ops: Ops, deadline: Instant) -> bool {
-    ops.machine()
-        && matches!(last, Some(solve::Answer::Unknown(r)) if r == NO_CANDIDATE)
-        && crate::cancel::expired(deadline)
-}
-
 /// [`prove_lockstep`] over the candidates `keep` lets through, after
 /// turning reversed reduction loops around (`reverse.rs`).
 fn prove_with(
@@ -169,16 +161,20 @@ fn prove_turned(
     // The rearrangements rest on guards that cannot fail; `a.length` fails
     // on a null array, and `i + 1` in C under `machine` when signed
     // overflow is undefined behaviour.
-    let not_rearranged = if crate::symbolic::nullable_arrays(&[old.0, new.0]) {
-        Some(
+    // (Why, in short and in full.)
+    let not_rearranged: Option<(&str, &str)> = if crate::symbolic::nullable_arrays(&[old.0, new.0])
+    {
+        Some((
+            "array parameters may be null",
             "array parameters that may be null: the loops are not rearranged (a guard \
-             brought from the other version may read a null array's length)",
-        )
+                 brought from the other version may read a null array's length)",
+        ))
     } else if ops.overflow_undefined() {
-        Some(
+        Some((
+            "signed overflow is undefined behaviour here",
             "signed overflow is undefined behaviour here: the loops are not rearranged (a \
-             guard brought from the other version, such as `i + 1 < n`, may overflow)",
-        )
+                 guard brought from the other version, such as `i + 1 < n`, may overflow)",
+        ))
     } else {
         None
     };
@@ -197,9 +193,14 @@ fn prove_turned(
     let mut tried = 0usize;
     let mut refused: Option<String> = None;
     let mut arrays = false;
-    for cand in candidates(&old, &new, &mut refused, not_rearranged)
-        .into_iter()
-        .filter(|c| keep(c))
+    for cand in candidates(
+        &old,
+        &new,
+        &mut refused,
+        not_rearranged.map(|(_, full)| full),
+    )
+    .into_iter()
+    .filter(|c| keep(c))
     {
         if tried >= MAX_CANDIDATES || crate::cancel::expired(deadline) {
             break;
@@ -232,8 +233,7 @@ fn prove_turned(
             Some(formulas) => solve::Answer::Safe(formulas),
             // Over bit-vectors the candidates are all there is: Spacer on
             // libz3 4.8.12 finds no invariant for even the simplest 32-bit
-            // counter pairs within 10 s (measured on the loop fixtures), so
-            // the next alignment gets the time instead.
+            // counter pairs within 10 s (measured on the loop fixtures).
             // Cut short by the time given, the search may still succeed
             // with more: a timeout (the portfolio retries those).
             None if enc.bit_vectors => {
@@ -301,7 +301,10 @@ fn prove_turned(
     // search a timeout, whatever the tried ones said (the portfolio retries
     // a timeout with more time; under load the first alignment's
     // candidates can take the whole first share).
-    if enc_bit_vectors_timed_out(&last, ops, deadline) {
+    if ops.machine()
+        && matches!(&last, Some(solve::Answer::Unknown(r)) if r == NO_CANDIDATE)
+        && crate::cancel::expired(deadline)
+    {
         last = Some(solve::Answer::Unknown("timeout".into()));
     }
     let solver_gave_up = matches!(last, Some(solve::Answer::Unknown(_)));
@@ -349,11 +352,8 @@ fn prove_turned(
             detail: format!(
                 "no relational invariant found in lockstep, with or without peeling \
                  one iteration{} (the versions may differ, or their loops do not run in step)",
-                if let Some(why) = not_rearranged {
-                    format!(
-                        "; not rearranged, as {}",
-                        why.split(':').next().unwrap_or(why)
-                    )
+                if let Some((why, _)) = not_rearranged {
+                    format!("; not rearranged, as {why}")
                 } else if tried > 1 && n_old != n_new {
                     ", splitting, unrolling or fission".into()
                 } else if tried > 1 {
