@@ -115,6 +115,23 @@ class CounterexampleMapping(unittest.TestCase):
         with self.assertRaises(harness.NotRepresentable):
             harness.cex_to_line(bad, sig, sig, "machine")
 
+    def test_loop_inputs_stay_runnable(self):
+        src = (FIXTURES / "java/loop_callee_with_loop_shared/old.java").read_text()
+        sig = harness.parse_signature("java", src, "total")
+        free = [int(l) for l in harness.random_inputs(sig, [], "machine", 300, 7, None, [])]
+        self.assertGreater(sum(v > harness.LOOP_INPUT_MAX for v in free), harness.TOP_EDGE_RUNS)
+        # By default: capped, but a few inputs keep the top edge.
+        default = [int(l) for l in harness.random_inputs(sig, [], "machine", 300, 7, None, ["n"])]
+        above = [v for v in default if v > harness.LOOP_INPUT_MAX]
+        self.assertTrue(0 < len(above) <= harness.TOP_EDGE_RUNS)
+        self.assertTrue(all(v >= 2**31 - 2 for v in above))
+        # An explicit cap holds for every input and is itself an edge value.
+        capped = [int(l) for l in harness.random_inputs(sig, [], "machine", 300, 7, None, ["n"],
+                                                         loop_input_max=5000)]
+        self.assertLessEqual(max(capped), 5000)
+        self.assertIn(5000, capped)
+        self.assertIn(-2**31, capped)
+
     def test_c_signature_with_globals_and_unsigned(self):
         src = (FIXTURES / "c/globals_withdraw/new.c").read_text()
         sig = harness.parse_signature("c", src, "withdraw")

@@ -2,11 +2,13 @@
 //!
 //! Every case directory holds `old.<ext>`, `new.<ext>` and `expect.json`
 //! (`{"method", "math", "machine", "why", "loop_bound"?, "native"?,
-//! "math_only"?, "machine_wraps"?}` — `native` says why the differential
-//! harness cannot build the case, e.g. calls to a library that is not here;
-//! `math_only` why its `math` counterexample cannot reproduce natively,
-//! where integers wrap; `machine_wraps` (C) the verdict under `machine`
-//! when the project compiles with `-fwrapv`, checked as a third run;
+//! "math_only"?, "machine_wraps"?, "loop_inputs"?, "loop_input_max"?}` —
+//! `native` says why the differential harness cannot build the case, e.g.
+//! calls to a library that is not here; `math_only` why its `math`
+//! counterexample cannot reproduce natively, where integers wrap;
+//! `loop_inputs` and `loop_input_max` steer the harness's random inputs;
+//! `machine_wraps` (C) the verdict under `machine` when the project
+//! compiles with `-fwrapv`, checked as a third run;
 //! verdicts
 //! `equivalent`, `equivalent_bounded`, `equivalent_partial` — where both
 //! terminate —, `not_equivalent`, `unknown`, `unsupported`); adding a case is
