@@ -187,11 +187,14 @@ fn candidates(enc: &Encoding, k: usize, deadline: Instant) -> Vec<Bool> {
             }
         }
     }
-    // Only where arrays may be null: elsewhere the path into a loop
-    // rarely decides what syntax does not show, and the extra solver calls
-    // change Spacer's later search on the same context (the in-place
-    // prefix sum fixture lost its 1.4 s proof to 170 ms of them).
-    if enc.nullable_arrays {
+    // Only where arrays may be null or over bit-vectors: elsewhere the
+    // path into a loop rarely decides what syntax does not show, and the
+    // extra solver calls change Spacer's later search on the same context
+    // (the in-place prefix sum fixture lost its 1.4 s proof to 170 ms of
+    // them). Over bit-vectors Spacer is not run and the candidates are all
+    // there is: a branch flag the path into the loop fixes (`k ≥ 1` before
+    // a do loop in an else branch) is one.
+    if enc.nullable_arrays || enc.bit_vectors {
         equalities.extend(implied_by_entry(enc, k, deadline));
     }
     // Each equality also as long as either loop runs: versions aligned by
