@@ -990,7 +990,8 @@ fn outcome_assumptions(pair: &MethodPair<'_>, declared: &CalleeDeclarations) -> 
 fn array_inputs(pair: &MethodPair<'_>, globals: std::collections::BTreeSet<String>) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     if let Ok(f) = &pair.new_program.function(pair.new).body {
-        for p in &f.params {
+        let valueless = crate::symbolic::valueless_params(f);
+        for p in f.params.iter().filter(|p| !valueless.contains(p)) {
             let l = f.local(*p);
             if matches!(l.ty, crate::ir::Type::Array(_)) {
                 names.push(l.name.clone());
@@ -1253,6 +1254,51 @@ mod callee_tests {
                 cex.new
             );
         }
+    }
+
+    /// An array of arrays no statement reads (`main`'s `argv`) is no
+    /// input: the method is checked, the proof assumes nothing of it and a
+    /// counterexample leaves it free. One that is read still refuses.
+    #[test]
+    fn unread_argv_is_no_input() {
+        let check = |old: &str, new: &str| {
+            let options = Options {
+                checker: CheckerKind::Portfolio,
+                ..Options::default()
+            };
+            check_sources(Lang::C, old, new, &Selection::All, &options)
+                .methods
+                .remove(0)
+                .verdict
+        };
+        let proved = check(
+            "int main(int x, char *argv[]) { if (x > 0) return x + 1; return 0; }",
+            "int main(int x, char *argv[]) { if (x <= 0) return 0; return 1 + x; }",
+        );
+        assert!(
+            !assumptions(&proved).iter().any(|a| a.contains("argv")),
+            "{proved:?}"
+        );
+        let refuted = check(
+            "int main(int x, char *argv[]) { return x + 1; }",
+            "int main(int x, char *argv[]) { return x + 2; }",
+        );
+        let Verdict::NotEquivalent(cex) = &refuted else {
+            panic!("{refuted:?}");
+        };
+        let shown: Vec<String> = cex.inputs.iter().map(|b| b.to_string()).collect();
+        assert!(
+            !shown.iter().any(|b| b.starts_with("argv") && b != "argv = (any)"),
+            "{shown:?}"
+        );
+        let read = check(
+            "int main(int x, char *argv[]) { return argv[0][0] + x; }",
+            "int main(int x, char *argv[]) { return x + argv[0][0]; }",
+        );
+        assert!(
+            matches!(&read, Verdict::Unknown(u) if u.detail.contains("multi-dimensional array")),
+            "{read:?}"
+        );
     }
 
     #[test]

@@ -81,7 +81,16 @@ impl InputGen {
         semantics: Semantics,
     ) -> Option<Self> {
         let mut slots = Vec::new();
+        let (old_valueless, new_valueless) = (
+            crate::symbolic::valueless_params(old_fn),
+            crate::symbolic::valueless_params(new_fn),
+        );
         for (pos, (p, q)) in old_fn.params.iter().zip(&new_fn.params).enumerate() {
+            if old_valueless.contains(p) && new_valueless.contains(q) {
+                // Neither version reads it: the symbolic checkers give it no
+                // value, and a drawn one would only clutter the inputs shown.
+                continue;
+            }
             let (a, b) = (&old_fn.local(*p).ty, &new_fn.local(*q).ty);
             if a != b && semantics == Semantics::Machine {
                 return None;

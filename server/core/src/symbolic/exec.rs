@@ -520,7 +520,12 @@ impl<'a> Executor<'a> {
         }
         let mut args = Vec::new();
         let mut param_arrays = Vec::new();
+        let valueless = super::valueless_params(f);
         for (pos, p) in f.params.iter().enumerate() {
+            if valueless.contains(p) {
+                args.push(Sym::Void);
+                continue;
+            }
             let local = f.local(*p);
             let v = self.input_value(&format!("arg{pos}"), &local.ty, &mut state)?;
             if let Sym::Arr(o) = v {

@@ -73,6 +73,24 @@ pub struct InputSpace {
     pub nullable_arrays: bool,
 }
 
+/// Parameters that are no input: arrays of arrays (C's `char *argv[]`,
+/// Java's `int[][]`, which the encoder cannot give a value) that no
+/// statement of `f` reads. A `main` that ignores `argv` cannot tell the
+/// versions apart by it, so such a parameter gets no value (and no
+/// assumption) instead of refusing the whole method; one that is read still
+/// refuses it, naming the input.
+pub fn valueless_params(f: &crate::ir::Function) -> Vec<crate::ir::LocalId> {
+    let reads = crate::abstraction::effects::read_counts(&f.body);
+    f.params
+        .iter()
+        .copied()
+        .filter(|p| {
+            matches!(&f.local(*p).ty, Type::Array(elem) if matches!(**elem, Type::Array(_)))
+                && !reads.contains_key(p)
+        })
+        .collect()
+}
+
 /// Whether the pair treats `null` array parameters as inputs: where either
 /// version's file tests an array against `null` (`a == null`,
 /// `Objects.requireNonNull`), what the code does then is part of its
