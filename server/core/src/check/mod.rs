@@ -1288,7 +1288,9 @@ mod callee_tests {
         };
         let shown: Vec<String> = cex.inputs.iter().map(|b| b.to_string()).collect();
         assert!(
-            !shown.iter().any(|b| b.starts_with("argv") && b != "argv = (any)"),
+            !shown
+                .iter()
+                .any(|b| b.starts_with("argv") && b != "argv = (any)"),
             "{shown:?}"
         );
         let read = check(
