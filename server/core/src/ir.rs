@@ -472,6 +472,14 @@ pub enum Intrinsic {
     /// `Double.longBitsToDouble`/`Float.intBitsToFloat`: the value of the
     /// bits (every NaN pattern is NaN). Exact under `machine`.
     BitsToFloat,
+    /// C `frexp(x, &e)`: the mantissa `m` with `x = m · 2^e`, `0.5 <= |m| <
+    /// 1` (zero, infinities and NaN as they are); the exponent is
+    /// [`Intrinsic::FrexpExponent`] of the same argument, stored by the
+    /// front end. Uninterpreted in the symbolic encoding.
+    Frexp,
+    /// The exponent `frexp` stores through its pointer (0 for zero,
+    /// infinities and NaN, as glibc does), an `int`.
+    FrexpExponent,
 }
 
 impl Intrinsic {
@@ -502,6 +510,8 @@ impl Intrinsic {
             Intrinsic::Tanh => "tanh",
             Intrinsic::Hypot => "hypot",
             Intrinsic::GetExponent => "getExponent",
+            Intrinsic::Frexp => "frexp",
+            Intrinsic::FrexpExponent => "frexp exponent",
             Intrinsic::Compare => "compare",
             Intrinsic::CopySign => "copySign",
             Intrinsic::FloatBits => "floatBits",

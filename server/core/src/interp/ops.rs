@@ -676,6 +676,14 @@ impl Arith {
             Intrinsic::Round => self.round(a, ty, span)?,
             Intrinsic::RoundHalfAway => self.round_half_away(a, span)?,
             Intrinsic::GetExponent => self.get_exponent(a, span)?,
+            Intrinsic::Frexp => {
+                let (m, _) = frexp(self.nearest_double(&a, span)?);
+                self.float_result(m, ty)
+            }
+            Intrinsic::FrexpExponent => {
+                let (_, e) = frexp(self.nearest_double(&a, span)?);
+                V::Int(BigInt::from(e))
+            }
             Intrinsic::Compare => self.compare_floats(a, two(b)?, span)?,
             Intrinsic::CopySign => self.copy_sign(a, two(b)?, span)?,
             Intrinsic::FloatBits => self.float_bits(a, span)?,
@@ -1047,6 +1055,23 @@ impl Arith {
         };
         Ok(V::Int(BigInt::from(e)))
     }
+}
+
+/// C's `frexp`: `x = m · 2^e` with `0.5 <= |m| < 1`; zero, the infinities
+/// and NaN come back as they are, with exponent 0 (glibc).
+pub(crate) fn frexp(x: f64) -> (f64, i32) {
+    if x == 0.0 || !x.is_finite() {
+        return (x, 0);
+    }
+    let bits = x.to_bits();
+    let field = ((bits >> 52) & 0x7ff) as i32;
+    if field == 0 {
+        // Subnormal: scaled into the normal range first (exact).
+        let (m, e) = frexp(x * 2f64.powi(54));
+        return (m, e - 54);
+    }
+    let mantissa = (bits & !(0x7ffu64 << 52)) | (1022u64 << 52);
+    (f64::from_bits(mantissa), field - 1022)
 }
 
 /// The exact square root of a non-negative rational whose numerator and

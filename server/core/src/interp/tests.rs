@@ -1551,3 +1551,24 @@ fn an_unseen_callees_exception_is_not_told_from_a_known_one() {
         Comparison::Differ(_)
     ));
 }
+
+#[test]
+fn frexp_splits_like_glibc() {
+    use super::ops::frexp;
+    for (x, m, e) in [
+        (1.0, 0.5, 1),
+        (0.75, 0.75, 0),
+        (-3.0, -0.75, 2),
+        (1024.0, 0.5, 11),
+        (f64::MAX, 1.0 - f64::EPSILON / 2.0, 1024),
+        (5e-324, 0.5, -1073),
+        (0.0, 0.0, 0),
+        (f64::INFINITY, f64::INFINITY, 0),
+    ] {
+        assert_eq!(frexp(x), (m, e), "frexp({x})");
+        if x.is_normal() {
+            assert_eq!(m * 2f64.powi(e - 1) * 2.0, x, "{x} = {m} * 2^{e}");
+        }
+    }
+    assert!(frexp(f64::NAN).0.is_nan());
+}

@@ -1463,6 +1463,7 @@ impl<'t> Fx<'t> {
                 self.print(n, name, &args, out)?;
                 return Ok(None);
             }
+            "frexp" => return self.frexp(n, &args, out).map(Some),
             "lround" | "llround" => {
                 return Err(self.unsup(n, format!("{name} (C rounds halves away from zero)")));
             }
@@ -1516,6 +1517,59 @@ impl<'t> Fx<'t> {
             conv.push(self.convert(v, &ty, span)?);
         }
         Ok(Some(mk(ExprKind::Intrinsic(intr, conv), ty, span)))
+    }
+
+    /// `frexp(x, &e)`: the exponent stored into `e` first, then the
+    /// mantissa as the call's value — two intrinsics of the same `x`
+    /// (evaluated once, into a temporary unless it is a variable or a
+    /// literal). The pointer must be the address of an `int` variable or
+    /// element.
+    fn frexp(&mut self, n: Node<'t>, args: &[Node<'t>], out: &mut Block) -> Res<Expr> {
+        let span = self.sp(n);
+        let [x, pointer] = args else {
+            return Err(self.unsup(n, format!("call to frexp with {} arguments", args.len())));
+        };
+        let target = (pointer.kind() == "pointer_expression"
+            && pointer
+                .child_by_field_name("operator")
+                .map(|o| self.text(o))
+                == Some("&"))
+        .then(|| pointer.child_by_field_name("argument"))
+        .flatten()
+        .ok_or_else(|| self.unsup(*pointer, "frexp's exponent pointer other than &variable"))?;
+        let x = self.expr(*x, out)?;
+        if !is_arith(&x.ty) {
+            return Err(super::unsupported(x.span, "non-numeric argument to frexp"));
+        }
+        let x = self.convert(x, &Type::DOUBLE, span)?;
+        let x = if matches!(x.kind, ExprKind::Local(_) | ExprKind::FloatLit(_)) {
+            x
+        } else {
+            self.temp_of(x, out)
+        };
+        let (place, read) = self.place(target, out)?;
+        if read.ty != Type::INT {
+            return Err(self.unsup(
+                target,
+                format!("frexp's exponent stored into type {}", read.ty),
+            ));
+        }
+        out.push(Stmt {
+            kind: StmtKind::Assign {
+                place,
+                value: mk(
+                    ExprKind::Intrinsic(Intrinsic::FrexpExponent, vec![x.clone()]),
+                    Type::INT,
+                    span,
+                ),
+            },
+            span,
+        });
+        Ok(mk(
+            ExprKind::Intrinsic(Intrinsic::Frexp, vec![x]),
+            Type::DOUBLE,
+            span,
+        ))
     }
 
     /// `fmin(a, b)` is `b != b ? a : (a <= b ? a : b)` (`fmax` with `>=`):

@@ -576,6 +576,45 @@ tmp4 = pow(x, (double)2);\nm = ((tmp4 != tmp4) ? x : ((x <= tmp4) ? x : tmp4));\
     );
 }
 
+/// `frexp(x, &e)` stores the exponent, then yields the mantissa; run
+/// concretely it agrees with glibc (`x = m * 2^e`, `0.5 <= |m| < 1`).
+#[test]
+fn frexp_stores_the_exponent_and_yields_the_mantissa() {
+    let src = "#include <math.h>\ndouble f(double x) { int e; double m = frexp(x * 2.0, &e); return m + e * 10; }";
+    assert_eq!(
+        show(src, "f"),
+        "e = 0;\ntmp2 = (x * 2.0);\ne = frexp exponent(tmp2);\nm = frexp(tmp2);\nreturn (m + (double)(e * 10));\n"
+    );
+    let p = lower(src);
+    let run = |x: f64| {
+        crate::interp::run_named(
+            &p,
+            "f",
+            crate::ir::Semantics::Machine,
+            vec![crate::value::Value::F64(x)],
+        )
+    };
+    let returns = |v: f64| crate::interp::Outcome::Return(crate::value::Value::F64(v));
+    // 3.0 = 0.75 * 2^2; -0.375 = -0.75 * 2^-1; 0 and NaN: exponent 0.
+    assert_eq!(run(1.5), returns(0.75 + 20.0));
+    assert_eq!(run(-0.1875), returns(-0.75 - 10.0));
+    assert_eq!(run(0.0), returns(0.0));
+    assert_eq!(
+        err(
+            "#include <math.h>\ndouble f(double x, int *p) { return frexp(x, p); }",
+            "f"
+        ),
+        "unsupported: frexp's exponent pointer other than &variable at 2:46"
+    );
+    assert_eq!(
+        err(
+            "#include <math.h>\ndouble f(double x) { long e; return frexp(x, &e); }",
+            "f"
+        ),
+        "unsupported: frexp's exponent stored into type i64 at 2:47"
+    );
+}
+
 #[test]
 fn function_like_macros_expand_where_used() {
     let src = "#include <stdlib.h>\n\
