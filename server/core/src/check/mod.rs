@@ -718,7 +718,9 @@ pub fn check_pair(pair: &MethodPair<'_>, options: &Options) -> MethodReport {
             }),
             Decider::Syntax,
         ),
-        None => match impure_call(pair, &options.callees) {
+        None => match impure_call(pair, &options.callees)
+            .or_else(|| non_real_literal(pair, options.semantics))
+        {
             Some(verdict) => Decision::plain(verdict, Decider::Syntax),
             None => with_fresh_z3_context(|| checker.check(pair, options)),
         },
@@ -799,6 +801,56 @@ fn interface_mismatch(pair: &MethodPair<'_>) -> Option<String> {
     };
     if slots(pair.old_program) != slots(pair.new_program) {
         return Some("the two versions return structs with different fields".into());
+    }
+    None
+}
+
+/// Under `math` a double is a real, and `Double.NaN` or an infinity has no
+/// value: a method that reaches such a literal is refused by name (every
+/// checker would, and the concrete testing would otherwise run it on the
+/// interpreter's approximate NaN and report a difference no real input
+/// has). Under `machine` it is checked as written.
+fn non_real_literal(pair: &MethodPair<'_>, semantics: crate::ir::Semantics) -> Option<Verdict> {
+    if semantics != crate::ir::Semantics::Math {
+        return None;
+    }
+    for (program, func, in_old) in [
+        (pair.old_program, pair.old, true),
+        (pair.new_program, pair.new, false),
+    ] {
+        // The first such literal in the source, by position.
+        let mut found: Option<(crate::ir::Span, String)> = None;
+        program.reaches(func, &mut |s| {
+            for e in s.exprs() {
+                e.walk(&mut |x| {
+                    // `1e999` in C is infinite as a `double` but its text
+                    // is an exact real, which `math` means.
+                    if let crate::ir::ExprKind::FloatLit(l) = &x.kind
+                        && !l.value.is_finite()
+                        && crate::symbolic::ops::decimal_to_rational(&l.text).is_none()
+                        && found
+                            .as_ref()
+                            .is_none_or(|(at, _)| x.span.start.byte < at.start.byte)
+                    {
+                        found = Some((x.span, l.text.clone()));
+                    }
+                });
+            }
+            false
+        });
+        if let Some((span, text)) = found {
+            let what = format!(
+                "literal {text} has no real value under math semantics (--semantics machine models it)"
+            );
+            return Some(unsupported(
+                &LowerError {
+                    kind: crate::ir::LowerErrorKind::Unsupported,
+                    what,
+                    span,
+                },
+                in_old,
+            ));
+        }
     }
     None
 }
@@ -1301,6 +1353,42 @@ mod callee_tests {
             matches!(&read, Verdict::Unknown(u) if u.detail.contains("multi-dimensional array")),
             "{read:?}"
         );
+    }
+
+    /// `Double.NaN` and the infinities: exact under `machine` (a returned
+    /// NaN against `0.0 / 0.0` is proved, against -Infinity refuted), and
+    /// refused by name under `math`, where no real is NaN — neither proved
+    /// nor refuted on the interpreter's approximate NaN.
+    #[test]
+    fn non_finite_constants_are_exact_under_machine_and_refused_under_math() {
+        let nan = "class N { static double f(double x) { if (x < 0) return Double.NaN; return x > 1e308 ? Double.POSITIVE_INFINITY : x; } }";
+        let same = "class N { static double f(double x) { return x < 0 ? 0.0 / 0.0 : (x > 1e308 ? 1.0 / 0.0 : x); } }";
+        let other = "class N { static double f(double x) { return x < 0 ? Double.NEGATIVE_INFINITY : (x > 1e308 ? 1.0 / 0.0 : x); } }";
+        let check = |new: &str, semantics| {
+            let options = Options {
+                semantics,
+                ..Options::default()
+            };
+            check_sources(Lang::Java, nan, new, &Selection::All, &options)
+                .methods
+                .remove(0)
+                .verdict
+        };
+        let proved = check(same, Semantics::Machine);
+        assert!(
+            matches!(&proved, Verdict::Equivalent(p) if p.bounded.is_none()),
+            "{proved:?}"
+        );
+        let refuted = check(other, Semantics::Machine);
+        assert!(matches!(refuted, Verdict::NotEquivalent(_)), "{refuted:?}");
+        for new in [same, other] {
+            let refused = check(new, Semantics::Math);
+            assert!(
+                matches!(&refused, Verdict::Unknown(u)
+                    if u.reason.is_unsupported() && u.detail.contains("literal NaN has no real value")),
+                "{refused:?}"
+            );
+        }
     }
 
     #[test]

@@ -269,6 +269,39 @@ fn builtin_constant(class: &str, field: &str, sp: Span) -> Option<Expr> {
             let v = f64::from(f32::from_bits(1));
             Some(float_const(v, f32_, sp, format!("{:e}", f32::from_bits(1))))
         }
+        ("Double", "MIN_NORMAL") => Some(float_const(
+            f64::MIN_POSITIVE,
+            Type::DOUBLE,
+            sp,
+            format!("{:e}", f64::MIN_POSITIVE),
+        )),
+        ("Float", "MIN_NORMAL") => {
+            let v = f64::from(f32::MIN_POSITIVE);
+            Some(float_const(v, f32_, sp, format!("{:e}", f32::MIN_POSITIVE)))
+        }
+        // Exact under `machine`; under `math`, where a double is a real,
+        // the encoder refuses them by name ("literal NaN has no real
+        // value") rather than giving them a value.
+        ("Double", "NaN") => Some(float_const(f64::NAN, Type::DOUBLE, sp, "NaN".into())),
+        ("Float", "NaN") => Some(float_const(f64::NAN, f32_, sp, "NaN".into())),
+        ("Double", "POSITIVE_INFINITY") => Some(float_const(
+            f64::INFINITY,
+            Type::DOUBLE,
+            sp,
+            "Infinity".into(),
+        )),
+        ("Float", "POSITIVE_INFINITY") => {
+            Some(float_const(f64::INFINITY, f32_, sp, "Infinity".into()))
+        }
+        ("Double", "NEGATIVE_INFINITY") => Some(float_const(
+            f64::NEG_INFINITY,
+            Type::DOUBLE,
+            sp,
+            "-Infinity".into(),
+        )),
+        ("Float", "NEGATIVE_INFINITY") => {
+            Some(float_const(f64::NEG_INFINITY, f32_, sp, "-Infinity".into()))
+        }
         _ => None,
     }
 }
