@@ -218,20 +218,18 @@ fn float_const(value: f64, ty: Type, sp: Span, text: String) -> Expr {
 /// `Math.PI`, `Integer.MAX_VALUE` and friends.
 fn builtin_constant(class: &str, field: &str, sp: Span) -> Option<Expr> {
     let int = |v: i128, t: IntTy| Some(mk(ExprKind::IntLit(v), Type::Int(t), sp));
-    let f32_ = Type::Float(FloatTy::F32);
+    let double = |v: f64, text: &str| Some(float_const(v, Type::DOUBLE, sp, text.into()));
+    let float = |v: f32, text: &str| {
+        Some(float_const(
+            f64::from(v),
+            Type::Float(FloatTy::F32),
+            sp,
+            text.into(),
+        ))
+    };
     match (class, field) {
-        ("Math", "PI") => Some(float_const(
-            std::f64::consts::PI,
-            Type::DOUBLE,
-            sp,
-            std::f64::consts::PI.to_string(),
-        )),
-        ("Math", "E") => Some(float_const(
-            std::f64::consts::E,
-            Type::DOUBLE,
-            sp,
-            std::f64::consts::E.to_string(),
-        )),
+        ("Math", "PI") => double(std::f64::consts::PI, &std::f64::consts::PI.to_string()),
+        ("Math", "E") => double(std::f64::consts::E, &std::f64::consts::E.to_string()),
         ("Integer", "MAX_VALUE") => int(i128::from(i32::MAX), IntTy::I32),
         ("Integer", "MIN_VALUE") => int(i128::from(i32::MIN), IntTy::I32),
         ("Long", "MAX_VALUE") => int(i128::from(i64::MAX), IntTy::I64),
@@ -251,57 +249,21 @@ fn builtin_constant(class: &str, field: &str, sp: Span) -> Option<Expr> {
         ("Byte", "BYTES") => int(1, IntTy::I32),
         ("Character", "MAX_VALUE") => int(0xFFFF, IntTy::JAVA_CHAR),
         ("Character", "MIN_VALUE") => int(0, IntTy::JAVA_CHAR),
-        ("Double", "MAX_VALUE") => Some(float_const(
-            f64::MAX,
-            Type::DOUBLE,
-            sp,
-            format!("{:e}", f64::MAX),
-        )),
-        ("Double", "MIN_VALUE") => {
-            let v = f64::from_bits(1);
-            Some(float_const(v, Type::DOUBLE, sp, format!("{v:e}")))
-        }
-        ("Float", "MAX_VALUE") => {
-            let v = f64::from(f32::MAX);
-            Some(float_const(v, f32_, sp, format!("{v:e}")))
-        }
-        ("Float", "MIN_VALUE") => {
-            let v = f64::from(f32::from_bits(1));
-            Some(float_const(v, f32_, sp, format!("{:e}", f32::from_bits(1))))
-        }
-        ("Double", "MIN_NORMAL") => Some(float_const(
-            f64::MIN_POSITIVE,
-            Type::DOUBLE,
-            sp,
-            format!("{:e}", f64::MIN_POSITIVE),
-        )),
-        ("Float", "MIN_NORMAL") => {
-            let v = f64::from(f32::MIN_POSITIVE);
-            Some(float_const(v, f32_, sp, format!("{:e}", f32::MIN_POSITIVE)))
-        }
+        ("Double", "MAX_VALUE") => double(f64::MAX, &format!("{:e}", f64::MAX)),
+        ("Double", "MIN_VALUE") => double(f64::from_bits(1), &format!("{:e}", f64::from_bits(1))),
+        // The text of the value as a double (math reads the text).
+        ("Float", "MAX_VALUE") => float(f32::MAX, &format!("{:e}", f64::from(f32::MAX))),
+        ("Float", "MIN_VALUE") => float(f32::from_bits(1), &format!("{:e}", f32::from_bits(1))),
+        ("Double", "MIN_NORMAL") => double(f64::MIN_POSITIVE, &format!("{:e}", f64::MIN_POSITIVE)),
+        ("Float", "MIN_NORMAL") => float(f32::MIN_POSITIVE, &format!("{:e}", f32::MIN_POSITIVE)),
         // Exact under `machine`; under `math`, where a double is a real,
-        // the encoder refuses them by name ("literal NaN has no real
-        // value") rather than giving them a value.
-        ("Double", "NaN") => Some(float_const(f64::NAN, Type::DOUBLE, sp, "NaN".into())),
-        ("Float", "NaN") => Some(float_const(f64::NAN, f32_, sp, "NaN".into())),
-        ("Double", "POSITIVE_INFINITY") => Some(float_const(
-            f64::INFINITY,
-            Type::DOUBLE,
-            sp,
-            "Infinity".into(),
-        )),
-        ("Float", "POSITIVE_INFINITY") => {
-            Some(float_const(f64::INFINITY, f32_, sp, "Infinity".into()))
-        }
-        ("Double", "NEGATIVE_INFINITY") => Some(float_const(
-            f64::NEG_INFINITY,
-            Type::DOUBLE,
-            sp,
-            "-Infinity".into(),
-        )),
-        ("Float", "NEGATIVE_INFINITY") => {
-            Some(float_const(f64::NEG_INFINITY, f32_, sp, "-Infinity".into()))
-        }
+        // a method reaching one is refused by name (`check::non_real_literal`).
+        ("Double", "NaN") => double(f64::NAN, "NaN"),
+        ("Float", "NaN") => float(f32::NAN, "NaN"),
+        ("Double", "POSITIVE_INFINITY") => double(f64::INFINITY, "Infinity"),
+        ("Float", "POSITIVE_INFINITY") => float(f32::INFINITY, "Infinity"),
+        ("Double", "NEGATIVE_INFINITY") => double(f64::NEG_INFINITY, "-Infinity"),
+        ("Float", "NEGATIVE_INFINITY") => float(f32::NEG_INFINITY, "-Infinity"),
         _ => None,
     }
 }
