@@ -766,6 +766,91 @@ mod tests {
         }
     }
 
+    fn prove_under(
+        lang: Lang,
+        sem: Semantics,
+        signed_overflow: crate::ir::SignedOverflow,
+        old: &str,
+        new: &str,
+    ) -> Result<LoopProof, Unknown> {
+        let (po, pn) = (crate::lang::lower(lang, old), crate::lang::lower(lang, new));
+        let ops = Ops {
+            sem,
+            lang,
+            signed_overflow,
+        };
+        let deadline = Instant::now() + Duration::from_secs(20);
+        prove_lockstep(ops, (&po, FuncId(0)), (&pn, FuncId(0)), deadline)
+    }
+
+    /// Where C's signed overflow is undefined, a guard `i + 1 < n` may
+    /// fail: the loops are still rearranged, and the invariant must show
+    /// that no head state overflows it.
+    #[test]
+    fn c_loops_are_rearranged_where_signed_overflow_is_undefined() {
+        use crate::ir::SignedOverflow;
+        let c_machine = |old: &str, new: &str| {
+            prove_under(
+                Lang::C,
+                Semantics::Machine,
+                SignedOverflow::Undefined,
+                old,
+                new,
+            )
+        };
+        let old = "int f(int n) { int s = 0; for (int i = 0; i < n; i++) { s += 2 * i + 1; } \
+                   return s; }";
+        let unrolled = "int f(int n) { int s = 0; int i = 0; \
+                        for (; i + 1 < n; i += 2) { s += 2 * i + 1; s += 2 * i + 3; } \
+                        for (; i < n; i++) { s += 2 * i + 1; } return s; }";
+        let proof = c_machine(old, unrolled).expect("proved over bit-vectors");
+        assert!(
+            proof.invariants.iter().any(|i| !i.rearranged.is_empty()),
+            "{:?}",
+            proof.invariants
+        );
+        // Without the remainder loop they differ (odd n).
+        let no_remainder = "int f(int n) { int s = 0; int i = 0; \
+                            for (; i + 1 < n; i += 2) { s += 2 * i + 1; s += 2 * i + 3; } \
+                            return s; }";
+        assert!(c_machine(old, no_remainder).is_err());
+        // `i + 1 <= n` overflows for n = INT_MAX, where `i < n` stops: the
+        // guard's failure is a bad state, never assumed away.
+        let overflowing = "int f(int n) { int s = 0; int i = 0; \
+                           while (i + 1 <= n) { s += 2 * i + 1; i++; } return s; }";
+        assert!(c_machine(old, overflowing).is_err());
+        let wrapping = prove_under(
+            Lang::C,
+            Semantics::Machine,
+            SignedOverflow::Wraps,
+            old,
+            overflowing,
+        );
+        assert!(wrapping.is_err(), "with -fwrapv it spins for n = INT_MAX");
+    }
+
+    /// A loop run while the other version's guard held, its last
+    /// iteration peeled: where only the old loop moves, the new one stays
+    /// exited — a candidate over bit-vectors (Spacer finds it under math).
+    #[test]
+    fn a_break_into_the_guard_is_proved_under_machine() {
+        let old = "class A { static int f(int n, int limit) { int s = 0; \
+                   for (int i = 0; i < n; i++) { if (s > limit) { break; } s += i; } \
+                   return s; } }";
+        let new = "class A { static int f(int n, int limit) { int s = 0; int i = 0; \
+                   while (i < n && s <= limit) { s += i; i++; } return s; } }";
+        let machine = |old: &str, new: &str| {
+            prove_under(Lang::Java, Semantics::Machine, Default::default(), old, new)
+        };
+        machine(old, new).expect("proved over bit-vectors");
+        // Testing the budget after the update is a difference.
+        let late = new.replace(
+            "while (i < n && s <= limit) { s += i;",
+            "while (i < n && s + i <= limit) { s += i;",
+        );
+        assert!(machine(old, &late).is_err());
+    }
+
     #[test]
     fn an_unchanged_callee_with_a_loop_is_an_uninterpreted_function() {
         let h = "static int h(int k) { int r = 0; while (r < k) { r++; } return r / (k - 3); }";
