@@ -159,10 +159,8 @@ fn prove_turned(
     keep: &dyn Fn(&Candidate) -> bool,
 ) -> Result<LoopProof, Unknown> {
     // The rearrangements rest on guards that cannot fail; `a.length` fails
-    // on a null array. (A guard that may overflow in C, `i + 1 < n` where
-    // signed overflow is undefined, is rearranged: the encoding makes the
-    // invariant show that no head state overflows it, see
-    // `encode::version_pieces`.)
+    // on a null array, and `i + 1` in C under `machine` when signed
+    // overflow is undefined behaviour.
     // (Why, in short and in full.)
     let not_rearranged: Option<(&str, &str)> = if crate::symbolic::nullable_arrays(&[old.0, new.0])
     {
@@ -170,6 +168,12 @@ fn prove_turned(
             "array parameters may be null",
             "array parameters that may be null: the loops are not rearranged (a guard \
                  brought from the other version may read a null array's length)",
+        ))
+    } else if ops.overflow_undefined() {
+        Some((
+            "signed overflow is undefined behaviour here",
+            "signed overflow is undefined behaviour here: the loops are not rearranged (a \
+                 guard brought from the other version, such as `i + 1 < n`, may overflow)",
         ))
     } else {
         None
@@ -194,7 +198,6 @@ fn prove_turned(
         &new,
         &mut refused,
         not_rearranged.map(|(_, full)| full),
-        ops.overflow_undefined(),
     )
     .into_iter()
     .filter(|c| keep(c))
@@ -453,7 +456,6 @@ fn candidates(
     new: &encode::Version<'_>,
     refused: &mut Option<String>,
     not_rearranged: Option<&str>,
-    overflow_undefined: bool,
 ) -> Vec<Candidate> {
     let (n_old, n_new) = (old.shape.loops.len(), new.shape.loops.len());
     let mut out = Vec::new();
@@ -648,7 +650,7 @@ fn candidates(
                 if legal == 2 {
                     break;
                 }
-                match rearrange::fission(&this.shape, j, &c, overflow_undefined) {
+                match rearrange::fission(&this.shape, j, &c) {
                     Ok(s) => {
                         legal += 1;
                         let notes = base_notes(&|i| {
