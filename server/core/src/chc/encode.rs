@@ -111,9 +111,6 @@ pub struct Relation {
     /// Where either loop still runs (`G_old ∨ G_new` over the
     /// parameters); `None` for relations that are not loop invariants.
     pub running: Option<Bool>,
-    /// The two loops' guards over the parameters (old, new); `None` for
-    /// relations that are not loop invariants.
-    pub guards: Option<(Bool, Bool)>,
 }
 
 /// The Horn clauses of the lockstep product of a pair.
@@ -819,7 +816,6 @@ pub fn encode_product(
             old_span: o.spans[k],
             new_span: n.spans[k],
             running: Some(Bool::or(&[&o.guards[k], &n.guards[k]])),
-            guards: Some((o.guards[k].clone(), n.guards[k].clone())),
         });
     }
 

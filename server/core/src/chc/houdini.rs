@@ -212,17 +212,6 @@ fn candidates(enc: &Encoding, k: usize, deadline: Instant) -> Vec<Bool> {
         for c in bit_vector_candidates(enc, rel) {
             push(c);
         }
-        // Where one version no longer moves (the rest of a loop peeled
-        // after the other one exited, a loop run while the other's guard
-        // held), that version's loop stays exited: the negation of each
-        // loop guard of the system is a candidate. (Under `math` Spacer
-        // finds these.)
-        for other in &enc.relations {
-            if let Some((old_guard, new_guard)) = &other.guards {
-                push(old_guard.not());
-                push(new_guard.not());
-            }
-        }
     }
     if enc.arrays {
         // An element read next to a counter needs the counter's bound

@@ -346,7 +346,6 @@ impl System {
             old_span,
             new_span,
             running: None,
-            guards: None,
         });
         self.results.push(results);
         Ok(index)

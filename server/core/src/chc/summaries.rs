@@ -288,7 +288,6 @@ mod tests {
             old_span: Default::default(),
             new_span: Default::default(),
             running: None,
-            guards: None,
         }
     }
 
