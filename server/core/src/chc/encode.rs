@@ -32,7 +32,7 @@ use crate::ir::{Block, FuncId, Function, GlobalId, LocalId, Program, Semantics, 
 use crate::symbolic::exec::{
     ArrObj, Executor, OPAQUE_CALLEE, OpaqueCallee, SegmentExits, State, Summary,
 };
-use crate::symbolic::ops::{EncodeError, FaultCode, Ops, Sym, UfApplication, Ufs};
+use crate::symbolic::ops::{EncodeError, Ops, Sym, UfApplication, Ufs};
 use crate::symbolic::{InputSpace, InputVar, Strings, index_type};
 use std::collections::{BTreeMap, HashMap};
 use std::time::Instant;
@@ -111,6 +111,9 @@ pub struct Relation {
     /// Where either loop still runs (`G_old ∨ G_new` over the
     /// parameters); `None` for relations that are not loop invariants.
     pub running: Option<Bool>,
+    /// The two loops' guards over the parameters (old, new); `None` for
+    /// relations that are not loop invariants.
+    pub guards: Option<(Bool, Bool)>,
 }
 
 /// The Horn clauses of the lockstep product of a pair.
@@ -493,21 +496,13 @@ fn version_pieces(
             .symbolic_state(&ops, f, &ex, Bool::from_bool(true))
             .map_err(enc)?;
         let (g, faults) = ex.condition(&lp.cond, &mut head).map_err(enc)?;
-        // A guard reading a nullable array's length fails on `null`: the
-        // invariant must show that no head state has it null (as when an
-        // early `return` guards the loop). Other failures are refused.
-        if faults
-            .iter()
-            .any(|(_, code)| *code != FaultCode::NULL_POINTER)
-        {
-            return Err(EncodeFailure::construct(
-                NotEncodable {
-                    what: "a loop condition that may fail".into(),
-                    span: lp.cond.span,
-                },
-                in_old,
-            ));
-        }
+        // A guard may fail: a nullable array's `length`, an index, a
+        // division, in C a signed `i + 1` overflowing (undefined under
+        // `machine`), or a guard brought from the other version by a
+        // rearrangement. The invariant must then show that no head state
+        // makes it fail (a bad clause, `guard_faults`); proved, the guard
+        // is its value wherever it is evaluated, and a rearranged run
+        // evaluates only guards that cannot fail, as `rearrange.rs` needs.
         let run = |ex: &mut Executor<'_>, pc: Bool, stmts: &Block, last: bool| {
             let s = layout.symbolic_state(&ops, f, ex, pc)?;
             let exits = ex.segment(func, stmts, s)?;
@@ -816,6 +811,7 @@ pub fn encode_product(
             old_span: o.spans[k],
             new_span: n.spans[k],
             running: Some(Bool::or(&[&o.guards[k], &n.guards[k]])),
+            guards: Some((o.guards[k].clone(), n.guards[k].clone())),
         });
     }
 

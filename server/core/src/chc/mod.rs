@@ -159,8 +159,10 @@ fn prove_turned(
     keep: &dyn Fn(&Candidate) -> bool,
 ) -> Result<LoopProof, Unknown> {
     // The rearrangements rest on guards that cannot fail; `a.length` fails
-    // on a null array, and `i + 1` in C under `machine` when signed
-    // overflow is undefined behaviour.
+    // on a null array. (A guard that may overflow in C, `i + 1 < n` where
+    // signed overflow is undefined, is rearranged: the encoding makes the
+    // invariant show that no head state overflows it, see
+    // `encode::version_pieces`.)
     // (Why, in short and in full.)
     let not_rearranged: Option<(&str, &str)> = if crate::symbolic::nullable_arrays(&[old.0, new.0])
     {
@@ -168,12 +170,6 @@ fn prove_turned(
             "array parameters may be null",
             "array parameters that may be null: the loops are not rearranged (a guard \
                  brought from the other version may read a null array's length)",
-        ))
-    } else if ops.overflow_undefined() {
-        Some((
-            "signed overflow is undefined behaviour here",
-            "signed overflow is undefined behaviour here: the loops are not rearranged (a \
-                 guard brought from the other version, such as `i + 1 < n`, may overflow)",
         ))
     } else {
         None
@@ -193,11 +189,15 @@ fn prove_turned(
     let mut tried = 0usize;
     let mut refused: Option<String> = None;
     let mut arrays = false;
+    // Alignments whose candidates failed over bit-vectors, for a second
+    // try with the loops' exits stated (`houdini::Exits`).
+    let mut without_exits = Vec::new();
     for cand in candidates(
         &old,
         &new,
         &mut refused,
         not_rearranged.map(|(_, full)| full),
+        ops.overflow_undefined(),
     )
     .into_iter()
     .filter(|c| keep(c))
@@ -229,37 +229,41 @@ fn prove_turned(
             } else {
                 (left / 3).min(Duration::from_secs(2))
             };
-        let answer = match houdini::prove(&enc, candidates_until.min(deadline)) {
-            Some(formulas) => solve::Answer::Safe(formulas),
-            // Over bit-vectors the candidates are all there is: Spacer on
-            // libz3 4.8.12 finds no invariant for even the simplest 32-bit
-            // counter pairs within 10 s (measured on the loop fixtures).
-            // Cut short by the time given, the search may still succeed
-            // with more: a timeout (the portfolio retries those).
-            None if enc.bit_vectors => {
-                if Instant::now() >= candidates_until.min(deadline) {
-                    last = Some(solve::Answer::Unknown("timeout".into()));
-                } else if last.is_none() {
-                    last = Some(solve::Answer::Unknown(NO_CANDIDATE.into()));
+        let answer =
+            match houdini::prove(&enc, houdini::Exits::Left, candidates_until.min(deadline)) {
+                Some(formulas) => solve::Answer::Safe(formulas),
+                // Over bit-vectors the candidates are all there is: Spacer on
+                // libz3 4.8.12 finds no invariant for even the simplest 32-bit
+                // counter pairs within 10 s (measured on the loop fixtures).
+                // Cut short by the time given, the search may still succeed
+                // with more: a timeout (the portfolio retries those).
+                None if enc.bit_vectors => {
+                    if Instant::now() >= candidates_until.min(deadline) {
+                        last = Some(solve::Answer::Unknown("timeout".into()));
+                    } else {
+                        if last.is_none() {
+                            last = Some(solve::Answer::Unknown(NO_CANDIDATE.into()));
+                        }
+                        without_exits.push((enc, cand.peeled, cand.notes));
+                    }
+                    continue;
                 }
-                continue;
-            }
-            None => {
-                // Then Spacer. One hard candidate must not starve the
-                // others: plain lockstep, the likeliest, gets half of what
-                // is left (an invariant relating an accumulator to an array
-                // element takes Spacer 1.5 s), each later one a third (at
-                // least a second, at most two: their proofs take well
-                // under one).
-                let left = deadline.saturating_duration_since(Instant::now());
-                let share = if tried == 1 {
-                    (left / 2).max(Duration::from_secs(1))
-                } else {
-                    (left / 3).clamp(Duration::from_secs(1), Duration::from_secs(2))
-                };
-                solve::solve(&enc, (Instant::now() + share).min(deadline))
-            }
-        };
+                None => {
+                    // Then Spacer. One hard candidate must not starve the
+                    // others: plain lockstep, the likeliest, gets half of what
+                    // is left (an invariant relating an accumulator to an array
+                    // element takes Spacer 1.5 s), each later one a third (at
+                    // least a second, at most two: their proofs take well
+                    // under one).
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    let share = if tried == 1 {
+                        (left / 2).max(Duration::from_secs(1))
+                    } else {
+                        (left / 3).clamp(Duration::from_secs(1), Duration::from_secs(2))
+                    };
+                    solve::solve(&enc, (Instant::now() + share).min(deadline))
+                }
+            };
         match answer {
             solve::Answer::Safe(formulas) => {
                 return Ok(LoopProof::new(&enc, formulas, false, |k| {
@@ -284,6 +288,28 @@ fn prove_turned(
                 last = Some(other);
                 break;
             }
+        }
+    }
+    // Over bit-vectors, no alignment proved by the usual candidates: again
+    // with the negated guards, in the same order.
+    for (enc, peeled, notes) in &without_exits {
+        if crate::cancel::expired(deadline) {
+            break;
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        let until = Instant::now() + (left / 2).min(Duration::from_secs(2));
+        if let Some(formulas) = houdini::prove(enc, houdini::Exits::Stated, until) {
+            return Ok(LoopProof::new(enc, formulas, false, |k| {
+                (
+                    peeled.get(k).copied().unwrap_or((0, 0)),
+                    notes.get(k).cloned().unwrap_or_default(),
+                )
+            }));
+        }
+        // Cut short: more time may prove it (the portfolio retries a
+        // timeout).
+        if Instant::now() >= until {
+            last = Some(solve::Answer::Unknown("timeout".into()));
         }
     }
     // No alignment runs in lockstep (each refuted, none cut short): the
@@ -395,7 +421,7 @@ fn prove_interleaved(
     deadline: Instant,
 ) -> Option<LoopProof> {
     let enc = encode::encode_product(ops, old, new, deadline, encode::Product::Interleaved).ok()?;
-    let formulas = match houdini::prove(&enc, deadline) {
+    let formulas = match houdini::prove(&enc, houdini::Exits::Left, deadline) {
         Some(f) => f,
         None => match solve::solve(&enc, deadline) {
             solve::Answer::Safe(f) => f,
@@ -456,6 +482,7 @@ fn candidates(
     new: &encode::Version<'_>,
     refused: &mut Option<String>,
     not_rearranged: Option<&str>,
+    overflow_undefined: bool,
 ) -> Vec<Candidate> {
     let (n_old, n_new) = (old.shape.loops.len(), new.shape.loops.len());
     let mut out = Vec::new();
@@ -650,7 +677,7 @@ fn candidates(
                 if legal == 2 {
                     break;
                 }
-                match rearrange::fission(&this.shape, j, &c) {
+                match rearrange::fission(&this.shape, j, &c, overflow_undefined) {
                     Ok(s) => {
                         legal += 1;
                         let notes = base_notes(&|i| {
@@ -766,6 +793,91 @@ mod tests {
             Ok(inv) => panic!("must not be proved, got invariants {inv:?}"),
             Err(u) => u,
         }
+    }
+
+    fn prove_under(
+        lang: Lang,
+        sem: Semantics,
+        signed_overflow: crate::ir::SignedOverflow,
+        old: &str,
+        new: &str,
+    ) -> Result<LoopProof, Unknown> {
+        let (po, pn) = (crate::lang::lower(lang, old), crate::lang::lower(lang, new));
+        let ops = Ops {
+            sem,
+            lang,
+            signed_overflow,
+        };
+        let deadline = Instant::now() + Duration::from_secs(20);
+        prove_lockstep(ops, (&po, FuncId(0)), (&pn, FuncId(0)), deadline)
+    }
+
+    /// Where C's signed overflow is undefined, a guard `i + 1 < n` may
+    /// fail: the loops are still rearranged, and the invariant must show
+    /// that no head state overflows it.
+    #[test]
+    fn c_loops_are_rearranged_where_signed_overflow_is_undefined() {
+        use crate::ir::SignedOverflow;
+        let c_machine = |old: &str, new: &str| {
+            prove_under(
+                Lang::C,
+                Semantics::Machine,
+                SignedOverflow::Undefined,
+                old,
+                new,
+            )
+        };
+        let old = "int f(int n) { int s = 0; for (int i = 0; i < n; i++) { s += 2 * i + 1; } \
+                   return s; }";
+        let unrolled = "int f(int n) { int s = 0; int i = 0; \
+                        for (; i + 1 < n; i += 2) { s += 2 * i + 1; s += 2 * i + 3; } \
+                        for (; i < n; i++) { s += 2 * i + 1; } return s; }";
+        let proof = c_machine(old, unrolled).expect("proved over bit-vectors");
+        assert!(
+            proof.invariants.iter().any(|i| !i.rearranged.is_empty()),
+            "{:?}",
+            proof.invariants
+        );
+        // Without the remainder loop they differ (odd n).
+        let no_remainder = "int f(int n) { int s = 0; int i = 0; \
+                            for (; i + 1 < n; i += 2) { s += 2 * i + 1; s += 2 * i + 3; } \
+                            return s; }";
+        assert!(c_machine(old, no_remainder).is_err());
+        // `i + 1 <= n` overflows for n = INT_MAX, where `i < n` stops: the
+        // guard's failure is a bad state, never assumed away.
+        let overflowing = "int f(int n) { int s = 0; int i = 0; \
+                           while (i + 1 <= n) { s += 2 * i + 1; i++; } return s; }";
+        assert!(c_machine(old, overflowing).is_err());
+        let wrapping = prove_under(
+            Lang::C,
+            Semantics::Machine,
+            SignedOverflow::Wraps,
+            old,
+            overflowing,
+        );
+        assert!(wrapping.is_err(), "with -fwrapv it spins for n = INT_MAX");
+    }
+
+    /// A loop run while the other version's guard held, its last
+    /// iteration peeled: where only the old loop moves, the new one stays
+    /// exited — a candidate over bit-vectors (Spacer finds it under math).
+    #[test]
+    fn a_break_into_the_guard_is_proved_under_machine() {
+        let old = "class A { static int f(int n, int limit) { int s = 0; \
+                   for (int i = 0; i < n; i++) { if (s > limit) { break; } s += i; } \
+                   return s; } }";
+        let new = "class A { static int f(int n, int limit) { int s = 0; int i = 0; \
+                   while (i < n && s <= limit) { s += i; i++; } return s; } }";
+        let machine = |old: &str, new: &str| {
+            prove_under(Lang::Java, Semantics::Machine, Default::default(), old, new)
+        };
+        machine(old, new).expect("proved over bit-vectors");
+        // Testing the budget after the update is a difference.
+        let late = new.replace(
+            "while (i < n && s <= limit) { s += i;",
+            "while (i < n && s + i <= limit) { s += i;",
+        );
+        assert!(machine(old, &late).is_err());
     }
 
     #[test]

@@ -23,8 +23,12 @@
 //! expressions that cannot fault ([`safe_expr`]): integer and boolean
 //! literals, variables, `+ - *`, comparisons, logic, bit operations and
 //! integer casts (no division, remainder, shift, array, float or library
-//! call). Overflow wraps under `machine` (docs/semantics.md), so none of
-//! these faults under either semantics.
+//! call). Overflow wraps under `machine` in Java and in C compiled with
+//! `-fwrapv` (docs/semantics.md). Where C's signed overflow is undefined,
+//! `i + 1 < n` may fail; the loop encoding then makes the invariant show
+//! that no head state makes a guard fail (`encode::version_pieces`), so the
+//! runs it proves evaluate only guards that do not fail, which is all the
+//! lemma asks.
 
 use super::shape::{LoopPiece, NotEncodable, Shape};
 use crate::ir::{
@@ -182,7 +186,21 @@ pub fn phantom(shape: &Shape, seg: usize, pos: usize, span: Span) -> Option<Shap
 /// Under these conditions each part runs through the same sequence of
 /// states of its own variables as in the fused loop, the counters end
 /// with the same values, and nothing else is written.
-pub fn fission(shape: &Shape, k: usize, cuts: &[usize]) -> Result<Shape, NotEncodable> {
+///
+/// `overflow_undefined` (C under `machine` without `-fwrapv`): `+ - *`
+/// then fault on a signed overflow, which [`safe_expr`] lets through. The
+/// run is undefined in both forms alike — a part or the step overflows in
+/// one form exactly when it does in the other, each part seeing the same
+/// states — and the outcome is one (`undefined behaviour`), but the state
+/// at the fault differs. Locals are not observed after a fault; globals
+/// are (like arrays, which no part can write), so with undefined overflow
+/// no part and no step may write a global.
+pub fn fission(
+    shape: &Shape,
+    k: usize,
+    cuts: &[usize],
+    overflow_undefined: bool,
+) -> Result<Shape, NotEncodable> {
     let refuse = |what: &str, span: Span| Err(not_encodable(what, span));
     let Some(lp) = shape.loops.get(k) else {
         return refuse("fission: no such loop", Span::default());
@@ -224,6 +242,14 @@ pub fn fission(shape: &Shape, k: usize, cuts: &[usize]) -> Result<Shape, NotEnco
     let step_fx = Effects::of(step);
     if step_fx.unsafe_at.is_some() {
         return refuse("fission: the loop step may fault", lp.span);
+    }
+    let writes_global = |e: &Effects| e.writes.iter().any(|v| matches!(v, Var::Global(_)));
+    if overflow_undefined && (effects.iter().any(writes_global) || writes_global(&step_fx)) {
+        return refuse(
+            "fission: the loop writes a global and may overflow (undefined behaviour would \
+             leave the global in another state)",
+            lp.span,
+        );
     }
     let mut control = counters_read.clone();
     control.extend(step_fx.reads.iter().copied());
@@ -933,7 +959,7 @@ mod tests {
              return s + t + u; } }",
         );
         let s = shape(func(&p)).expect("encodable");
-        let fi = fission(&s, 0, &[1, 2]).expect("legal");
+        let fi = fission(&s, 0, &[1, 2], false).expect("legal");
         assert_eq!(fi.loops.len(), 3);
         same_runs(&p, &fi, &inputs2());
     }
@@ -959,7 +985,7 @@ mod tests {
         let f = func(&p);
         let s = shape(f).expect("encodable");
         assert_eq!(fission_cuts(&s.loops[0], 2), vec![vec![1]]);
-        let fi = fission(&s, 0, &[1]).expect("legal");
+        let fi = fission(&s, 0, &[1], false).expect("legal");
         assert_eq!(fi.loops.len(), 2);
         // The counter is reset between the loops.
         assert_eq!(fi.segments[1].len(), 1);
@@ -972,7 +998,7 @@ mod tests {
             let p = lower(src);
             let f = func(&p);
             let s = shape(f).expect("encodable");
-            fission(&s, 0, cuts).expect_err("illegal").what
+            fission(&s, 0, cuts, false).expect_err("illegal").what
         };
         // B2 reads B1's scalar.
         let w = refused(
@@ -1008,6 +1034,25 @@ mod tests {
             &[1],
         );
         assert!(w.contains("start value"), "{w}");
+    }
+
+    /// Where C's signed overflow is undefined a part may fault after all;
+    /// the state at the fault is then observed only through globals.
+    #[test]
+    fn fission_writing_a_global_needs_defined_overflow() {
+        let fissioned = |src: &str, overflow_undefined: bool| {
+            let p = crate::lang::lower(Lang::C, src);
+            let s = shape(func(&p)).expect("encodable");
+            fission(&s, 0, &[1], overflow_undefined)
+        };
+        let global = "int g; int f(int n) { int s = 0; int i = 0; \
+                      while (i < n) { s = s + i; g = g + 2; i++; } return s; }";
+        let w = fissioned(global, true).expect_err("a global at the fault");
+        assert!(w.what.contains("global"), "{}", w.what);
+        assert!(fissioned(global, false).is_ok());
+        let locals = "int f(int n) { int s = 0; int t = 0; int i = 0; \
+                      while (i < n) { s = s + i; t = t + 2; i++; } return s - t; }";
+        assert!(fissioned(locals, true).is_ok());
     }
 
     #[test]

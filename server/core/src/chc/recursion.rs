@@ -346,6 +346,7 @@ impl System {
             old_span,
             new_span,
             running: None,
+            guards: None,
         });
         self.results.push(results);
         Ok(index)

@@ -116,6 +116,7 @@ mod tests {
                 old_span: Default::default(),
                 new_span: Default::default(),
                 running: None,
+                guards: None,
             }],
             uninterpreted: Vec::new(),
             opaque_calls: Vec::new(),

@@ -288,6 +288,7 @@ mod tests {
             old_span: Default::default(),
             new_span: Default::default(),
             running: None,
+            guards: None,
         }
     }
 
