@@ -25,9 +25,10 @@ use z3::{Model, Params, SatResult, Solver};
 /// Whether the negations of the loop guards are among the candidates
 /// (over bit-vectors only): where one version no longer moves — a split's
 /// later phase, a loop run while the other's guard held — its loop stays
-/// exited, which nothing else states. They are needed rarely and slow the
-/// proofs that do without them (Java fission 0.7 s → 1.7 s alone), so the
-/// loop checker asks for them only once every alignment failed without.
+/// exited, which nothing else states. They slow the proofs that do without
+/// them (Java fission 0.7 s → 1.7 s alone, past the portfolio's first
+/// loop budget under load), so the loop checker asks for them only on
+/// the alignments that make a version wait (`Candidate::exits`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Exits {
     Left,
