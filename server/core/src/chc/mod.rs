@@ -541,6 +541,14 @@ fn candidates(
                 exits,
             });
         };
+        // This version rearranged, the other kept as written, nothing peeled.
+        let push_rearranged = |out: &mut Vec<Candidate>,
+                               this_shape: shape::Shape,
+                               notes: Vec<String>,
+                               exits: houdini::Exits| {
+            let unpeeled = vec![0; notes.len()];
+            push(out, this_shape, other.shape.clone(), notes, unpeeled, exits);
+        };
         if p == q {
             for j in 0..p {
                 let (lt, lo) = (&this.shape.loops[j], &other.shape.loops[j]);
@@ -550,14 +558,7 @@ fn candidates(
                 {
                     let mut notes = vec![String::new(); p];
                     notes[j] = format!("{me} loop unrolled ×{m}");
-                    push(
-                        &mut out,
-                        s,
-                        other.shape.clone(),
-                        notes,
-                        vec![0; p],
-                        houdini::Exits::Omitted,
-                    );
+                    push_rearranged(&mut out, s, notes, houdini::Exits::Omitted);
                 }
                 // The other version stops one iteration early and does
                 // the last body after its loop: run this loop while the
@@ -631,14 +632,7 @@ fn candidates(
                             )
                         }
                     });
-                    push(
-                        &mut out,
-                        s,
-                        other.shape.clone(),
-                        notes,
-                        vec![0; q],
-                        houdini::Exits::Omitted,
-                    );
+                    push_rearranged(&mut out, s, notes, houdini::Exits::Omitted);
                 }
                 if let Some(s) = rearrange::split(&this.shape, j, guards) {
                     let notes = base_notes(&|i| {
@@ -648,14 +642,7 @@ fn candidates(
                             d + 1
                         )
                     });
-                    push(
-                        &mut out,
-                        s,
-                        other.shape.clone(),
-                        notes,
-                        vec![0; q],
-                        houdini::Exits::Stated,
-                    );
+                    push_rearranged(&mut out, s, notes, houdini::Exits::Stated);
                 }
             }
             // Fission: the cuts whose parts are closest in size to the
@@ -683,14 +670,7 @@ fn candidates(
                         let notes = base_notes(&|i| {
                             format!("{me} loop split by fission: part {} of {}", i + 1, d + 1)
                         });
-                        push(
-                            &mut out,
-                            s,
-                            other.shape.clone(),
-                            notes,
-                            vec![0; q],
-                            houdini::Exits::Omitted,
-                        );
+                        push_rearranged(&mut out, s, notes, houdini::Exits::Omitted);
                     }
                     Err(e) => {
                         refused.get_or_insert(format!("{} at {}", e.what, e.span));
