@@ -439,10 +439,10 @@ struct Candidate {
     new: shape::Shape,
     peeled: Vec<(u32, u32)>,
     notes: Vec<String>,
-    /// Whether Houdini states the loops' exits: in the phases of a split
-    /// and where one loop runs on alone, a later relation needs an
-    /// earlier loop's guard to stay false. Elsewhere they only slow it
-    /// (Java fission: 0.5 s without them, 1.7 s with).
+    /// Whether Houdini states the loops' exits ([`houdini::Exits`]):
+    /// `Stated` for the phases of a split and where one loop runs on
+    /// alone, where a later relation needs an earlier loop's guard to
+    /// stay false.
     exits: houdini::Exits,
 }
 
