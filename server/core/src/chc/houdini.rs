@@ -17,6 +17,7 @@
 //! seconds on forty-variable states (EqBench `bess/bessj`), keeps the
 //! harder cases.
 
+use super::cases::{self, Decided};
 use super::encode::{Clause, Encoding};
 use std::time::Instant;
 use z3::ast::{Ast, BV, Bool, Dynamic, Int, Real};
@@ -619,7 +620,10 @@ fn counterexample(hypotheses: &[Bool], body: &Bool, head: &Bool, deadline: Insta
     check_within(hypotheses, body, head, deadline, 2_000)
 }
 
-/// [`counterexample`] with each solver call capped at `cap_ms`.
+/// [`counterexample`] with each solver call capped at `cap_ms`; a query
+/// with branches that Z3 does not decide whole in that time is then
+/// decided case by case (see [`cases`](super::cases)), within as long
+/// again.
 fn check_within(
     hypotheses: &[Bool],
     body: &Bool,
@@ -639,14 +643,27 @@ fn check_within(
         solver.assert(h);
     }
     solver.assert(body);
-    solver.assert(head.not());
+    let negated = head.not();
+    solver.assert(&negated);
     match crate::check::watchdog::until(deadline, || solver.check()) {
         SatResult::Unsat => Check::Valid,
         SatResult::Sat => match solver.get_model() {
             Some(m) => Check::Counterexample(m),
             None => Check::Unknown,
         },
-        SatResult::Unknown => Check::Unknown,
+        // Too hard whole: path by path, if it has branches.
+        SatResult::Unknown => {
+            let parts: Vec<Bool> = hypotheses.iter().chain([body, head]).cloned().collect();
+            let Some(branch) = cases::innermost_condition(&parts) else {
+                return Check::Unknown;
+            };
+            let formulas: Vec<Bool> = hypotheses.iter().chain([body, &negated]).cloned().collect();
+            match cases::decide(&formulas, &branch, deadline, cap_ms) {
+                Decided::Unsat => Check::Valid,
+                Decided::Sat(model) => Check::Counterexample(model),
+                Decided::Unknown => Check::Unknown,
+            }
+        }
     }
 }
 

@@ -24,6 +24,7 @@
 
 pub mod build;
 pub mod callees;
+mod cases;
 pub mod constants;
 pub mod encode;
 pub mod hoist;
