@@ -96,14 +96,9 @@ fn split(
 
 /// One solver call on the conjunction of `formulas`, capped at `cap_ms`.
 fn ask(formulas: &[Bool], deadline: Instant, cap_ms: u128) -> Decided {
-    let left = deadline.saturating_duration_since(Instant::now());
-    if left.is_zero() {
+    let Some(solver) = capped_solver(deadline, cap_ms) else {
         return Decided::Unknown;
-    }
-    let solver = Solver::new();
-    let mut params = Params::new();
-    params.set_u32("timeout", left.as_millis().min(cap_ms) as u32);
-    solver.set_params(&params);
+    };
     for f in formulas {
         solver.assert(f);
     }
@@ -112,6 +107,20 @@ fn ask(formulas: &[Bool], deadline: Instant, cap_ms: u128) -> Decided {
         SatResult::Sat => solver.get_model().map_or(Decided::Unknown, Decided::Sat),
         SatResult::Unknown => Decided::Unknown,
     }
+}
+
+/// A solver whose calls stop at `cap_ms` or at `deadline`, whichever is
+/// first; `None` once the deadline has passed.
+pub fn capped_solver(deadline: Instant, cap_ms: u128) -> Option<Solver> {
+    let left = deadline.saturating_duration_since(Instant::now());
+    if left.is_zero() {
+        return None;
+    }
+    let solver = Solver::new();
+    let mut params = Params::new();
+    params.set_u32("timeout", left.as_millis().min(cap_ms) as u32);
+    solver.set_params(&params);
+    Some(solver)
 }
 
 /// The condition of an if-then-else term of `formulas` with no

@@ -21,7 +21,7 @@ use super::cases::{self, Decided};
 use super::encode::{Clause, Encoding};
 use std::time::Instant;
 use z3::ast::{Ast, BV, Bool, Dynamic, Int, Real};
-use z3::{Model, Params, SatResult, Solver};
+use z3::{Model, SatResult};
 
 /// Whether the negations of the loop guards are among the candidates
 /// (over bit-vectors only): where one version no longer moves — a split's
@@ -631,14 +631,11 @@ fn check_within(
     deadline: Instant,
     cap_ms: u128,
 ) -> Check {
-    let left = deadline.saturating_duration_since(Instant::now());
-    if left.is_zero() {
+    // The solver before the negated head: Z3's search depends on the order
+    // terms are made in, and the loop timings were taken with this one.
+    let Some(solver) = cases::capped_solver(deadline, cap_ms) else {
         return Check::Unknown;
-    }
-    let solver = Solver::new();
-    let mut params = Params::new();
-    params.set_u32("timeout", left.as_millis().min(cap_ms) as u32);
-    solver.set_params(&params);
+    };
     for h in hypotheses {
         solver.assert(h);
     }
