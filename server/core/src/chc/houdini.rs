@@ -650,11 +650,10 @@ fn check_within(
         },
         // Too hard whole: path by path, if it has branches.
         SatResult::Unknown => {
-            let parts: Vec<Bool> = hypotheses.iter().chain([body, head]).cloned().collect();
-            let Some(branch) = cases::innermost_condition(&parts) else {
+            let formulas: Vec<Bool> = hypotheses.iter().chain([body, &negated]).cloned().collect();
+            let Some(branch) = cases::innermost_condition(&formulas) else {
                 return Check::Unknown;
             };
-            let formulas: Vec<Bool> = hypotheses.iter().chain([body, &negated]).cloned().collect();
             match cases::decide(&formulas, &branch, deadline, cap_ms) {
                 Decided::Unsat => Check::Valid,
                 Decided::Sat(model) => Check::Counterexample(model),
