@@ -1045,6 +1045,20 @@ pub struct FunctionDef {
     /// The parameter types as written, without whitespace (Java): what
     /// tells apart overloads of the same name and arity when pairing.
     pub param_types: Vec<String>,
+    /// The classes it is declared in, outermost first (Java: `["A", "B"]`
+    /// for a method of the nested class `A.B`); empty for C functions.
+    /// With the name and the parameter types it identifies the function in
+    /// its file.
+    pub owner: Vec<String>,
+}
+
+impl FunctionDef {
+    /// `A.B.f` for a method of the class `A.B`, `f` for a C function.
+    pub fn qualified_name(&self) -> String {
+        let mut parts = self.owner.clone();
+        parts.push(self.name.clone());
+        parts.join(".")
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

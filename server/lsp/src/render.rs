@@ -156,17 +156,6 @@ pub fn hover_markdown(r: &CheckResult, baseline: &str) -> String {
     match &m.verdict {
         Verdict::NotEquivalent(cex) => {
             writeln!(out, "Inputs: `{}`\n", bindings(&cex.inputs)).ok();
-            if !cex.callees.is_empty() {
-                writeln!(
-                    out,
-                    "Assuming calls outside the file behave so (both versions alike):"
-                )
-                .ok();
-                for c in &cex.callees {
-                    writeln!(out, "- `{c}`").ok();
-                }
-                writeln!(out).ok();
-            }
             behaviour(&mut out, &format!("old ({baseline}):"), &cex.old);
             behaviour(&mut out, "new:", &cex.new);
             if !cex.differences.is_empty() {

@@ -202,6 +202,7 @@ fn rewrite(p: &mut Program, f: FuncId, base: &str) -> Result<(), NotEncodable> {
         body: Ok(h),
         synthetic: true,
         param_types: Vec::new(),
+        owner: Vec::new(),
     });
     if let Some(def) = p.functions.get_mut(f.0 as usize) {
         def.body = Ok(g);

@@ -6,6 +6,7 @@
 //! here does I/O or knows who asked.
 
 pub mod abstracted;
+mod counterexample;
 pub mod loops;
 pub mod pairing;
 pub mod portfolio;
@@ -19,6 +20,7 @@ pub use crate::abstraction::{Override, OverrideAction, OverrideReport};
 use crate::interp::Outcome;
 use crate::ir::{FuncId, Lang, LowerError, Program, Semantics, SignedOverflow, Span};
 use crate::value::Value;
+pub use counterexample::{Behaviour, Counterexample};
 use serde::Serialize;
 use std::time::Duration;
 
@@ -487,91 +489,13 @@ impl std::fmt::Display for Binding {
     }
 }
 
-/// What one version did on the counterexample's inputs.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Behaviour {
-    pub outcome: Outcome,
-    /// Final values of the globals either version writes, and of array
-    /// parameters.
-    pub state: Vec<Binding>,
-    pub output: String,
-    /// One-based lines executed, in order.
-    pub trace: Vec<u32>,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct Counterexample {
-    /// Parameters, then globals read.
-    pub inputs: Vec<Binding>,
-    /// What the calls outside the files were taken to do, from the solver's
-    /// model (both versions alike): `Objects.hash(1, 2) returns 7`. The
-    /// difference holds for callees that behave so.
-    pub callees: Vec<String>,
-    pub old: Behaviour,
-    pub new: Behaviour,
-    /// What differs, one entry per observable: `return value: 3 vs 4`.
-    pub differences: Vec<String>,
-}
-
-impl Serialize for Counterexample {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        // Values are rendered as text: exact rationals and big integers have
-        // no faithful JSON number.
-        #[derive(Serialize)]
-        struct B<'a> {
-            name: &'a str,
-            value: String,
-        }
-        #[derive(Serialize)]
-        struct Beh<'a> {
-            outcome: String,
-            state: Vec<B<'a>>,
-            output: &'a str,
-            trace: &'a [u32],
-        }
-        #[derive(Serialize)]
-        struct C<'a> {
-            inputs: Vec<B<'a>>,
-            #[serde(skip_serializing_if = "<[String]>::is_empty")]
-            callees: &'a [String],
-            old: Beh<'a>,
-            new: Beh<'a>,
-            differences: &'a [String],
-        }
-        fn bs(v: &[Binding]) -> Vec<B<'_>> {
-            v.iter()
-                .map(|b| B {
-                    name: &b.name,
-                    value: b.value.to_string(),
-                })
-                .collect()
-        }
-        fn beh(b: &Behaviour) -> Beh<'_> {
-            Beh {
-                outcome: describe_outcome(&b.outcome),
-                state: bs(&b.state),
-                output: &b.output,
-                trace: &b.trace,
-            }
-        }
-        C {
-            inputs: bs(&self.inputs),
-            callees: &self.callees,
-            old: beh(&self.old),
-            new: beh(&self.new),
-            differences: &self.differences,
-        }
-        .serialize(s)
-    }
-}
-
 /// `returns 3`, `throws ArithmeticException (division by zero) at 4:9`.
 pub fn describe_outcome(outcome: &Outcome) -> String {
     match outcome {
         Outcome::Return(Value::Void) => "returns".into(),
         Outcome::Return(v) => format!("returns {v}"),
         Outcome::Fault { kind, span, lang } => format!("{} at {span}", kind.describe(*lang)),
-        Outcome::Limit(limit) => limit.describe().into(),
+        Outcome::Limit(limit) => limit.describe(),
     }
 }
 

@@ -98,6 +98,7 @@ mod tests {
             }),
             synthetic: false,
             param_types: types.iter().map(|t| t.to_string()).collect(),
+            owner: Vec::new(),
         }
     }
 

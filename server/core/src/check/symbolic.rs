@@ -3,6 +3,7 @@
 //! counterexample replayed on both versions by the interpreter before it is
 //! reported.
 
+use super::counterexample::Runs;
 use super::{
     Behaviour, Binding, Checker, CheckerKind, Counterexample, Decider, Decision, MethodPair,
     Options, Proof, Unknown, UnknownReason, Verdict, testing,
@@ -506,7 +507,11 @@ fn replay(
     };
     // Calls outside the files do what the model says their uninterpreted
     // functions do, the same for both versions: each run that meets a call
-    // without a stub gets one from the model and starts again.
+    // without a stub gets one from the model and starts again. A
+    // difference that shows only with the callees behaving as the model
+    // says need not be one for the real callees (a JDK method the model
+    // lets throw never does): `Counterexample::replayed` refuses runs that
+    // used a stub.
     for _ in 0..MAX_CALLEE_STUBS {
         match run_both(pair, &inputs, named.clone(), options, &limits) {
             Err(Unreplayed::Unseen(call)) => {
@@ -514,16 +519,6 @@ fn replay(
                 inputs.callees.push(stub);
             }
             Err(Unreplayed::No(why)) => return Err(why),
-            // A difference that shows only with the callees behaving as the
-            // model says need not be one for the real callees (a JDK method
-            // the model lets throw never does): not a counterexample.
-            Ok(cex) if !cex.callees.is_empty() => {
-                return Err(format!(
-                    "the versions differ only if calls outside the files behave so: {} ({})",
-                    cex.callees.join("; "),
-                    cex.differences.join("; ")
-                ));
-            }
             Ok(cex) => return Ok(cex),
         }
     }
@@ -569,22 +564,30 @@ fn run_both(
         return Err(Unreplayed::Unseen(call));
     }
     let globals = global_names(pair.old_program, pair.new_program, pair.name);
-    match interp::compare(&old, &new, &globals) {
-        Comparison::Differ(differences) => Ok(Counterexample {
-            // Entry values of globals neither version touches (e.g. Java
-            // instance fields when a static method is checked) are noise.
-            inputs: named
-                .into_iter()
-                .filter(|b| relevant_input(pair, inputs, &b.name))
-                .collect(),
-            callees: inputs.callees.iter().map(|c| c.to_string()).collect(),
-            old: behaviour(&old, &globals, &new),
-            new: behaviour(&new, &globals, &old),
-            differences,
-        }),
-        Comparison::Same => Err(Unreplayed::No("both versions behave the same on it".into())),
-        Comparison::Inconclusive(why) => Err(Unreplayed::No(why)),
-    }
+    let differences = match interp::compare(&old, &new, &globals) {
+        Comparison::Differ(differences) => differences,
+        Comparison::Same => {
+            return Err(Unreplayed::No("both versions behave the same on it".into()));
+        }
+        Comparison::Inconclusive(why) => return Err(Unreplayed::No(why)),
+    };
+    // Entry values of globals neither version touches (e.g. Java instance
+    // fields when a static method is checked) are noise.
+    let inputs_shown = named
+        .into_iter()
+        .filter(|b| relevant_input(pair, inputs, &b.name))
+        .collect();
+    Counterexample::replayed(
+        inputs_shown,
+        Runs {
+            old: &old,
+            new: &new,
+        },
+        behaviour(&old, &globals, &new),
+        behaviour(&new, &globals, &old),
+        differences,
+    )
+    .map_err(Unreplayed::No)
 }
 
 /// The input generator, budget and interpreter limits of a concrete test
@@ -864,6 +867,7 @@ mod tests {
                 body: Ok(f),
                 synthetic: false,
                 param_types: Vec::new(),
+                owner: Vec::new(),
             }],
             globals: vec![],
             class_parents: Vec::new(),

@@ -1,7 +1,7 @@
 //! Comparing two executions on observable behaviour, with tolerance for
 //! approximated reals (math semantics) and no conclusion on limits.
 
-use super::{Comparison, Execution, FaultKind, LimitKind, Outcome};
+use super::{Comparison, Execution, FaultKind, Outcome};
 use crate::value::{Real, Value};
 
 /// Relative and absolute error an approximated value may carry. A
@@ -90,12 +90,8 @@ fn describe(o: &Outcome) -> String {
         Outcome::Return(Value::Void) => "returns".into(),
         Outcome::Return(v) => format!("returns {v}"),
         Outcome::Fault { kind, lang, .. } => kind.describe(*lang),
-        Outcome::Limit(l) => limit_text(l).into(),
+        Outcome::Limit(l) => l.describe(),
     }
-}
-
-fn limit_text(l: &LimitKind) -> &'static str {
-    l.describe()
 }
 
 /// Collected differences: real ones, and reasons for no conclusion.
@@ -130,7 +126,7 @@ fn observable_global(name: &str) -> String {
 pub(crate) fn compare(old: &Execution, new: &Execution, globals: &[String]) -> Comparison {
     for (side, e) in [("old", old), ("new", new)] {
         if let Outcome::Limit(l) = &e.outcome {
-            return Comparison::Inconclusive(format!("the {side} version {}", limit_text(l)));
+            return Comparison::Inconclusive(format!("the {side} version {}", l.describe()));
         }
     }
     let mut d = Diffs::default();

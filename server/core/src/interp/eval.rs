@@ -5,7 +5,7 @@ use super::ops::{Arith, internal};
 use super::render::{self, PArg};
 use super::{
     CalleeArg, CalleeResult, CalleeStub, Execution, FaultKind, Inputs, LimitKind, Limits, Outcome,
-    Printed, Stop, UnseenCall,
+    Printed, Stop, Unanalysed, UnseenCall,
 };
 use crate::ir::{
     BinOp, Block, Expr, ExprKind, FuncId, Function, LabelId, LoopKind, Place, PrintKind, Program,
@@ -72,6 +72,9 @@ pub(crate) struct Interp<'p> {
     trace: Vec<u32>,
     callees: &'p [CalleeStub],
     unseen_call: Option<UnseenCall>,
+    /// Parts of the run eqlens did not analyse itself (see
+    /// [`Execution::unanalysed`]).
+    unanalysed: Vec<Unanalysed>,
 }
 
 /// Total elements the interpreter allocates over one run, as a multiple of
@@ -99,6 +102,7 @@ pub(crate) fn run(
         trace: Vec::new(),
         callees: &inputs.callees,
         unseen_call: None,
+        unanalysed: Vec::new(),
     };
     // Under machine semantics inputs are converted to IEEE values, so an
     // approximate input real is no longer an approximation of anything.
@@ -114,7 +118,14 @@ pub(crate) fn run(
     let empty = Frame { locals: Vec::new() };
     for g in &program.globals {
         let v = match (&g.constant, inputs.globals.get(&g.name)) {
-            (Some(e), _) => it.eval(&empty, e).unwrap_or_else(|_| it.ar.zero(&g.ty)),
+            (Some(e), _) => match it.eval(&empty, e) {
+                Ok(v) => v,
+                Err(_) => {
+                    it.unanalysed
+                        .push(Unanalysed::Code(format!("the initial value of {}", g.name)));
+                    it.ar.zero(&g.ty)
+                }
+            },
             (None, Some(v)) => it.import(v, &g.ty),
             (None, None) => it.ar.zero(&g.ty),
         };
@@ -152,7 +163,12 @@ pub(crate) fn run(
             span,
             lang: program.lang,
         },
-        Err(Stop::Limit(l)) => Outcome::Limit(l),
+        Err(Stop::Limit(l)) => {
+            if let LimitKind::Unanalysed(what) = &l {
+                it.unanalysed.push(Unanalysed::Code(what.clone()));
+            }
+            Outcome::Limit(l)
+        }
     };
     let args_final = args.iter().map(|v| it.export(v)).collect();
     let globals_final: BTreeMap<String, Value> = program
@@ -174,6 +190,7 @@ pub(crate) fn run(
         inexact: it.ar.inexact || input_approx,
         arg_names,
         unseen_call: it.unseen_call,
+        unanalysed: it.unanalysed,
     }
 }
 
@@ -279,14 +296,13 @@ impl Interp<'_> {
         };
         let f: &Function = match &def.body {
             Ok(f) => f,
+            // Not undefined behaviour of the program: a part eqlens could
+            // not read. Nothing may be concluded from this run.
             Err(e) => {
-                return Err(Stop::Fault(
-                    FaultKind::Undefined(format!(
-                        "call to {}, which could not be analysed ({e})",
-                        def.name
-                    )),
-                    span,
-                ));
+                return Err(Stop::Limit(LimitKind::Unanalysed(format!(
+                    "a call to {}, which could not be analysed ({e})",
+                    def.qualified_name()
+                ))));
             }
         };
         if self.depth >= self.limits.max_call_depth {
@@ -443,6 +459,9 @@ impl Interp<'_> {
                     ret: ret.clone(),
                 };
                 let stub = self.callees.iter().find(|c| c.call == call);
+                if let Some(stub) = stub {
+                    self.unanalysed.push(Unanalysed::Stub(stub.clone()));
+                }
                 match stub.map(|c| &c.result) {
                     Some(CalleeResult::Returns(v)) => {
                         if let Some(loc) = loc {

@@ -238,11 +238,16 @@ pub enum LimitKind {
     /// A method or function outside the files being compared was called:
     /// its behaviour is not known concretely.
     UnseenCall,
+    /// The run reached a part of the program eqlens could not analyse (a
+    /// function of the file that did not lower, an operation the
+    /// interpreter has no meaning for), named here. A gap of eqlens, never a
+    /// behaviour of the program: no outcome, fault or value stands for it.
+    Unanalysed(String),
 }
 
 impl LimitKind {
-    pub fn describe(&self) -> &'static str {
-        match self {
+    pub fn describe(&self) -> String {
+        let text = match self {
             LimitKind::Steps => "did not finish within the step limit",
             LimitKind::CallDepth => "exceeded the call depth limit",
             LimitKind::ArrayTooLarge => "allocated an array too large to run",
@@ -255,7 +260,9 @@ impl LimitKind {
             LimitKind::UnseenCall => {
                 "called a method outside the file (its behaviour is not known)"
             }
-        }
+            LimitKind::Unanalysed(what) => return format!("reached {what}"),
+        };
+        text.into()
     }
 }
 
@@ -309,6 +316,32 @@ pub struct Execution {
     /// The call outside the files that had no stub, when that ended the
     /// run ([`LimitKind::UnseenCall`]).
     pub unseen_call: Option<UnseenCall>,
+    /// Every part of the run that eqlens did not analyse itself: a call of a function that did not lower or an operation the
+    /// interpreter cannot run (both end the run,
+    /// [`LimitKind::Unanalysed`]), a call outside the files answered from
+    /// a stub (what the solver's model says it does), a constant whose
+    /// initial value could not be computed. A run with any is no evidence
+    /// of a difference (see `check::Counterexample`).
+    pub unanalysed: Vec<Unanalysed>,
+}
+
+/// A part of a run that eqlens did not analyse itself.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Unanalysed {
+    /// Code of the files: a function that did not lower, an operation the
+    /// interpreter cannot run, a constant's initial value (in words).
+    Code(String),
+    /// A call outside the files, answered as the solver's model says.
+    Stub(CalleeStub),
+}
+
+impl std::fmt::Display for Unanalysed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unanalysed::Code(what) => f.write_str(what),
+            Unanalysed::Stub(stub) => write!(f, "{stub}"),
+        }
+    }
 }
 
 /// How two executions compare on observable behaviour.

@@ -49,11 +49,12 @@ fn undefined(what: &str, span: Span) -> Stop {
 
 /// An operation the front ends never produce (ill-typed IR). Reported as a
 /// fault rather than a panic, with a message that makes the cause findable.
+/// The interpreter met IR it has no meaning for: a gap of eqlens, not a
+/// behaviour of the program, so the run is inconclusive.
 pub(crate) fn internal(what: &str, span: Span) -> Stop {
-    Stop::Fault(
-        FaultKind::Undefined(format!("internal error: {what}")),
-        span,
-    )
+    Stop::Limit(LimitKind::Unanalysed(format!(
+        "an operation the interpreter cannot run ({what}) at {span}"
+    )))
 }
 
 /// `i` reduced to the range of `t` (two's complement wrap-around).

@@ -1018,6 +1018,7 @@ fn lower_function(file: &FileCx, id: FuncId, n: Node) -> FunctionDef {
         body,
         synthetic: false,
         param_types: Vec::new(),
+        owner: Vec::new(),
     }
 }
 

@@ -133,6 +133,7 @@ fn lower_here(source: &str, tree: &Tree) -> Program {
             body,
             synthetic: m.object_mode,
             param_types: cx.param_types(m.node),
+            owner: cx.class_path(m.class),
         });
     }
     program.globals = cx.globals;
@@ -478,6 +479,23 @@ impl<'t> Ctx<'t> {
                     .collect()
             })
             .collect()
+    }
+
+    /// The names of `class` and its enclosing classes, outermost first.
+    fn class_path(&self, class: Option<usize>) -> Vec<String> {
+        let mut path = Vec::new();
+        let mut c = class;
+        while let Some(ci) = c {
+            let Some(info) = self.classes.get(ci) else {
+                break;
+            };
+            path.push(info.name.clone());
+            // Classes are pushed before their members, so an enclosing
+            // class has a smaller index: the walk ends.
+            c = info.outer.filter(|&o| o < ci);
+        }
+        path.reverse();
+        path
     }
 
     fn class_named(&self, name: &str) -> Option<usize> {
