@@ -87,10 +87,17 @@ pub fn read_source(path: &Path, role: &str) -> Result<String, CliError> {
 
 /// With `--method NAME` and nothing paired: which version lacks it.
 fn method_not_found(report: &FileReport, name: &str, old: &Path, new: &Path) -> CliError {
+    // `B.f` or `B.f(int)` names the methods whose qualified name ends so.
+    let path = name.split('(').next().unwrap_or(name).trim();
     let arities = |list: &[eqlens_core::check::Unpaired]| {
         list.iter()
-            .filter(|u| u.name == name)
-            .map(|u| format!("{name}({})", u.arity))
+            .filter(|u| {
+                u.qualified == path
+                    || u.qualified
+                        .strip_suffix(path)
+                        .is_some_and(|rest| rest.ends_with('.'))
+            })
+            .map(|u| u.label.clone())
             .collect::<Vec<_>>()
     };
     let in_old = arities(&report.removed);
@@ -241,6 +248,8 @@ mod tests {
         let u = |a| Unpaired {
             name: "f".into(),
             arity: a,
+            qualified: "f".into(),
+            label: format!("f({a})"),
             span: Default::default(),
         };
         let (o, n) = (Path::new("o.c"), Path::new("n.c"));

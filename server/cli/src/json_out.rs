@@ -81,6 +81,8 @@ mod tests {
         MethodReport {
             name: "f".into(),
             arity: 2,
+            qualified: "f".into(),
+            label: "f(2)".into(),
             old_span: Default::default(),
             new_span: Default::default(),
             verdict,
@@ -113,6 +115,8 @@ mod tests {
             added: vec![Unpaired {
                 name: "g".into(),
                 arity: 0,
+                qualified: "g".into(),
+                label: "g(0)".into(),
                 span: Default::default(),
             }],
             removed: vec![],

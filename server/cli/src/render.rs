@@ -198,7 +198,7 @@ fn one_line(formula: &str) -> String {
 }
 
 fn method_row(m: &MethodReport) -> Row {
-    let name = format!("{}({})", m.name, m.arity);
+    let name = m.label.clone();
     match &m.verdict {
         Verdict::Equivalent(p) => {
             let (verdict, style) = match p.bounded {
@@ -296,7 +296,7 @@ fn unpaired_row(u: &Unpaired, added: bool) -> Row {
     Row {
         symbol: if added { "+" } else { "-" },
         style: dim(),
-        name: format!("{}({})", u.name, u.arity),
+        name: u.label.clone(),
         verdict: format!(
             "only in the {} version (line {})",
             if added { "new" } else { "old" },
@@ -448,6 +448,8 @@ mod tests {
         MethodReport {
             name: name.into(),
             arity,
+            qualified: name.into(),
+            label: format!("{name}({arity})"),
             old_span: span(1),
             new_span: span(1),
             verdict,
@@ -560,6 +562,8 @@ mod tests {
             added: vec![Unpaired {
                 name: "fresh".into(),
                 arity: 0,
+                qualified: "fresh".into(),
+                label: "fresh(0)".into(),
                 span: span(20),
             }],
             removed: vec![],

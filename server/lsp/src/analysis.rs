@@ -18,8 +18,9 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// A method is identified across edits by name and arity (as the core
-/// pairs methods).
+/// A method is identified across edits by its key (qualified name, with
+/// parameter types among overloads: `eqlens_core::check::pairing::keys`)
+/// and arity, as the core pairs methods.
 pub type MethodId = (String, usize);
 
 /// A user override, stored relative to the method's first line so that it
@@ -36,6 +37,10 @@ pub struct RelOverride {
 pub struct Planned {
     pub name: String,
     pub arity: usize,
+    /// What editors' commands name it by (with `arity`, see [`MethodId`]).
+    pub id: String,
+    /// How it is named to the user (`f(2)`, `B.f(1)`, `f(int, long)`).
+    pub label: String,
     pub old: FuncId,
     pub new: FuncId,
     pub old_span: Span,
@@ -47,6 +52,14 @@ pub struct Planned {
     /// The cache key: both versions' method text and context, options.
     pub key: u64,
     pub options: Options,
+}
+
+impl Planned {
+    /// Whether an editor's command that names `method` with `arity` means
+    /// this method (commands carry [`Planned::id`]).
+    pub fn is(&self, method: &str, arity: usize) -> bool {
+        self.id == method && self.arity == arity
+    }
 }
 
 pub struct Plan {
@@ -122,6 +135,7 @@ pub fn plan(
     let (old, new) = (versions.old.clone(), versions.new.clone());
     let unchanged = eqlens_core::abstraction::canonical::Unchanged::compute(&old, &new);
     let pairing = pairing::pair_functions(&old, &new, &Selection::All);
+    let (ids, labels) = (pairing::keys(&new), pairing::labels(&new));
     let mut base = settings.options();
     if let Some(k) = loop_bound {
         base.loop_bound = k;
@@ -133,7 +147,8 @@ pub fn plan(
             let (of, nf) = (old.function(o), new.function(n));
             let mut options = base.clone();
             let first = nf.span.line();
-            if let Some(list) = overrides.get(&(nf.name.clone(), nf.arity)) {
+            let id = ids.get(n.0 as usize).cloned().unwrap_or_default();
+            if let Some(list) = overrides.get(&(id.clone(), nf.arity)) {
                 options.overrides = list
                     .iter()
                     .map(|r| Override {
@@ -151,6 +166,8 @@ pub fn plan(
             Planned {
                 name: nf.name.clone(),
                 arity: nf.arity,
+                id,
+                label: labels.get(n.0 as usize).cloned().unwrap_or_default(),
                 old: o,
                 new: n,
                 old_span: of.span,
@@ -291,6 +308,8 @@ pub fn internal(m: &Planned, time: Duration, detail: &str) -> MethodReport {
     MethodReport {
         name: m.name.clone(),
         arity: m.arity,
+        qualified: m.id.clone(),
+        label: m.label.clone(),
         old_span: m.old_name_span,
         new_span: m.new_name_span,
         verdict: Verdict::Unknown(Unknown {

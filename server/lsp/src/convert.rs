@@ -108,9 +108,8 @@ pub fn diagnostic(uri: &Uri, view: &View, mv: &MethodView) -> Option<Diagnostic>
                 code: Some(NumberOrString::String("not-equivalent".into())),
                 source: Some("eqlens".into()),
                 message: format!(
-                    "{}({}) is not equivalent to the baseline ({}): {} → {}",
-                    mv.m.name,
-                    mv.m.arity,
+                    "{} is not equivalent to the baseline ({}): {} → {}",
+                    mv.m.label,
                     view.baseline_label,
                     render::bindings(&cex.inputs),
                     render::cex_summary(cex)
@@ -132,9 +131,8 @@ pub fn diagnostic(uri: &Uri, view: &View, mv: &MethodView) -> Option<Diagnostic>
             )),
             source: Some("eqlens".into()),
             message: format!(
-                "equivalence of {}({}) not decided: {}",
-                mv.m.name,
-                mv.m.arity,
+                "equivalence of {} not decided: {}",
+                mv.m.label,
                 render::unknown_reason(&u.reason, &u.detail)
             ),
             ..Diagnostic::default()
@@ -196,7 +194,7 @@ pub fn lens(uri: &Uri, view: &View, mv: &MethodView, title: String) -> CodeLens 
         command: Some(command(
             title,
             CMD_DETAILS,
-            json!({"uri": uri, "method": mv.m.name, "arity": mv.m.arity}),
+            json!({"uri": uri, "method": mv.m.id, "arity": mv.m.arity}),
         )),
         data: None,
     }

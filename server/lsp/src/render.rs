@@ -152,7 +152,7 @@ fn behaviour(out: &mut String, side: &str, b: &Behaviour) {
 pub fn hover_markdown(r: &CheckResult, baseline: &str) -> String {
     let m = &r.report;
     let mut out = String::new();
-    writeln!(out, "**{}({})** — {}  \n", m.name, m.arity, lens_title(m)).ok();
+    writeln!(out, "**{}** — {}  \n", m.label, lens_title(m)).ok();
     match &m.verdict {
         Verdict::NotEquivalent(cex) => {
             writeln!(out, "Inputs: `{}`\n", bindings(&cex.inputs)).ok();
@@ -277,6 +277,8 @@ mod tests {
         let report = MethodReport {
             name: "f".into(),
             arity: 1,
+            qualified: "f".into(),
+            label: "f(1)".into(),
             old_span: Default::default(),
             new_span: Default::default(),
             verdict: Verdict::Equivalent(Proof {

@@ -103,12 +103,13 @@ impl Backend {
                 .view
                 .methods
                 .iter()
-                .find(|mv| &mv.m.name == method && mv.m.arity == arity)
+                .find(|mv| mv.m.is(method, arity))
                 .ok_or_else(|| invalid(format!("no checked method {method}({arity})")))?;
             let start = mv.m.new_span.line();
             let (f, l) = convert::lines_in_method(mv, first, last)
                 .ok_or_else(|| invalid(format!("lines {first}-{last} are outside {method}")))?;
-            let list = d.overrides.entry((method.clone(), arity)).or_default();
+            let id = (mv.m.id.clone(), arity);
+            let list = d.overrides.entry(id).or_default();
             let o = RelOverride {
                 action,
                 first: f - start,
@@ -322,10 +323,10 @@ impl LanguageServer for Backend {
                 "{}\n\n*A stronger check is still running.*",
                 render::hover_markdown(r, &view.baseline_label)
             ),
-            MethodState::Pending => format!("**{}({})**: checking…", mv.m.name, mv.m.arity),
+            MethodState::Pending => format!("**{}**: checking…", mv.m.label),
             MethodState::Unchanged => format!(
-                "**{}({})**: unchanged since the baseline ({}), modulo formatting and renaming",
-                mv.m.name, mv.m.arity, view.baseline_label
+                "**{}**: unchanged since the baseline ({}), modulo formatting and renaming",
+                mv.m.label, view.baseline_label
             ),
         };
         Ok(Some(Hover {
@@ -364,7 +365,7 @@ impl LanguageServer for Backend {
             } else {
                 format!("lines {first}-{last}")
             };
-            let args = json!({"uri": uri, "method": mv.m.name, "arity": mv.m.arity,
+            let args = json!({"uri": uri, "method": mv.m.id, "arity": mv.m.arity,
                               "firstLine": first, "lastLine": last});
             add(
                 convert::command(
@@ -478,7 +479,10 @@ impl LanguageServer for Backend {
                 let mv = view
                     .methods
                     .iter()
-                    .find(|mv| Some(&mv.m.name) == a.method.as_ref() && Some(mv.m.arity) == a.arity)
+                    .find(|mv| match (&a.method, a.arity) {
+                        (Some(m), Some(n)) => mv.m.is(m, n),
+                        _ => false,
+                    })
                     .ok_or_else(|| invalid("no such method"))?;
                 match &mv.state {
                     MethodState::Done(r) => {

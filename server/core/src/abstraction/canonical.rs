@@ -30,8 +30,9 @@ impl Unchanged {
         self.pairs.get(&old).copied()
     }
 
-    /// Greatest fixpoint: start from every pair with the same name and
-    /// arity and a body in both versions, drop pairs whose bodies differ
+    /// Greatest fixpoint: start from every pair with the same classes,
+    /// name and arity (the only one such in each version) and a body in
+    /// both versions, drop pairs whose bodies differ
     /// (callees judged by the current set) until nothing changes. Identical
     /// mutually recursive functions stay unchanged, as they should: equal
     /// bodies over equal callees have equal meanings.
@@ -46,9 +47,9 @@ impl Unchanged {
             if d.body.is_err() || !scope.has_old(FuncId(i as u32)) {
                 continue;
             }
-            let mut same = new
-                .find(&d.name)
-                .filter(|(j, n)| n.arity == d.arity && n.body.is_ok() && scope.has_new(*j));
+            let mut same = new.find(&d.name).filter(|(j, n)| {
+                n.arity == d.arity && n.owner == d.owner && n.body.is_ok() && scope.has_new(*j)
+            });
             if let (Some((j, _)), None) = (same.next(), same.next()) {
                 pairs.insert(FuncId(i as u32), j);
             }

@@ -108,9 +108,17 @@ pub fn function_effects(program: &Program) -> Vec<FunctionEffects> {
     let mut callees: Vec<BTreeSet<FuncId>> = vec![BTreeSet::new(); n];
     for (i, def) in program.functions.iter().enumerate() {
         let Ok(f) = &def.body else {
-            // Never abstracted over anyway (the call is unsupported), but
-            // be pessimistic.
-            out[i].prints = true;
+            // Never abstracted over anyway (a call of it is unsupported in
+            // every checker), but nothing is known of it: it may do
+            // anything but touch globals it cannot name.
+            out[i] = FunctionEffects {
+                stores_shared: true,
+                prints: true,
+                may_fault: true,
+                throws: true,
+                has_loop: true,
+                ..FunctionEffects::default()
+            };
             continue;
         };
         let mut w = Walker::new(program, None);

@@ -279,9 +279,9 @@ impl<'a> Context<'a> {
             if d.body.is_err() || !scope.has_new(FuncId(i as u32)) {
                 continue;
             }
-            let mut same = old
-                .find(&d.name)
-                .filter(|(j, o)| o.arity == d.arity && o.body.is_ok() && scope.has_old(*j));
+            let mut same = old.find(&d.name).filter(|(j, o)| {
+                o.arity == d.arity && o.owner == d.owner && o.body.is_ok() && scope.has_old(*j)
+            });
             if let (Some((o, _)), None) = (same.next(), same.next()) {
                 pairs.push((o, FuncId(i as u32)));
             }

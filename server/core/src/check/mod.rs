@@ -504,6 +504,11 @@ pub fn describe_outcome(outcome: &Outcome) -> String {
 pub struct MethodReport {
     pub name: String,
     pub arity: usize,
+    /// With its enclosing classes: `A.B.f` (Java), `f` (C).
+    pub qualified: String,
+    /// How it is named to the user, unambiguous in its file: `f(2)`,
+    /// `B.f(1)` or `f(int, long)` (see [`pairing::labels`]).
+    pub label: String,
     /// Spans of the method in each version (for editors).
     pub old_span: Span,
     pub new_span: Span,
@@ -529,6 +534,10 @@ fn ser_ms<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
 pub struct Unpaired {
     pub name: String,
     pub arity: usize,
+    /// As in [`MethodReport::qualified`].
+    pub qualified: String,
+    /// As in [`MethodReport::label`].
+    pub label: String,
     pub span: Span,
 }
 
@@ -601,6 +610,7 @@ pub fn check_programs(
     options: &Options,
 ) -> FileReport {
     let pairing = pairing::pair_functions(old, new, selection);
+    let labels = pairing::labels(new);
     let methods = pairing
         .pairs
         .iter()
@@ -612,7 +622,8 @@ pub fn check_programs(
                 new_program: new,
                 new: n,
             };
-            check_pair(&pair, options)
+            let label = labels.get(n.0 as usize).cloned().unwrap_or_default();
+            check_pair_labelled(&pair, options, label)
         })
         .collect();
     FileReport {
@@ -625,6 +636,11 @@ pub fn check_programs(
 
 /// Checks one method pair with the checker the options name.
 pub fn check_pair(pair: &MethodPair<'_>, options: &Options) -> MethodReport {
+    let label = pairing::label(pair.new_program, pair.new);
+    check_pair_labelled(pair, options, label)
+}
+
+fn check_pair_labelled(pair: &MethodPair<'_>, options: &Options, label: String) -> MethodReport {
     let start = std::time::Instant::now();
     let checker = checker(options.checker);
     let mut decision = match interface_mismatch(pair) {
@@ -659,6 +675,8 @@ pub fn check_pair(pair: &MethodPair<'_>, options: &Options) -> MethodReport {
     MethodReport {
         name: pair.name.to_string(),
         arity: old.arity,
+        qualified: new.qualified_name(),
+        label,
         old_span: old.name_span,
         new_span: new.name_span,
         verdict: decision.verdict,

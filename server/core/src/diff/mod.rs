@@ -454,7 +454,7 @@ impl ChangedFunctions {
     }
 }
 
-/// Which functions changed. Functions pair by name and arity (a name and
+/// Which functions changed. Functions pair by enclosing classes, name and arity (one that occurs twice in one program pairs with nothing). A pair is
 /// arity that occurs twice in one program pairs with nothing). A pair is
 /// unchanged when both versions lowered, have the same signature, their
 /// bodies diff as all-common and unmoved, and every callee is unchanged; this
@@ -467,11 +467,12 @@ pub fn changed_functions(old: &Program, new: &Program) -> ChangedFunctions {
 /// [`changed_functions`] for the functions in `scope` (the others count as
 /// changed, and nothing in the scope calls them).
 pub fn changed_functions_in(old: &Program, new: &Program, scope: &Scope) -> ChangedFunctions {
-    fn keys(p: &Program, keep: impl Fn(FuncId) -> bool) -> HashMap<(&str, usize), Vec<FuncId>> {
-        let mut k: HashMap<(&str, usize), Vec<FuncId>> = HashMap::new();
+    type Key<'p> = (&'p [String], &'p str, usize);
+    fn keys(p: &Program, keep: impl Fn(FuncId) -> bool) -> HashMap<Key<'_>, Vec<FuncId>> {
+        let mut k: HashMap<Key<'_>, Vec<FuncId>> = HashMap::new();
         for (i, f) in p.functions.iter().enumerate() {
             if keep(FuncId(i as u32)) {
-                k.entry((f.name.as_str(), f.arity))
+                k.entry((f.owner.as_slice(), f.name.as_str(), f.arity))
                     .or_default()
                     .push(FuncId(i as u32));
             }

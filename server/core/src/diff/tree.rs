@@ -53,7 +53,7 @@ impl Names {
         Names::default()
     }
 
-    /// Names of `prog`'s callees (`name/arity`, tainted when `callee_changed`
+    /// Names of `prog`'s callees (`A.B.f/arity`, tainted when `callee_changed`
     /// says so) and globals (`name:type`, plus the constant's hash).
     pub fn of_program(prog: &Program, callee_changed: impl Fn(FuncId) -> bool) -> Names {
         let callees = prog
@@ -62,7 +62,7 @@ impl Names {
             .enumerate()
             .map(|(i, f)| {
                 (
-                    format!("{}/{}", f.name, f.arity),
+                    format!("{}/{}", f.qualified_name(), f.arity),
                     callee_changed(FuncId(i as u32)),
                 )
             })
