@@ -713,3 +713,83 @@ fn unrecoverable_framing_is_logged_and_exits_non_zero() {
         assert!(err.contains(needle), "stderr: {err}");
     }
 }
+
+/// A repository whose configuration names programs (an fsmonitor hook, a
+/// hooks directory, a pager, an external diff, clean filter and textconv
+/// drivers for every file): resolving a git baseline, through the rename
+/// path too, runs none of them, and the baseline still works.
+#[test]
+fn repository_configuration_never_runs_programs() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = Scratch::new("untrusted");
+    dir.write("Old.java", JAVA_OLD);
+    dir.git(&["init", "-q"]);
+    dir.git(&["add", "Old.java"]);
+    dir.git(&["commit", "-qm", "base"]);
+    dir.git(&["mv", "Old.java", "Renamed.java"]);
+    let new = java_new();
+    let path = dir.write("Renamed.java", &new);
+
+    // Set up last, so that the test's own git commands run none of it.
+    let marker = dir.path("ran");
+    let script = dir.write(
+        "evil.sh",
+        format!("#!/bin/sh\necho \"$0 $*\" >> '{}'\ncat\n", marker.display()),
+    );
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    for hook in ["post-index-change", "pre-commit", "post-checkout"] {
+        let h = dir.write(
+            &format!("hooks/{hook}"),
+            std::fs::read(&script).expect("read"),
+        );
+        std::fs::set_permissions(&h, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    dir.write(".gitattributes", "* filter=evil diff=evil\n");
+    let s = script.display();
+    let config = std::fs::read_to_string(dir.path(".git/config")).expect("config");
+    dir.write(
+        ".git/config",
+        format!(
+            "{config}[core]\n\tfsmonitor = {s}\n\thooksPath = {}\n\tpager = {s}\n\
+             [diff]\n\texternal = {s}\n[diff \"evil\"]\n\ttextconv = {s}\n\
+             [filter \"evil\"]\n\tclean = {s}\n\tsmudge = {s}\n[log]\n\tshowSignature = true\n",
+            dir.path("hooks").display()
+        ),
+    );
+
+    let mut c = Client::start(json!({}), &dir.0);
+    let u = c.open(&path, "java", &new);
+    let lenses = c.wait_lens(&u, |t| t.starts_with("≢"));
+    assert!(!lenses.is_empty());
+    let b = c.request("eqlens/baseline", json!({"uri": u}));
+    assert_eq!(b["label"], "HEAD:Old.java", "{b}");
+    assert_eq!(b["text"], JAVA_OLD);
+    // Re-reading the baseline runs the same commands again.
+    c.request(
+        "workspace/executeCommand",
+        json!({"command": "eqlens.recheck", "arguments": [{"uri": u}]}),
+    );
+    c.wait_lens(&u, |t| t.starts_with("≢"));
+    c.shutdown();
+    let ran = std::fs::read_to_string(&marker).unwrap_or_default();
+    assert!(ran.is_empty(), "the repository made git run: {ran}");
+}
+
+/// `runGit: false` (what an editor sends for an untrusted workspace): no
+/// git baseline, and the status says why.
+#[test]
+fn run_git_off_means_no_git_baseline() {
+    let dir = Scratch::new("no-git");
+    let path = dir.write("A.java", JAVA_OLD);
+    dir.git(&["init", "-q"]);
+    dir.git(&["add", "A.java"]);
+    dir.git(&["commit", "-qm", "base"]);
+    let mut c = Client::start(json!({"runGit": false}), &dir.0);
+    let u = c.open(&path, "java", &java_new());
+    let s = c.status(&u, |p| p["state"] == "idle");
+    assert!(
+        s["note"].as_str().unwrap_or("").contains("git is off"),
+        "{s}"
+    );
+    c.shutdown();
+}
