@@ -16,7 +16,7 @@ import {
 } from "vscode-languageclient/node";
 import { STATUS_NOTIFICATION, type StatusParams } from "./protocol";
 import { resolveServerPath } from "./serverPath";
-import { serverSettings, type ServerSettings } from "./settings";
+import { serverSettings, withWorkspaceTrust, type ServerSettings } from "./settings";
 
 /** The documents the server checks. Only `file:` documents have a git or paired baseline to compare with. */
 export const DOCUMENT_SELECTOR = [
@@ -45,7 +45,10 @@ function isExecutableFile(file: string): boolean {
 
 export function currentServerSettings(): ServerSettings {
   const config = vscode.workspace.getConfiguration("eqlens");
-  return serverSettings((key) => config.get(key));
+  return withWorkspaceTrust(
+    serverSettings((key) => config.get(key)),
+    vscode.workspace.isTrusted,
+  );
 }
 
 export class ServerConnection implements vscode.Disposable {
@@ -77,7 +80,9 @@ export class ServerConnection implements vscode.Disposable {
     const resolution = resolveServerPath({
       configured: vscode.workspace.getConfiguration("eqlens").get<string>("server.path"),
       extensionDir: this.extensionDir,
-      workspaceDir: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
+      // A relative path must not name a program inside a folder the user
+      // does not trust (it is resolved against the home directory then).
+      workspaceDir: vscode.workspace.isTrusted ? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath : undefined,
       homeDir: os.homedir(),
       pathEnv: process.env.PATH,
       platform: process.platform,

@@ -67,6 +67,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
           break;
       }
     }),
+    // Trust lifts the limits of an untrusted workspace: `runGit` is sent again.
+    vscode.workspace.onDidGrantWorkspaceTrust(async () => {
+      await conn.forwardSettings();
+    }),
     ...new Commands(conn, baselines, details).register(),
   );
   await conn.start();

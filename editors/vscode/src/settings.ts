@@ -42,6 +42,18 @@ export function serverSettings(read: (key: ServerSettingKey) => unknown): Server
   return settings;
 }
 
+/**
+ * The settings for a workspace the user does or does not trust. In an
+ * untrusted one the server runs no git at all (`runGit: false`,
+ * docs/server.md "Untrusted workspaces"): a repository's own configuration
+ * can name programs that git would run. `runGit` is not a VS Code setting,
+ * so that no workspace file can turn it back on; it is always sent, and
+ * sent again when trust is granted.
+ */
+export function withWorkspaceTrust(settings: ServerSettings, trusted: boolean): ServerSettings & { runGit: boolean } {
+  return { ...settings, runGit: trusted };
+}
+
 /** What a configuration change asks of the client. */
 export type ConfigurationReaction = "restart" | "forward" | "none";
 

@@ -26,6 +26,9 @@ interface SettingSchema {
 
 interface Manifest {
   main: string;
+  capabilities: {
+    untrustedWorkspaces: { supported: string | boolean; description: string; restrictedConfigurations: string[] };
+  };
   activationEvents: string[];
   engines: { vscode: string };
   dependencies: Record<string, string>;
@@ -122,4 +125,11 @@ test("activates for Java and C, on a VS Code that vscode-languageclient supports
   // vscode-languageclient 11 requires ^1.91.
   assert.equal(manifest.engines.vscode, "^1.91.0");
   assert.equal(manifest.main, "./out/src/extension.js");
+});
+
+test("untrusted workspaces: limited support, and the server path only from user settings", () => {
+  const untrusted = manifest.capabilities.untrustedWorkspaces;
+  assert.equal(untrusted.supported, "limited");
+  assert.match(untrusted.description, /git/);
+  assert.deepEqual(untrusted.restrictedConfigurations, ["eqlens.server.path"]);
 });

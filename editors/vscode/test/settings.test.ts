@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { reactionToConfigurationChange, SERVER_SETTING_KEYS, serverSettings } from "../src/settings";
+import { reactionToConfigurationChange, SERVER_SETTING_KEYS, serverSettings, withWorkspaceTrust } from "../src/settings";
 
 test("every server setting is sent, with the value VS Code reports (defaults included)", () => {
   const values: Record<string, unknown> = {
@@ -42,4 +42,9 @@ test("a changed server path restarts, a server setting is forwarded, others are 
   assert.equal(reactionToConfigurationChange(affecting("eqlens.loopBound")), "forward");
   assert.equal(reactionToConfigurationChange(affecting("eqlens.gitRef", "eqlens.server.path")), "restart");
   assert.equal(reactionToConfigurationChange(affecting("editor.fontSize")), "none");
+});
+
+test("an untrusted workspace turns git off; trust turns it back on", () => {
+  assert.deepEqual(withWorkspaceTrust({ baseline: "git" }, false), { baseline: "git", runGit: false });
+  assert.deepEqual(withWorkspaceTrust({ baseline: "git" }, true), { baseline: "git", runGit: true });
 });

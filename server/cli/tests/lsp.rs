@@ -603,3 +603,193 @@ fn project_pairs_git_renames_and_persisted_pins() {
     assert!(!ws.0.join(".eqlens/pins/P.java").exists());
     c.shutdown();
 }
+
+/// A session with a git-tracked Java document open and its verdicts
+/// shown: what malformed input must leave intact.
+fn session_with_verdicts(tag: &str) -> (Scratch, Client, String, Vec<String>) {
+    let dir = Scratch::new(tag);
+    let path = dir.write("A.java", JAVA_OLD);
+    dir.git(&["init", "-q"]);
+    dir.git(&["add", "A.java"]);
+    dir.git(&["commit", "-qm", "base"]);
+    let mut c = Client::start(json!({}), &dir.0);
+    let u = c.open(&path, "java", &java_new());
+    let titles = lens_titles(&c.wait_lens(&u, |t| t.starts_with("≢")));
+    (dir, c, u, titles)
+}
+
+/// Sends `raw`, expects an error response with `code` and `id` null, then
+/// checks that the session goes on: the open document's lenses are still
+/// there (same verdicts, from the server's state), and `shutdown`/`exit`
+/// end the server normally.
+fn malformed_input_is_answered(tag: &str, raw: &[u8], code: i64) {
+    let (_dir, mut c, u, before) = session_with_verdicts(tag);
+    c.0.send_raw(raw);
+    let reply = c.wait_note("the error response", |m| {
+        m.get("method").is_none() && m["error"]["code"] == code
+    });
+    assert_eq!(reply["id"], serde_json::Value::Null, "{reply}");
+    c.wait_note("the log message", |m| {
+        m["method"] == "window/logMessage"
+            && m["params"]["message"]
+                .as_str()
+                .is_some_and(|s| s.contains("bad input"))
+    });
+    let after = lens_titles(
+        &c.request("textDocument/codeLens", json!({"textDocument": {"uri": u}}))
+            .as_array()
+            .cloned()
+            .unwrap_or_default(),
+    );
+    assert_eq!(after, before);
+    c.shutdown();
+}
+
+#[test]
+fn invalid_json_is_a_parse_error_and_the_session_goes_on() {
+    malformed_input_is_answered(
+        "bad-json",
+        b"Content-Length: 16\r\n\r\n{\"jsonrpc\": 2.0,",
+        -32700,
+    );
+}
+
+#[test]
+fn a_json_array_is_an_invalid_request_and_the_session_goes_on() {
+    let body = r#"[{"jsonrpc":"2.0","id":99,"method":"shutdown"}]"#;
+    malformed_input_is_answered(
+        "json-array",
+        format!("Content-Length: {}\r\n\r\n{body}", body.len()).as_bytes(),
+        -32600,
+    );
+}
+
+#[test]
+fn a_header_without_length_is_skipped_and_the_session_goes_on() {
+    malformed_input_is_answered(
+        "no-length",
+        b"Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n{\"jsonrpc\":\"2.0\",\"method\":\"initialized\"}",
+        -32700,
+    );
+}
+
+#[test]
+fn a_length_that_is_not_a_number_is_skipped_and_the_session_goes_on() {
+    malformed_input_is_answered(
+        "length-abc",
+        b"Content-Length: abc\r\n\r\n{\"jsonrpc\":\"2.0\",\"method\":\"initialized\"}",
+        -32700,
+    );
+}
+
+/// Framing that cannot be followed ends the server with a non-zero status,
+/// the problem on stderr and in a `window/logMessage`.
+#[test]
+fn unrecoverable_framing_is_logged_and_exits_non_zero() {
+    use std::io::Read;
+    let cases: [(&[u8], &str); 2] = [
+        // A body shorter than its Content-Length, then end of input.
+        (
+            b"Content-Length: 100\r\n\r\n{\"jsonrpc\":\"2.0\"}",
+            "ended after 17 of the 100 bytes",
+        ),
+        // A header block that is not headers.
+        (b"hello world\r\n\r\n", "not a header line"),
+    ];
+    for (raw, needle) in cases {
+        let dir = Scratch::new("framing");
+        let mut c = Client::start_with(json!({}), &dir.0, std::process::Stdio::piped());
+        let mut stderr = c.0.take_stderr().expect("piped stderr");
+        c.0.send_raw(raw);
+        c.0.close_stdin();
+        let log = c.wait_note("the log message", |m| m["method"] == "window/logMessage");
+        let msg = log["params"]["message"].as_str().unwrap_or("");
+        assert!(msg.contains(needle), "{log}");
+        assert_eq!(log["params"]["type"], 1, "{log}");
+        let status = c.0.wait_exit(DEADLINE).expect("exit");
+        assert!(!status.success(), "{status}");
+        let mut err = String::new();
+        let _ = stderr.read_to_string(&mut err);
+        assert!(err.contains(needle), "stderr: {err}");
+    }
+}
+
+/// A repository whose configuration names programs (an fsmonitor hook, a
+/// hooks directory, a pager, an external diff, clean filter and textconv
+/// drivers for every file): resolving a git baseline, through the rename
+/// path too, runs none of them, and the baseline still works.
+#[test]
+fn repository_configuration_never_runs_programs() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = Scratch::new("untrusted");
+    dir.write("Old.java", JAVA_OLD);
+    dir.git(&["init", "-q"]);
+    dir.git(&["add", "Old.java"]);
+    dir.git(&["commit", "-qm", "base"]);
+    dir.git(&["mv", "Old.java", "Renamed.java"]);
+    let new = java_new();
+    let path = dir.write("Renamed.java", &new);
+
+    // Set up last, so that the test's own git commands run none of it.
+    let marker = dir.path("ran");
+    let script = dir.write(
+        "evil.sh",
+        format!("#!/bin/sh\necho \"$0 $*\" >> '{}'\ncat\n", marker.display()),
+    );
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    for hook in ["post-index-change", "pre-commit", "post-checkout"] {
+        let h = dir.write(
+            &format!("hooks/{hook}"),
+            std::fs::read(&script).expect("read"),
+        );
+        std::fs::set_permissions(&h, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    dir.write(".gitattributes", "* filter=evil diff=evil\n");
+    let s = script.display();
+    let config = std::fs::read_to_string(dir.path(".git/config")).expect("config");
+    dir.write(
+        ".git/config",
+        format!(
+            "{config}[core]\n\tfsmonitor = {s}\n\thooksPath = {}\n\tpager = {s}\n\
+             [diff]\n\texternal = {s}\n[diff \"evil\"]\n\ttextconv = {s}\n\
+             [filter \"evil\"]\n\tclean = {s}\n\tsmudge = {s}\n[log]\n\tshowSignature = true\n",
+            dir.path("hooks").display()
+        ),
+    );
+
+    let mut c = Client::start(json!({}), &dir.0);
+    let u = c.open(&path, "java", &new);
+    let lenses = c.wait_lens(&u, |t| t.starts_with("≢"));
+    assert!(!lenses.is_empty());
+    let b = c.request("eqlens/baseline", json!({"uri": u}));
+    assert_eq!(b["label"], "HEAD:Old.java", "{b}");
+    assert_eq!(b["text"], JAVA_OLD);
+    // Re-reading the baseline runs the same commands again.
+    c.request(
+        "workspace/executeCommand",
+        json!({"command": "eqlens.recheck", "arguments": [{"uri": u}]}),
+    );
+    c.wait_lens(&u, |t| t.starts_with("≢"));
+    c.shutdown();
+    let ran = std::fs::read_to_string(&marker).unwrap_or_default();
+    assert!(ran.is_empty(), "the repository made git run: {ran}");
+}
+
+/// `runGit: false` (what an editor sends for an untrusted workspace): no
+/// git baseline, and the status says why.
+#[test]
+fn run_git_off_means_no_git_baseline() {
+    let dir = Scratch::new("no-git");
+    let path = dir.write("A.java", JAVA_OLD);
+    dir.git(&["init", "-q"]);
+    dir.git(&["add", "A.java"]);
+    dir.git(&["commit", "-qm", "base"]);
+    let mut c = Client::start(json!({"runGit": false}), &dir.0);
+    let u = c.open(&path, "java", &java_new());
+    let s = c.status(&u, |p| p["state"] == "idle");
+    assert!(
+        s["note"].as_str().unwrap_or("").contains("git is off"),
+        "{s}"
+    );
+    c.shutdown();
+}

@@ -50,11 +50,44 @@ impl Baseline {
     }
 }
 
-/// Runs `git` in `dir` with a timeout; `Err` is the baseline to report.
+/// Settings put on every git command line. Command-line settings win
+/// over every configuration file, so whatever the repository's own
+/// `.git/config` (or an `include` of it) says, none of the commands below
+/// runs a program of its choosing:
+/// - `core.fsmonitor`: a hook git runs when it reads the index;
+/// - `core.hooksPath`: hooks such as `post-index-change`;
+/// - `core.pager`, `diff.external`: a pager or an external diff
+///   (`--no-pager`, `--no-ext-diff` say it twice);
+/// - `log.showSignature`: `gpg.program` on a commit;
+/// - `safe.bareRepository=explicit`: a bare repository committed inside
+///   the project (and its configuration) is not picked up as the
+///   repository of a file in it.
+const SAFE_CONFIG: &[&str] = &[
+    "core.fsmonitor=false",
+    "core.hooksPath=/dev/null",
+    "core.pager=cat",
+    "diff.external=",
+    "log.showSignature=false",
+    "safe.bareRepository=explicit",
+];
+
+/// The one way this server runs git: `git <safe settings> <args>` in `dir`,
+/// with no terminal prompts, no system configuration, no optional index
+/// writes (`GIT_OPTIONAL_LOCKS=0`), and a timeout. `Err` is the baseline to
+/// report.
 async fn run_git(dir: &Path, args: &[&str]) -> Result<std::process::Output, Baseline> {
     let mut cmd = tokio::process::Command::new("git");
+    cmd.arg("--no-pager");
+    for setting in SAFE_CONFIG {
+        cmd.args(["-c", setting]);
+    }
     cmd.args(args)
         .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .env_remove("GIT_EXTERNAL_DIFF")
+        .env_remove("GIT_PAGER")
         .stdin(std::process::Stdio::null())
         .kill_on_drop(true);
     match tokio::time::timeout(GIT_TIMEOUT, cmd.output()).await {
@@ -70,15 +103,15 @@ async fn run_git(dir: &Path, args: &[&str]) -> Result<std::process::Output, Base
 /// The file at `git_ref`, through `git show <ref>:./<name>` run in the
 /// file's directory (so the path is resolved by git, relative to the
 /// repository the file is in). A file that is not at the ref under its
-/// name but was renamed (a rename git detects: staged, or added with
-/// `git add -N`) is compared with its old self.
+/// name but was renamed (a rename git detects among staged changes: `git
+/// mv`, or `git add` of both sides) is compared with its old self.
 pub async fn git(path: &Path, git_ref: &str) -> Baseline {
     let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
         return Baseline::missing(format!("{} is not a file path", path.display()), false);
     };
     let name = name.to_string_lossy();
     let spec = format!("{git_ref}:./{name}");
-    let output = match run_git(dir, &["show", &spec]).await {
+    let output = match run_git(dir, &["show", "--no-textconv", &spec]).await {
         Ok(o) => o,
         Err(b) => return b,
     };
@@ -97,7 +130,7 @@ pub async fn git(path: &Path, git_ref: &str) -> Baseline {
     } else if err.contains("exists on disk, but not in") || err.contains("does not exist in") {
         if let Some(old) = renamed_from(dir, &name, git_ref).await {
             let spec = format!("{git_ref}:{old}");
-            if let Ok(o) = run_git(dir, &["show", &spec]).await
+            if let Ok(o) = run_git(dir, &["show", "--no-textconv", &spec]).await
                 && o.status.success()
             {
                 return Baseline::from_bytes(o.stdout, spec, None);
@@ -120,13 +153,32 @@ pub async fn git(path: &Path, git_ref: &str) -> Baseline {
 }
 
 /// The repository path `name` (in `dir`) had at `git_ref`, when git's
-/// rename detection pairs them.
+/// rename detection pairs them in the staged changes.
+///
+/// This is the one command that reads the index. It compares the ref with
+/// the index only (`--cached`): the working tree is not read, so no clean
+/// filter (`filter.<driver>.clean`, named by the project's
+/// `.gitattributes`) runs, and the index is loaded with `core.fsmonitor`
+/// off (`SAFE_CONFIG`), not refreshed, not rewritten.
 async fn renamed_from(dir: &Path, name: &str, git_ref: &str) -> Option<String> {
     let prefix = run_git(dir, &["rev-parse", "--show-prefix"]).await.ok()?;
     let me = format!("{}{name}", String::from_utf8_lossy(&prefix.stdout).trim());
-    let diff = run_git(dir, &["diff", "--name-status", "-M", "-z", git_ref, "--"])
-        .await
-        .ok()?;
+    let diff = run_git(
+        dir,
+        &[
+            "diff",
+            "--cached",
+            "--no-ext-diff",
+            "--no-textconv",
+            "--name-status",
+            "-M",
+            "-z",
+            git_ref,
+            "--",
+        ],
+    )
+    .await
+    .ok()?;
     if !diff.status.success() {
         return None;
     }

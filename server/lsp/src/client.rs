@@ -42,16 +42,19 @@ pub type ClientResult<T> = Result<T, ClientError>;
 
 pub struct StdioClient {
     child: Child,
-    stdin: Arc<Mutex<ChildStdin>>,
+    /// `None` once closed.
+    stdin: Arc<Mutex<Option<ChildStdin>>>,
     rx: Receiver<Value>,
     next_id: i64,
     /// Notifications (and stray responses) received and not yet consumed.
     pub notes: Vec<Value>,
 }
 
-fn send(stdin: &Mutex<ChildStdin>, msg: &Value) {
+fn send(stdin: &Mutex<Option<ChildStdin>>, msg: &Value) {
     let body = msg.to_string();
-    if let Ok(mut w) = stdin.lock() {
+    if let Ok(mut guard) = stdin.lock()
+        && let Some(w) = guard.as_mut()
+    {
         // A dead server shows up as `Closed` on the next receive.
         let _ = write!(w, "Content-Length: {}\r\n\r\n{body}", body.len());
         let _ = w.flush();
@@ -90,7 +93,7 @@ impl StdioClient {
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             return Err(ClientError::Closed);
         };
-        let stdin = Arc::new(Mutex::new(stdin));
+        let stdin = Arc::new(Mutex::new(Some(stdin)));
         let (tx, rx) = channel();
         let answer = stdin.clone();
         std::thread::spawn(move || {
@@ -224,10 +227,32 @@ impl StdioClient {
         self.rx.try_recv().ok()
     }
 
-    /// `shutdown`, `exit`, and the server's exit status.
-    pub fn shutdown(mut self, wait: Duration) -> ClientResult<ExitStatus> {
-        self.request("shutdown", Value::Null, wait)?;
-        self.notify("exit", Value::Null);
+    /// Writes bytes as they are, framing included: for tests of malformed
+    /// input.
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        if let Ok(mut guard) = self.stdin.lock()
+            && let Some(w) = guard.as_mut()
+        {
+            let _ = w.write_all(bytes);
+            let _ = w.flush();
+        }
+    }
+
+    /// Closes the server's input (end of file).
+    pub fn close_stdin(&mut self) {
+        if let Ok(mut guard) = self.stdin.lock() {
+            guard.take();
+        }
+    }
+
+    /// The server's stderr, when the command given to [`spawn`](Self::spawn)
+    /// piped it.
+    pub fn take_stderr(&mut self) -> Option<std::process::ChildStderr> {
+        self.child.stderr.take()
+    }
+
+    /// Waits for the server to exit on its own (without `exit`).
+    pub fn wait_exit(&mut self, wait: Duration) -> ClientResult<ExitStatus> {
         let until = Instant::now() + wait;
         loop {
             if let Ok(Some(status)) = self.child.try_wait() {
@@ -238,6 +263,13 @@ impl StdioClient {
             }
             std::thread::sleep(Duration::from_millis(20));
         }
+    }
+
+    /// `shutdown`, `exit`, and the server's exit status.
+    pub fn shutdown(mut self, wait: Duration) -> ClientResult<ExitStatus> {
+        self.request("shutdown", Value::Null, wait)?;
+        self.notify("exit", Value::Null);
+        self.wait_exit(wait)
     }
 }
 

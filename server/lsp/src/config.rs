@@ -44,6 +44,10 @@ pub struct Settings {
     /// Pinned baselines are also saved under `.eqlens/pins/` in the
     /// workspace, and come back when the file is opened again.
     pub persist_pins: bool,
+    /// `false`: git is never run, so the `git` mode has no baseline. For a
+    /// workspace the editor does not trust, whose repository configuration
+    /// is not to be acted on at all.
+    pub run_git: bool,
     /// Not a client setting: what the document's `eqlens.toml` declares
     /// about calls outside the files, filled in per check.
     pub callees: eqlens_core::check::CalleeDeclarations,
@@ -66,6 +70,7 @@ impl Default for Settings {
             debounce_ms: 300,
             max_file_bytes: 1 << 20,
             persist_pins: false,
+            run_git: true,
             callees: Default::default(),
             signed_overflow: o.signed_overflow,
         }
@@ -83,6 +88,7 @@ const KNOWN: &[&str] = &[
     "debounceMs",
     "maxFileBytes",
     "persistPins",
+    "runGit",
 ];
 
 /// Keys of the `eqlens` section that belong to the editor client, not to
@@ -196,6 +202,11 @@ impl Settings {
             "maxFileBytes" => self.max_file_bytes = number(1, 1 << 30)? as usize,
             "persistPins" => {
                 self.persist_pins = v
+                    .as_bool()
+                    .ok_or_else(|| format!("expected true or false, got {v}"))?
+            }
+            "runGit" => {
+                self.run_git = v
                     .as_bool()
                     .ok_or_else(|| format!("expected true or false, got {v}"))?
             }

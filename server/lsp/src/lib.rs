@@ -5,7 +5,8 @@
 //! the core stays free of LSP, async and I/O. `analysis.rs` is the only
 //! place that calls into the core, always on a blocking thread;
 //! `scheduler.rs` decides what runs when; `server.rs` holds the handlers;
-//! `protocol.rs` eqlens's own messages.
+//! `protocol.rs` eqlens's own messages; `transport.rs` the framing in
+//! front of tower-lsp-server, which answers malformed input itself.
 
 mod analysis;
 mod baseline;
@@ -19,27 +20,30 @@ mod render;
 mod scheduler;
 mod server;
 mod text;
+mod transport;
 
 pub use server::Backend;
 use std::time::Duration;
 use tower_lsp_server::{LspService, Server};
 
-/// Serves LSP on stdin/stdout until the client says `exit`.
+/// Serves LSP on stdin/stdout until the client says `exit` or the input
+/// ends; `Err` after input whose framing cannot be followed (logged).
 pub fn run_stdio() -> std::io::Result<()> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()?;
-    rt.block_on(async {
+    let served = rt.block_on(async {
         let (service, socket) = LspService::build(Backend::new)
             .custom_method("eqlens/baseline", Backend::baseline)
             .finish();
-        Server::new(tokio::io::stdin(), tokio::io::stdout(), socket)
-            .serve(service)
-            .await;
+        transport::serve(tokio::io::stdin(), tokio::io::stdout(), |input, output| {
+            Server::new(input, output, socket).serve(service)
+        })
+        .await
     });
     // A check still running must not keep the process alive after `exit`
     // (Z3 may be in the middle of a query that only its timeout stops).
     rt.shutdown_timeout(Duration::from_millis(200));
-    Ok(())
+    served
 }

@@ -252,6 +252,10 @@ impl Inner {
                 "no pinned baseline yet: run \"Pin current version as baseline\"",
                 true,
             ),
+            BaselineMode::Git if !settings.run_git => Baseline::missing(
+                "git is off (runGit: false, e.g. an untrusted workspace): no git baseline; use the pinned or paired mode",
+                true,
+            ),
             BaselineMode::Git => baseline::git(&path, &settings.git_ref).await,
             BaselineMode::Paired => {
                 // The partner's unsaved text wins when it is open.

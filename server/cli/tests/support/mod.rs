@@ -73,8 +73,14 @@ pub struct Client(pub StdioClient);
 
 impl Client {
     pub fn start(init_options: Value, root: &Path) -> Client {
+        Client::start_with(init_options, root, Stdio::inherit())
+    }
+
+    /// [`start`](Self::start) with the server's stderr going to `stderr`
+    /// (`Stdio::piped()` for tests that read it: `self.0.take_stderr()`).
+    pub fn start_with(init_options: Value, root: &Path, stderr: Stdio) -> Client {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_eqlens"));
-        cmd.arg("serve").stderr(Stdio::inherit());
+        cmd.arg("serve").stderr(stderr);
         let mut c = StdioClient::spawn(cmd).expect("spawn eqlens serve");
         let caps = c
             .initialize(&uri(root), init_options, DEADLINE)
