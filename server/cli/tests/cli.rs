@@ -54,7 +54,129 @@ const JAVA_ADD_ONE: &str = "class A {\n    static int f(int a, int b) {\n       
 fn no_arguments_is_a_usage_error() {
     let o = eqlens(&[]);
     assert_status(&o, 3);
-    assert!(stderr(&o).contains("Usage"), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.starts_with("eqlens: error: missing command") && err.contains("check"),
+        "{err}"
+    );
+}
+
+/// A usage error as `docs/cli.md` describes it: exit 3, one
+/// `eqlens: error: …` line, then the help to try; returns the first line.
+#[track_caller]
+fn usage_error(o: &Output, help: &str) -> String {
+    assert_status(o, 3);
+    let err = stderr(o);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 2, "an error line and a hint line: {err}");
+    assert!(lines[0].starts_with("eqlens: error: "), "{err}");
+    assert_eq!(lines[1], format!("  (try '{help}')"), "{err}");
+    lines[0].to_string()
+}
+
+#[test]
+fn option_errors_are_one_line_naming_the_option_and_value() {
+    let s = Scratch::new("clapline");
+    let old = s.write("a.java", JAVA_ADD);
+    let new = s.write("b.java", JAVA_ADD);
+    let check = |extra: &[&str]| {
+        let mut args = vec!["check", p(&old), p(&new)];
+        args.extend_from_slice(extra);
+        eqlens(&args)
+    };
+    let e = usage_error(&check(&["--loop-bound", "-1"]), "eqlens check --help");
+    assert_eq!(
+        e,
+        "eqlens: error: invalid value '-1' for --loop-bound: must be an integer from 1 to 10000"
+    );
+    let e = usage_error(&check(&["--nope"]), "eqlens check --help");
+    assert_eq!(e, "eqlens: error: unknown option '--nope'");
+    let e = usage_error(&check(&["--format", "xml"]), "eqlens check --help");
+    assert_eq!(
+        e,
+        "eqlens: error: invalid value 'xml' for --format: expected text or json"
+    );
+    let e = usage_error(&check(&["--format"]), "eqlens check --help");
+    assert_eq!(e, "eqlens: error: --format needs a value: text or json");
+    let e = usage_error(&check(&["--checker", "oracle"]), "eqlens check --help");
+    assert!(
+        e.contains("'oracle' for --checker") && e.contains("symbolic"),
+        "{e}"
+    );
+    let e = usage_error(
+        &check(&["--format", "json", "--format", "text"]),
+        "eqlens check --help",
+    );
+    assert_eq!(e, "eqlens: error: --format given more than once");
+    let e = usage_error(&eqlens(&["check", p(&old)]), "eqlens check --help");
+    assert_eq!(e, "eqlens: error: missing NEW");
+    let e = usage_error(&eqlens(&["check"]), "eqlens check --help");
+    assert_eq!(e, "eqlens: error: missing OLD and NEW");
+    let e = usage_error(&eqlens(&["frobnicate"]), "eqlens --help");
+    assert_eq!(
+        e,
+        "eqlens: error: unknown command 'frobnicate' (expected check, bench or serve)"
+    );
+    let e = usage_error(
+        &eqlens(&["bench", "corpus", "--jobs", "0"]),
+        "eqlens bench --help",
+    );
+    assert_eq!(
+        e,
+        "eqlens: error: invalid value '0' for --jobs: must be an integer from 1 to 256"
+    );
+    let e = usage_error(
+        &eqlens(&["--color", "sometimes", "check", p(&old), p(&new)]),
+        "eqlens check --help",
+    );
+    assert!(e.contains("'sometimes' for --color"), "{e}");
+}
+
+#[test]
+fn loop_bound_and_timeout_have_the_editor_settings_ranges() {
+    let s = Scratch::new("ranges");
+    let old = s.write("a.java", JAVA_ADD);
+    let new = s.write("b.java", JAVA_ADD_SWAPPED);
+    for bad in ["0", "10001", "-1", "many", "4294967296"] {
+        let o = eqlens(&["check", p(&old), p(&new), "--loop-bound", bad]);
+        let e = usage_error(&o, "eqlens check --help");
+        assert_eq!(
+            e,
+            format!(
+                "eqlens: error: invalid value '{bad}' for --loop-bound: must be an integer from 1 to 10000"
+            )
+        );
+    }
+    for bad in ["0", "-5", "3600001"] {
+        let o = eqlens(&["check", p(&old), p(&new), "--timeout-ms", bad]);
+        let e = usage_error(&o, "eqlens check --help");
+        assert_eq!(
+            e,
+            format!(
+                "eqlens: error: invalid value '{bad}' for --timeout-ms: must be an integer from 1 to 3600000"
+            )
+        );
+    }
+    // The ends of the ranges are accepted (bench shares the options).
+    let o = eqlens(&[
+        "check",
+        p(&old),
+        p(&new),
+        "--loop-bound",
+        "10000",
+        "--timeout-ms",
+        "3600000",
+    ]);
+    assert_status(&o, 0);
+    assert_status(
+        &eqlens(&["check", p(&old), p(&new), "--loop-bound", "1"]),
+        0,
+    );
+    let e = usage_error(
+        &eqlens(&["bench", p(&s.0), "--loop-bound", "0"]),
+        "eqlens bench --help",
+    );
+    assert!(e.contains("--loop-bound"), "{e}");
 }
 
 #[test]
