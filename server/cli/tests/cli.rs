@@ -225,6 +225,71 @@ fn directory_instead_of_file_is_an_input_error() {
     assert!(stderr(&o).contains("d.c"), "{}", stderr(&o));
 }
 
+/// An input error: exit 3 and exactly one `eqlens: error: …` line; returns
+/// the message after the prefix.
+#[track_caller]
+fn input_error(o: &Output) -> String {
+    assert_status(o, 3);
+    let err = stderr(o);
+    assert_eq!(err.lines().count(), 1, "one-line error: {err}");
+    err.trim_end()
+        .strip_prefix("eqlens: error: ")
+        .unwrap_or_else(|| panic!("no 'eqlens: error:' prefix: {err}"))
+        .to_string()
+}
+
+#[test]
+fn operands_that_are_no_readable_source_are_named() {
+    let s = Scratch::new("operands");
+    let new = s.write("new.java", JAVA_ADD);
+    std::fs::create_dir_all(s.path("somedir")).expect("mkdir");
+    let dir = s.path("somedir");
+    // A directory is named as one, with or without something like an
+    // extension, whichever operand it is.
+    let e = input_error(&eqlens(&["check", p(&dir), p(&new)]));
+    assert_eq!(
+        e,
+        format!(
+            "OLD '{}' is a directory, expected a .java, .c or .h file",
+            p(&dir)
+        )
+    );
+    std::fs::create_dir_all(s.path("src.java")).expect("mkdir");
+    let e = input_error(&eqlens(&["check", p(&new), p(&s.path("src.java"))]));
+    assert!(
+        e.starts_with("NEW '") && e.contains("src.java' is a directory"),
+        "{e}"
+    );
+    // A missing path is missing, whatever its extension.
+    let e = input_error(&eqlens(&["check", p(&s.path("Makefile")), p(&new)]));
+    assert_eq!(
+        e,
+        format!(
+            "cannot read OLD file '{}': no such file",
+            p(&s.path("Makefile"))
+        )
+    );
+    // Unreadable (only testable where permissions bind, i.e. not as root).
+    let locked = s.write("locked.java", JAVA_ADD);
+    let mut perms = std::fs::metadata(&locked).expect("stat").permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o000);
+    std::fs::set_permissions(&locked, perms).expect("chmod");
+    if std::fs::read(&locked).is_err() {
+        let e = input_error(&eqlens(&["check", p(&locked), p(&new)]));
+        assert_eq!(
+            e,
+            format!("cannot read OLD file '{}': permission denied", p(&locked))
+        );
+    }
+    // Empty files are no input error: nothing is paired, which proves
+    // nothing (exit 2).
+    let empty = s.write("empty.java", "");
+    let o = eqlens(&["check", p(&empty), p(&s.write("empty2.java", ""))]);
+    assert_status(&o, 2);
+    assert!(stdout(&o).contains("nothing checked"), "{}", stdout(&o));
+    assert!(stderr(&o).is_empty(), "{}", stderr(&o));
+}
+
 #[test]
 fn unknown_extension_is_named() {
     let s = Scratch::new("ext");
