@@ -631,6 +631,36 @@ fn verdict_json_document_has_documented_fields() {
 }
 
 #[test]
+fn verdict_json_leaves_out_an_unread_argv() {
+    // `argv` is read by no statement: the core gives it no value, which
+    // text shows as `(any)` and JSON leaves out (the differential harness
+    // reads every listed value as its parameter's type).
+    let s = Scratch::new("argv");
+    let old = s.write(
+        "old.c",
+        "int run_command(int argc, char *argv[]) {\n    return argc > 3 ? argc - 3 : 0;\n}\n",
+    );
+    let new = s.write(
+        "new.c",
+        "int run_command(int argc, char *argv[]) {\n    return argc > 4 ? argc - 3 : 0;\n}\n",
+    );
+    let o = eqlens(&["check", p(&old), p(&new), "--format", "json"]);
+    assert_status(&o, 1);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("one JSON document");
+    let inputs = v["methods"][0]["inputs"].as_array().expect("inputs");
+    let names: Vec<&str> = inputs.iter().filter_map(|b| b["name"].as_str()).collect();
+    assert_eq!(names, ["argc"], "{inputs:?}");
+    assert_eq!(inputs[0]["value"], "4");
+    let o = eqlens(&["check", p(&old), p(&new)]);
+    assert_status(&o, 1);
+    assert!(
+        stdout(&o).contains("argc = 4, argv = (any)"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
 fn verdict_method_not_found_names_the_file() {
     let s = Scratch::new("method");
     let old = s.write("a.java", "class A {\n    static int f(int a) { return a; }\n    static int g(int a) { return a; }\n}\n");
