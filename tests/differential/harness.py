@@ -62,7 +62,9 @@ MATH_REL_TOL = 1e-9
 @dataclass(frozen=True)
 class Ty:
     """A parameter/field type: 'int' (bits, signed), 'bool', 'float' (bits 32
-    or 64) or 'array' (elem)."""
+    or 64), 'array' (elem) or 'argv' (C's `char *argv[]`: eqlens gives it no
+    value, as only a parameter no statement reads is accepted, so natively
+    it is an empty, null-terminated argument vector)."""
 
     kind: str
     bits: int = 0
@@ -166,6 +168,8 @@ JAVA_METHOD = re.compile(
 )
 C_GLOBAL = re.compile(r"^((?:[a-zA-Z_]\w*\s+)+?)(\w+)\s*(?:=[^;]*)?;\s*$")
 C_FUNC = re.compile(r"^((?:[a-zA-Z_]\w*\s+)+?)(\w+)\s*\(([^)]*)\)\s*\{", re.M)
+# `char *argv[]` / `char **argv` (a main-like function's arguments).
+C_ARGV = re.compile(r"(?:const\s+)?char\s*\*\s*(\w+)\s*\[\s*\]|(?:const\s+)?char\s*\*\s*\*\s*(\w+)")
 
 
 def split_params(text: str) -> list[str]:
@@ -213,6 +217,10 @@ def parse_c(source: str, method: str) -> Signature:
             continue
         params = []
         for p in split_params(fm.group(3)):
+            am = C_ARGV.fullmatch(p)
+            if am:
+                params.append(Var(am.group(1) or am.group(2), Ty("argv", spelling="char **")))
+                continue
             # `T a[]` and `T *a` are both array parameters in C.
             pm = re.fullmatch(r"(.+?)\s*(\*?)\s*\b(\w+)\s*(\[\s*\d*\s*\])?", p)
             if not pm:
@@ -336,6 +344,8 @@ class Gen:
         if ty.kind == "array":
             n = self.rng.randint(0, max_len)
             return [self.value(ty.elem, max_len) for _ in range(n)]
+        if ty.kind == "argv":
+            return None
         raise SignatureError(f"cannot generate a {ty.kind}")
 
 
@@ -486,6 +496,10 @@ def cex_to_line(cex: dict, sig: Signature, other: Signature, semantics: str) -> 
     for i, p in enumerate(sig.params):
         names = [p.name] + ([other.params[i].name] if i < len(other.params) else [])
         text = next((by_name[n] for n in names if n in by_name), None)
+        if text is None and p.ty.kind == "argv":
+            # No statement reads it, so eqlens lists no value for it.
+            args.append(None)
+            continue
         if text is None:
             raise ValueError(f"counterexample lacks parameter {p.name}")
         used.update(n for n in names if n in by_name)
@@ -700,7 +714,9 @@ def c_driver(sig: Signature, source_path: Path) -> str:
     for v in sig.state:
         out.append(f"    {{ const char *t = eq_lookup({P}, \"{v.name}\"); if (t) {v.name} = {c_parse_expr(v.ty, 't')}; }}")
     for i, p in enumerate(sig.params):
-        if p.ty.kind == "array":
+        if p.ty.kind == "argv":
+            out.append(f"    static char *a{i}[1] = {{0}};")
+        elif p.ty.kind == "array":
             e = p.ty.elem
             out += [
                 f"    static {e.spelling} a{i}[EQ_MAX_ARR]; int len{i} = 0;",

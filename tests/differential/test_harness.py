@@ -104,6 +104,19 @@ class CounterexampleMapping(unittest.TestCase):
         cex = {"inputs": [{"name": "amount", "value": "5"}, {"name": "balance", "value": "5"}]}
         self.assertEqual(harness.cex_to_line(cex, sig, sig, "machine"), "5\tbalance=5")
 
+    def test_unread_argv_has_no_value(self):
+        src = (FIXTURES / "c/command_ignores_argv/old.c").read_text()
+        sig = harness.parse_signature("c", src, "run_command")
+        self.assertEqual([(p.name, p.ty.kind) for p in sig.params], [("argc", "int"), ("argv", "argv")])
+        # eqlens leaves an input without a value out of the counterexample.
+        cex = {"inputs": [{"name": "argc", "value": "4"}]}
+        self.assertEqual(harness.cex_to_line(cex, sig, sig, "machine"), "4\tnull")
+        # The old rendering of such an input, "void", is no value.
+        with self.assertRaises(ValueError):
+            harness.cex_to_line({"inputs": cex["inputs"] + [{"name": "argv", "value": "void"}]},
+                                sig, sig, "machine")
+        self.assertIn("static char *a1[1] = {0};", harness.c_driver(sig, Path("old.c")))
+
     def test_c_length_parameter_may_not_exceed_the_array(self):
         src = (FIXTURES / "c/xor_swap_aliasing/old.c").read_text()
         sig = harness.parse_signature("c", src, "swap")

@@ -61,6 +61,25 @@ pub fn lang_of(path: &Path, role: &str) -> Result<Lang, CliError> {
     })
 }
 
+/// That `path` names something a source file can be read from, before its
+/// extension is looked at: a directory (`eqlens check src new.java`) or a
+/// missing path is named as such, not as a file with an unknown extension.
+/// Other failures (permissions, a path component that is a file) are left
+/// to [`read_source`], which names them.
+pub fn check_operand(path: &Path, role: &str) -> Result<(), CliError> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => Err(CliError::usage(format!(
+            "{role} '{}' is a directory, expected a .java, .c or .h file",
+            path.display()
+        ))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(CliError::usage(format!(
+            "cannot read {role} file '{}': no such file",
+            path.display()
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// Reads a source file as UTF-8 text, or a usage error naming the file and
 /// the reason.
 pub fn read_source(path: &Path, role: &str) -> Result<String, CliError> {
@@ -128,6 +147,8 @@ fn method_not_found(report: &FileReport, name: &str, old: &Path, new: &Path) -> 
 }
 
 pub fn run(args: &CheckArgs) -> Result<u8, CliError> {
+    check_operand(&args.old, "OLD")?;
+    check_operand(&args.new, "NEW")?;
     let old_lang = lang_of(&args.old, "OLD")?;
     let new_lang = lang_of(&args.new, "NEW")?;
     if old_lang != new_lang {
@@ -240,6 +261,24 @@ mod tests {
             "cannot read OLD file '/nonexistent/eqlens/x.c': no such file"
         );
         assert_eq!(e.exit_code(), 3);
+    }
+
+    #[test]
+    fn directory_and_missing_operands_are_named_before_extensions() {
+        let dir = std::env::temp_dir();
+        let e = check_operand(&dir, "OLD").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "OLD '{}' is a directory, expected a .java, .c or .h file",
+                dir.display()
+            )
+        );
+        let e = check_operand(Path::new("/nonexistent/eqlens/Makefile"), "NEW").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "cannot read NEW file '/nonexistent/eqlens/Makefile': no such file"
+        );
     }
 
     #[test]

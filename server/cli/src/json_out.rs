@@ -5,10 +5,15 @@
 //! `equivalent`) is renamed `bound`, and `bounded` becomes a boolean on
 //! every method, so consumers can tell a full proof from a bounded one
 //! without looking inside the tagged verdict; likewise `partial` (a proof
-//! that holds where both versions terminate).
+//! that holds where both versions terminate). A counterexample lists only
+//! the inputs that have a value: one the core gives none
+//! ([`Value::Void`], e.g. C's `char *argv[]` that no statement reads) fits
+//! any value, which text shows as `argv = (any)` but JSON has no value
+//! string for, so it is left out.
 
 use eqlens_core::check::{FileReport, MethodReport, Summary, Unpaired, Verdict};
 use eqlens_core::ir::Lang;
+use eqlens_core::value::Value;
 use serde::Serialize;
 use std::path::Path;
 
@@ -16,6 +21,19 @@ use std::path::Path;
 fn method_json(m: &MethodReport) -> serde_json::Value {
     let bounded = matches!(&m.verdict, Verdict::Equivalent(p) if p.bounded.is_some());
     let partial = matches!(&m.verdict, Verdict::Equivalent(p) if p.partial);
+    let valued;
+    let m = match &m.verdict {
+        Verdict::NotEquivalent(c) if c.inputs.iter().any(|b| b.value == Value::Void) => {
+            let mut c = c.clone();
+            c.inputs.retain(|b| b.value != Value::Void);
+            valued = MethodReport {
+                verdict: Verdict::NotEquivalent(c),
+                ..m.clone()
+            };
+            &valued
+        }
+        _ => m,
+    };
     match serde_json::to_value(m) {
         Ok(serde_json::Value::Object(fields)) => {
             // Rebuilt in order, renaming in place (the feature

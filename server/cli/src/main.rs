@@ -17,7 +17,9 @@ mod stats;
 mod trace;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use eqlens_core::check::{CheckerKind, Options, Override, OverrideAction};
+use eqlens_core::check::{
+    CheckerKind, LOOP_BOUND_RANGE, Options, Override, OverrideAction, TIMEOUT_MS_RANGE,
+};
 use eqlens_core::ir::{Semantics, SignedOverflow};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -119,11 +121,15 @@ pub struct CommonOptions {
     #[arg(long, value_enum, default_value_t = SemanticsArg::Math, value_name = "SEMANTICS")]
     pub semantics: SemanticsArg,
     /// Loop iterations unrolled (and recursion depth inlined) before a proof
-    /// becomes bounded.
-    #[arg(long, default_value_t = Options::default().loop_bound, value_name = "K")]
+    /// becomes bounded (1 to 10000).
+    // Negative numbers are taken as values, so that `--loop-bound -1` is
+    // refused by the range check rather than read as an unknown option.
+    #[arg(long, default_value_t = Options::default().loop_bound, value_parser = parse_loop_bound,
+          allow_negative_numbers = true, value_name = "K")]
     pub loop_bound: u32,
-    /// Wall-clock budget per method pair, in milliseconds.
-    #[arg(long, default_value_t = Options::default().timeout_ms, value_name = "N")]
+    /// Wall-clock budget per method pair, in milliseconds (1 to 3600000).
+    #[arg(long, default_value_t = Options::default().timeout_ms, value_parser = parse_timeout_ms,
+          allow_negative_numbers = true, value_name = "N")]
     pub timeout_ms: u64,
     /// C under `machine`: signed overflow is `undefined` behaviour (ISO C)
     /// or `wraps` (compiled with -fwrapv). Default: `[c] signed-overflow`
@@ -169,11 +175,13 @@ pub struct CheckArgs {
     pub format: Format,
     /// Keep the common code on these lines of the new version abstracted
     /// (never refined), e.g. `12-30` (repeatable).
-    #[arg(long = "abstract", value_parser = parse_abstract, value_name = "L1-L2")]
+    #[arg(long = "abstract", value_parser = parse_abstract, allow_negative_numbers = true,
+          value_name = "L1-L2")]
     pub abstract_lines: Vec<Override>,
     /// Keep the code on these lines of the new version concrete (never
     /// abstracted), e.g. `12-30` (repeatable).
-    #[arg(long = "refine", value_parser = parse_refine, value_name = "L1-L2")]
+    #[arg(long = "refine", value_parser = parse_refine, allow_negative_numbers = true,
+          value_name = "L1-L2")]
     pub refine_lines: Vec<Override>,
 }
 
@@ -204,9 +212,7 @@ fn parse_range(s: &str, action: OverrideAction) -> Result<Override, String> {
     let line = |t: &str| -> Result<u32, String> {
         match t.trim().parse::<u32>() {
             Ok(n) if n >= 1 => Ok(n),
-            _ => Err(format!(
-                "'{s}' is not a line range: expected L or L1-L2 with one-based line numbers"
-            )),
+            _ => Err("expected L or L1-L2 with one-based line numbers".to_string()),
         }
     };
     let (a, b) = match s.split_once('-') {
@@ -217,7 +223,7 @@ fn parse_range(s: &str, action: OverrideAction) -> Result<Override, String> {
         }
     };
     if a > b {
-        return Err(format!("'{s}': the range ends before it starts"));
+        return Err("the range ends before it starts".to_string());
     }
     Ok(Override {
         action,
@@ -239,8 +245,9 @@ pub struct BenchArgs {
     pub checkers: Vec<CheckerKind>,
     #[command(flatten)]
     pub common: CommonOptions,
-    /// Worker threads checking pairs in parallel.
-    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=256), value_name = "N")]
+    /// Worker threads checking pairs in parallel (1 to 256).
+    #[arg(long, default_value_t = 2, value_parser = parse_jobs, allow_negative_numbers = true,
+          value_name = "N")]
     pub jobs: u32,
     /// Directory for results.csv, results.json and summary.json.
     #[arg(long, default_value = "bench-out", value_name = "DIR")]
@@ -260,6 +267,41 @@ pub struct BenchArgs {
     pub disputed_labels: Option<PathBuf>,
 }
 
+/// An integer in `range`, or what the value must be (clap shows the message
+/// after "invalid value ... for '--option'").
+fn parse_in_range<T>(s: &str, range: std::ops::RangeInclusive<T>) -> Result<T, String>
+where
+    T: Copy + std::fmt::Display + TryFrom<i128> + PartialOrd,
+{
+    s.trim()
+        .parse::<i128>()
+        .ok()
+        .and_then(|n| T::try_from(n).ok())
+        .filter(|n| range.contains(n))
+        .ok_or_else(|| {
+            format!(
+                "must be an integer from {} to {}",
+                range.start(),
+                range.end()
+            )
+        })
+}
+
+/// `--loop-bound`: the range the editor setting has too.
+fn parse_loop_bound(s: &str) -> Result<u32, String> {
+    parse_in_range(s, LOOP_BOUND_RANGE)
+}
+
+/// `--timeout-ms`: the range the editor setting has too.
+fn parse_timeout_ms(s: &str) -> Result<u64, String> {
+    parse_in_range(s, TIMEOUT_MS_RANGE)
+}
+
+/// `--jobs`: at least one worker; more than 256 is surely a typo.
+fn parse_jobs(s: &str) -> Result<u32, String> {
+    parse_in_range(s, 1..=256)
+}
+
 /// Parses a checker name, listing the known ones on failure (clap shows the
 /// message after "invalid value ... for '--checker'").
 fn parse_checker(name: &str) -> Result<CheckerKind, String> {
@@ -270,18 +312,20 @@ fn parse_checker(name: &str) -> Result<CheckerKind, String> {
 }
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let cli = match Cli::try_parse_from(&argv) {
         Ok(cli) => cli,
-        Err(e) => {
-            // `--help` and `--version` arrive as errors too but are not
-            // failures; every real usage error exits 3, not clap's 2 (2 means
-            // "not proved" here).
+        // `--help` and `--version` arrive as errors too but are not
+        // failures: clap prints them, on stdout, and the status is 0.
+        Err(e) if !e.use_stderr() => {
             let _ = e.print();
-            return if e.use_stderr() {
-                ExitCode::from(EXIT_USAGE)
-            } else {
-                ExitCode::SUCCESS
-            };
+            return ExitCode::SUCCESS;
+        }
+        // Every real usage error is one `eqlens: error:` line (and the help
+        // to try) and exits 3, not clap's 2 (2 means "not proved" here).
+        Err(e) => {
+            error::report_command_line(&e, &argv);
+            return ExitCode::from(EXIT_USAGE);
         }
     };
     match cli.color {

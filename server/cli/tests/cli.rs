@@ -54,7 +54,129 @@ const JAVA_ADD_ONE: &str = "class A {\n    static int f(int a, int b) {\n       
 fn no_arguments_is_a_usage_error() {
     let o = eqlens(&[]);
     assert_status(&o, 3);
-    assert!(stderr(&o).contains("Usage"), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.starts_with("eqlens: error: missing command") && err.contains("check"),
+        "{err}"
+    );
+}
+
+/// A usage error as `docs/cli.md` describes it: exit 3, one
+/// `eqlens: error: …` line, then the help to try; returns the first line.
+#[track_caller]
+fn usage_error(o: &Output, help: &str) -> String {
+    assert_status(o, 3);
+    let err = stderr(o);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 2, "an error line and a hint line: {err}");
+    assert!(lines[0].starts_with("eqlens: error: "), "{err}");
+    assert_eq!(lines[1], format!("  (try '{help}')"), "{err}");
+    lines[0].to_string()
+}
+
+#[test]
+fn option_errors_are_one_line_naming_the_option_and_value() {
+    let s = Scratch::new("clapline");
+    let old = s.write("a.java", JAVA_ADD);
+    let new = s.write("b.java", JAVA_ADD);
+    let check = |extra: &[&str]| {
+        let mut args = vec!["check", p(&old), p(&new)];
+        args.extend_from_slice(extra);
+        eqlens(&args)
+    };
+    let e = usage_error(&check(&["--loop-bound", "-1"]), "eqlens check --help");
+    assert_eq!(
+        e,
+        "eqlens: error: invalid value '-1' for --loop-bound: must be an integer from 1 to 10000"
+    );
+    let e = usage_error(&check(&["--nope"]), "eqlens check --help");
+    assert_eq!(e, "eqlens: error: unknown option '--nope'");
+    let e = usage_error(&check(&["--format", "xml"]), "eqlens check --help");
+    assert_eq!(
+        e,
+        "eqlens: error: invalid value 'xml' for --format: expected text or json"
+    );
+    let e = usage_error(&check(&["--format"]), "eqlens check --help");
+    assert_eq!(e, "eqlens: error: --format needs a value: text or json");
+    let e = usage_error(&check(&["--checker", "oracle"]), "eqlens check --help");
+    assert!(
+        e.contains("'oracle' for --checker") && e.contains("symbolic"),
+        "{e}"
+    );
+    let e = usage_error(
+        &check(&["--format", "json", "--format", "text"]),
+        "eqlens check --help",
+    );
+    assert_eq!(e, "eqlens: error: --format given more than once");
+    let e = usage_error(&eqlens(&["check", p(&old)]), "eqlens check --help");
+    assert_eq!(e, "eqlens: error: missing NEW");
+    let e = usage_error(&eqlens(&["check"]), "eqlens check --help");
+    assert_eq!(e, "eqlens: error: missing OLD and NEW");
+    let e = usage_error(&eqlens(&["frobnicate"]), "eqlens --help");
+    assert_eq!(
+        e,
+        "eqlens: error: unknown command 'frobnicate' (expected check, bench or serve)"
+    );
+    let e = usage_error(
+        &eqlens(&["bench", "corpus", "--jobs", "0"]),
+        "eqlens bench --help",
+    );
+    assert_eq!(
+        e,
+        "eqlens: error: invalid value '0' for --jobs: must be an integer from 1 to 256"
+    );
+    let e = usage_error(
+        &eqlens(&["--color", "sometimes", "check", p(&old), p(&new)]),
+        "eqlens check --help",
+    );
+    assert!(e.contains("'sometimes' for --color"), "{e}");
+}
+
+#[test]
+fn loop_bound_and_timeout_have_the_editor_settings_ranges() {
+    let s = Scratch::new("ranges");
+    let old = s.write("a.java", JAVA_ADD);
+    let new = s.write("b.java", JAVA_ADD_SWAPPED);
+    for bad in ["0", "10001", "-1", "many", "4294967296"] {
+        let o = eqlens(&["check", p(&old), p(&new), "--loop-bound", bad]);
+        let e = usage_error(&o, "eqlens check --help");
+        assert_eq!(
+            e,
+            format!(
+                "eqlens: error: invalid value '{bad}' for --loop-bound: must be an integer from 1 to 10000"
+            )
+        );
+    }
+    for bad in ["0", "-5", "3600001"] {
+        let o = eqlens(&["check", p(&old), p(&new), "--timeout-ms", bad]);
+        let e = usage_error(&o, "eqlens check --help");
+        assert_eq!(
+            e,
+            format!(
+                "eqlens: error: invalid value '{bad}' for --timeout-ms: must be an integer from 1 to 3600000"
+            )
+        );
+    }
+    // The ends of the ranges are accepted (bench shares the options).
+    let o = eqlens(&[
+        "check",
+        p(&old),
+        p(&new),
+        "--loop-bound",
+        "10000",
+        "--timeout-ms",
+        "3600000",
+    ]);
+    assert_status(&o, 0);
+    assert_status(
+        &eqlens(&["check", p(&old), p(&new), "--loop-bound", "1"]),
+        0,
+    );
+    let e = usage_error(
+        &eqlens(&["bench", p(&s.0), "--loop-bound", "0"]),
+        "eqlens bench --help",
+    );
+    assert!(e.contains("--loop-bound"), "{e}");
 }
 
 #[test]
@@ -101,6 +223,71 @@ fn directory_instead_of_file_is_an_input_error() {
     let o = eqlens(&["check", p(&old), p(&s.path("d.c"))]);
     assert_status(&o, 3);
     assert!(stderr(&o).contains("d.c"), "{}", stderr(&o));
+}
+
+/// An input error: exit 3 and exactly one `eqlens: error: …` line; returns
+/// the message after the prefix.
+#[track_caller]
+fn input_error(o: &Output) -> String {
+    assert_status(o, 3);
+    let err = stderr(o);
+    assert_eq!(err.lines().count(), 1, "one-line error: {err}");
+    err.trim_end()
+        .strip_prefix("eqlens: error: ")
+        .unwrap_or_else(|| panic!("no 'eqlens: error:' prefix: {err}"))
+        .to_string()
+}
+
+#[test]
+fn operands_that_are_no_readable_source_are_named() {
+    let s = Scratch::new("operands");
+    let new = s.write("new.java", JAVA_ADD);
+    std::fs::create_dir_all(s.path("somedir")).expect("mkdir");
+    let dir = s.path("somedir");
+    // A directory is named as one, with or without something like an
+    // extension, whichever operand it is.
+    let e = input_error(&eqlens(&["check", p(&dir), p(&new)]));
+    assert_eq!(
+        e,
+        format!(
+            "OLD '{}' is a directory, expected a .java, .c or .h file",
+            p(&dir)
+        )
+    );
+    std::fs::create_dir_all(s.path("src.java")).expect("mkdir");
+    let e = input_error(&eqlens(&["check", p(&new), p(&s.path("src.java"))]));
+    assert!(
+        e.starts_with("NEW '") && e.contains("src.java' is a directory"),
+        "{e}"
+    );
+    // A missing path is missing, whatever its extension.
+    let e = input_error(&eqlens(&["check", p(&s.path("Makefile")), p(&new)]));
+    assert_eq!(
+        e,
+        format!(
+            "cannot read OLD file '{}': no such file",
+            p(&s.path("Makefile"))
+        )
+    );
+    // Unreadable (only testable where permissions bind, i.e. not as root).
+    let locked = s.write("locked.java", JAVA_ADD);
+    let mut perms = std::fs::metadata(&locked).expect("stat").permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o000);
+    std::fs::set_permissions(&locked, perms).expect("chmod");
+    if std::fs::read(&locked).is_err() {
+        let e = input_error(&eqlens(&["check", p(&locked), p(&new)]));
+        assert_eq!(
+            e,
+            format!("cannot read OLD file '{}': permission denied", p(&locked))
+        );
+    }
+    // Empty files are no input error: nothing is paired, which proves
+    // nothing (exit 2).
+    let empty = s.write("empty.java", "");
+    let o = eqlens(&["check", p(&empty), p(&s.write("empty2.java", ""))]);
+    assert_status(&o, 2);
+    assert!(stdout(&o).contains("nothing checked"), "{}", stdout(&o));
+    assert!(stderr(&o).is_empty(), "{}", stderr(&o));
 }
 
 #[test]
@@ -441,6 +628,36 @@ fn verdict_json_document_has_documented_fields() {
         "{m}"
     );
     assert!(v["added"].is_array() && v["removed"].is_array());
+}
+
+#[test]
+fn verdict_json_leaves_out_an_unread_argv() {
+    // `argv` is read by no statement: the core gives it no value, which
+    // text shows as `(any)` and JSON leaves out (the differential harness
+    // reads every listed value as its parameter's type).
+    let s = Scratch::new("argv");
+    let old = s.write(
+        "old.c",
+        "int run_command(int argc, char *argv[]) {\n    return argc > 3 ? argc - 3 : 0;\n}\n",
+    );
+    let new = s.write(
+        "new.c",
+        "int run_command(int argc, char *argv[]) {\n    return argc > 4 ? argc - 3 : 0;\n}\n",
+    );
+    let o = eqlens(&["check", p(&old), p(&new), "--format", "json"]);
+    assert_status(&o, 1);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("one JSON document");
+    let inputs = v["methods"][0]["inputs"].as_array().expect("inputs");
+    let names: Vec<&str> = inputs.iter().filter_map(|b| b["name"].as_str()).collect();
+    assert_eq!(names, ["argc"], "{inputs:?}");
+    assert_eq!(inputs[0]["value"], "4");
+    let o = eqlens(&["check", p(&old), p(&new)]);
+    assert_status(&o, 1);
+    assert!(
+        stdout(&o).contains("argc = 4, argv = (any)"),
+        "{}",
+        stdout(&o)
+    );
 }
 
 #[test]

@@ -4,7 +4,7 @@
 //! `window/showMessage`) and the previous value kept, so one typo never
 //! stops the server nor resets the other settings.
 
-use eqlens_core::check::{CheckerKind, Options};
+use eqlens_core::check::{CheckerKind, LOOP_BOUND_RANGE, Options, TIMEOUT_MS_RANGE};
 use eqlens_core::ir::Semantics;
 use serde_json::Value;
 
@@ -184,8 +184,14 @@ impl Settings {
                     format!("unknown checker '{s}' (known: {})", known.join(", "))
                 })?;
             }
-            "timeoutMs" => self.timeout_ms = number(1, 3_600_000)?,
-            "loopBound" => self.loop_bound = number(1, 10_000)? as u32,
+            "timeoutMs" => {
+                self.timeout_ms = number(*TIMEOUT_MS_RANGE.start(), *TIMEOUT_MS_RANGE.end())?
+            }
+            "loopBound" => {
+                let (lo, hi) = (*LOOP_BOUND_RANGE.start(), *LOOP_BOUND_RANGE.end());
+                // In range, so it fits a u32.
+                self.loop_bound = number(u64::from(lo), u64::from(hi))? as u32
+            }
             "lens" => {
                 self.lens = match text()? {
                     "off" => LensVerbosity::Off,

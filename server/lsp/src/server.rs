@@ -461,9 +461,13 @@ impl LanguageServer for Backend {
             }
             CMD_RECHECK => {
                 if let Some(k) = a.loop_bound
-                    && !(1..=10_000).contains(&k)
+                    && !eqlens_core::check::LOOP_BOUND_RANGE.contains(&k)
                 {
-                    return Err(invalid("loopBound must be in 1..=10000"));
+                    return Err(invalid(format!(
+                        "loopBound must be in {}..={}",
+                        eqlens_core::check::LOOP_BOUND_RANGE.start(),
+                        eqlens_core::check::LOOP_BOUND_RANGE.end()
+                    )));
                 }
                 if let Some(mut d) = self.inner.docs.get_mut(&a.uri) {
                     d.baseline = None;

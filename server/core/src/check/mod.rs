@@ -92,6 +92,17 @@ pub struct Options {
     pub signed_overflow: SignedOverflow,
 }
 
+/// The loop bounds front layers accept ([`Options::loop_bound`]): at least
+/// one iteration (0 would prove nothing about any loop), at most 10,000. The
+/// CLI's `--loop-bound`, the server's `loopBound` setting and its
+/// `eqlens.recheck` command all check against this one range.
+pub const LOOP_BOUND_RANGE: std::ops::RangeInclusive<u32> = 1..=10_000;
+
+/// The time budgets front layers accept ([`Options::timeout_ms`]): a budget
+/// of 0 ms cannot decide anything, and one hour per method pair is the most
+/// any front layer offers.
+pub const TIMEOUT_MS_RANGE: std::ops::RangeInclusive<u64> = 1..=3_600_000;
+
 /// What the project declares about calls outside the compared files (the
 /// `[callees]` table of `eqlens.toml`). Without a declaration a callee is
 /// assumed pure and every verdict relying on that says so; a callee
