@@ -224,7 +224,9 @@ def line_starts(text):
 def random_edit(rng, server, d, counts):
     """One plausible edit. Broken syntax is always repaired later: each
     breaking edit leaves its inverse in `d.undo`."""
-    if d.undo and rng.random() < 0.45:
+    # Repairs outpace breakages (always past three pending), so the text
+    # is valid again often and checks run, not only syntax errors.
+    if d.undo and (len(d.undo) >= 3 or rng.random() < 0.5):
         kind, off, text = d.undo.pop()
         if kind == "delete":  # remove what was inserted
             change(server, d, off, off + len(text), "")
