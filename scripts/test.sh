@@ -58,3 +58,30 @@ fi
 step "real-code pairs: no wrong verdicts"
 target/release/eqlens bench tests/realcode --semantics machine --checker portfolio \
   --timeout-ms 10000 --out target/bench-realcode
+
+# The language server under a scripted client: edits, cancellations and
+# restarts; every request answered, RSS bounded, final verdicts equal to
+# `eqlens check` (tests/soak/soak.py; the 10-minute run is in
+# docs/reliability.md).
+step "server soak (45 s)"
+python3 tests/soak/soak.py --eqlens target/release/eqlens --seconds 45 --restarts 2
+
+# Fuzz smoke: every cargo-fuzz target for 12 s (docs/reliability.md). The
+# fuzz crate is its own workspace and needs cargo-fuzz; without network to
+# install it, the step is skipped, not failed.
+# Most of its time is the fuzz crate's own instrumented build (and, on a
+# machine without it, installing cargo-fuzz); EQLENS_FUZZ_SMOKE=0 skips it.
+step "fuzz smoke (5 targets x 12 s)"
+fuzz_status=0
+if [ "${EQLENS_FUZZ_SMOKE:-1}" = 0 ]; then
+  fuzz_status=skip
+else
+  FUZZ_INSTALL=1 scripts/fuzz.sh all 12 || fuzz_status=$?
+fi
+if [ "$fuzz_status" = skip ]; then
+  echo "fuzz smoke skipped: EQLENS_FUZZ_SMOKE=0"
+elif [ "$fuzz_status" = 3 ]; then
+  echo "fuzz smoke skipped: cargo-fuzz is not installed and could not be installed"
+elif [ "$fuzz_status" != 0 ]; then
+  exit "$fuzz_status"
+fi
