@@ -122,22 +122,18 @@ fn service() -> (LspService<eqlens_server::Backend>, ClientSocket) {
 }
 
 // ---------------------------------------------------------------------------
-// ADAPTER (LSP reader target). This is the one place that knows how the
-// server reads its input stream: today the framing is tower-lsp-server's
-// `Server` over the service `run_stdio` builds. When the server gets a
-// transport of its own, repoint this function at it (feed it `input` as the
-// stdin stream, discard the output); the target itself need not change.
+// The LSP reader target's entry: the server's own transport and service,
+// as `run_stdio` runs them, over `input` as stdin (output discarded).
 // ---------------------------------------------------------------------------
 /// Feeds `input` to the server as its whole stdin and runs it until it has
 /// read everything and answered what it read.
 pub fn serve_bytes(input: &[u8]) {
     let rt = runtime();
     rt.block_on(async {
-        let (service, socket) = service();
-        let stdin: &[u8] = input;
-        tower_lsp_server::Server::new(stdin, tokio::io::sink(), socket)
-            .serve(service)
-            .await;
+        let stdin = std::io::Cursor::new(input.to_vec());
+        // A framing error ends the session with `Err`: an outcome, not a
+        // crash.
+        let _ = eqlens_server::serve(stdin, tokio::io::sink()).await;
     });
     // As in `run_stdio`: a check still running does not hold the process.
     rt.shutdown_timeout(Duration::from_millis(50));
