@@ -234,6 +234,7 @@ mod tests {
     fn empty_report_is_unknown() {
         let r = FileReport {
             lang: Lang::C,
+            syntax_errors: Vec::new(),
             methods: vec![],
             added: vec![],
             removed: vec![],
@@ -294,6 +295,7 @@ mod tests {
         let (o, n) = (Path::new("o.c"), Path::new("n.c"));
         let r = FileReport {
             lang: Lang::C,
+            syntax_errors: Vec::new(),
             methods: vec![],
             added: vec![],
             removed: vec![u(1)],
@@ -305,6 +307,7 @@ mod tests {
         );
         let r = FileReport {
             lang: Lang::C,
+            syntax_errors: Vec::new(),
             methods: vec![],
             added: vec![u(2)],
             removed: vec![],
@@ -316,6 +319,7 @@ mod tests {
         );
         let r = FileReport {
             lang: Lang::C,
+            syntax_errors: Vec::new(),
             methods: vec![],
             added: vec![u(2)],
             removed: vec![u(1)],
@@ -327,6 +331,7 @@ mod tests {
         );
         let r = FileReport {
             lang: Lang::C,
+            syntax_errors: Vec::new(),
             methods: vec![],
             added: vec![],
             removed: vec![],

@@ -11,7 +11,7 @@
 //! any value, which text shows as `argv = (any)` but JSON has no value
 //! string for, so it is left out.
 
-use eqlens_core::check::{FileReport, MethodReport, Summary, Unpaired, Verdict};
+use eqlens_core::check::{FileError, FileReport, MethodReport, Summary, Unpaired, Verdict};
 use eqlens_core::ir::Lang;
 use eqlens_core::value::Value;
 use serde::Serialize;
@@ -64,6 +64,8 @@ struct CheckJson<'a> {
     new: String,
     lang: Lang,
     summary: Summary,
+    #[serde(skip_serializing_if = "<[FileError]>::is_empty")]
+    syntax_errors: &'a [FileError],
     methods: Vec<serde_json::Value>,
     added: &'a [Unpaired],
     removed: &'a [Unpaired],
@@ -77,6 +79,7 @@ pub fn check_json(report: &FileReport, old: &Path, new: &Path, summary: Summary)
         new: new.display().to_string(),
         lang: report.lang,
         summary,
+        syntax_errors: &report.syntax_errors,
         methods: report.methods.iter().map(method_json).collect(),
         added: &report.added,
         removed: &report.removed,
@@ -117,6 +120,7 @@ mod tests {
     fn document_has_the_documented_fields() {
         let report = FileReport {
             lang: Lang::C,
+            syntax_errors: Vec::new(),
             methods: vec![
                 method(Verdict::Equivalent(Proof {
                     bounded: Some(4),
@@ -188,6 +192,7 @@ mod tests {
         };
         let report = FileReport {
             lang: Lang::Java,
+            syntax_errors: Vec::new(),
             methods: vec![
                 method(proof(vec![eqlens_core::check::LoopInvariant {
                     old_line: 3,

@@ -330,7 +330,15 @@ fn summary_line(report: &FileReport) -> (String, Style) {
     let n = report.methods.len();
     let count =
         |f: &dyn Fn(&Verdict) -> bool| report.methods.iter().filter(|m| f(&m.verdict)).count();
-    let (mut text, style) = if n == 0 {
+    let (mut text, style) = if !report.syntax_errors.is_empty() {
+        (
+            format!(
+                "unknown: the file does not compile ({} outside methods; the methods were checked as written)",
+                plural(report.syntax_errors.len(), "syntax error")
+            ),
+            yellow(),
+        )
+    } else if n == 0 {
         (
             "nothing checked: no method is present in both versions".to_string(),
             yellow(),
@@ -414,6 +422,11 @@ pub fn render_text(report: &FileReport) -> String {
         for e in &r.extra {
             let _ = writeln!(out, "{indent}{e}");
         }
+    }
+    for e in &report.syntax_errors {
+        let version = if e.in_old { "old" } else { "new" };
+        let y = yellow();
+        let _ = writeln!(out, "{y}!{y:#} {} ({version} version)", e.error);
     }
     let (line, style) = summary_line(report);
     let b = bold();
@@ -516,6 +529,7 @@ mod tests {
         );
         FileReport {
             lang: Lang::Java,
+            syntax_errors: Vec::new(),
             methods: vec![
                 method(
                     "foo",

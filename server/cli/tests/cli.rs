@@ -800,3 +800,39 @@ fn the_project_says_whether_signed_overflow_wraps() {
     assert_status(&o, 3);
     assert!(stderr(&o).contains("eqlens.toml:2:"), "{}", stderr(&o));
 }
+
+/// A file that does not compile gets no `equivalent`: a syntax error
+/// outside every method (a stray `}`) is reported with its position and
+/// version, and an ill-typed operator in an exception's message (skipped by
+/// the lowering, never typed before) is the method's type error.
+#[test]
+fn code_javac_rejects_is_reported_not_proved() {
+    let s = Scratch::new("javac-rejects");
+    let body = |msg: &str, tail: &str| {
+        format!(
+            "class T {{\n    static int f(int x) {{\n        if (x < 0) throw new IllegalArgumentException({msg});\n        return x;\n    }}\n}}\n{tail}"
+        )
+    };
+    let old = s.write("Old.java", body("\"msg \" + x", ""));
+    let new = s.write("New.java", body("\"msg \" + x", "}\n"));
+    let o = eqlens(&["check", p(&old), p(&new)]);
+    assert_status(&o, 2);
+    let out = stdout(&o);
+    assert!(out.contains("! syntax error at 7:1 (new version)"), "{out}");
+    assert!(
+        out.contains("file: unknown: the file does not compile"),
+        "{out}"
+    );
+    let json = eqlens(&["check", p(&old), p(&new), "--format", "json"]);
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&json)).expect("json");
+    assert_eq!(doc["syntax_errors"][0]["in_old"], false, "{doc}");
+
+    let new = s.write("New.java", body("\"msg \" - x", ""));
+    let o = eqlens(&["check", p(&old), p(&new)]);
+    assert_status(&o, 2);
+    let out = stdout(&o);
+    assert!(
+        out.contains("type error: operator - on a String (javac rejects it) at 3:55 (new version)"),
+        "{out}"
+    );
+}

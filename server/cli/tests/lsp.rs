@@ -162,7 +162,7 @@ fn java_git_baseline_lenses_diagnostics_hover_actions_pin() {
         .iter()
         .find(|a| a["command"]["command"] == "eqlens.abstractBlock")
         .expect("abstract action");
-    assert_eq!(abs["command"]["arguments"][0]["method"], "sum");
+    assert_eq!(abs["command"]["arguments"][0]["method"], "A.sum");
     c.request("workspace/executeCommand", abs["command"].clone());
     // The override reaches the checker: the hover reports it.
     let until = Instant::now() + DEADLINE;

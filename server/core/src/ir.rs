@@ -70,6 +70,19 @@ pub enum Lang {
     C,
 }
 
+impl Lang {
+    /// Whether a syntax error of the language's tree-sitter grammar is one
+    /// its compiler reports too: true for Java; not for C, whose grammar
+    /// reads the text before preprocessing (a calling-convention macro in a
+    /// declarator makes valid code an error there).
+    pub fn grammar_errors_are_compile_errors(self) -> bool {
+        match self {
+            Lang::Java => true,
+            Lang::C => false,
+        }
+    }
+}
+
 impl fmt::Display for Lang {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
@@ -1012,6 +1025,8 @@ pub struct LowerError {
 pub enum LowerErrorKind {
     Unsupported,
     SyntaxError,
+    /// Code its language's compiler rejects for its types (Java `"a" - 1`).
+    TypeError,
 }
 
 impl fmt::Display for LowerError {
@@ -1019,6 +1034,7 @@ impl fmt::Display for LowerError {
         let kind = match self.kind {
             LowerErrorKind::Unsupported => "unsupported",
             LowerErrorKind::SyntaxError => "syntax error",
+            LowerErrorKind::TypeError => "type error",
         };
         if self.kind == LowerErrorKind::SyntaxError && self.what == "syntax error" {
             write!(f, "{kind} at {}", self.span)
@@ -1108,6 +1124,10 @@ pub struct Program {
     /// superclass), simple names. They extend the JDK hierarchy
     /// [`java_catches`] knows (user exception classes).
     pub class_parents: Vec<(String, String)>,
+    /// Syntax errors outside every function (a stray `}` between two
+    /// methods): the file does not compile, whatever its functions do.
+    /// Errors inside a function are that function's [`LowerError`].
+    pub syntax_errors: Vec<LowerError>,
 }
 
 impl Program {

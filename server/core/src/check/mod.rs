@@ -552,10 +552,22 @@ pub struct Unpaired {
     pub span: Span,
 }
 
+/// A syntax error outside every method, and which version has it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FileError {
+    pub in_old: bool,
+    pub error: LowerError,
+}
+
 /// The result for a pair of files.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct FileReport {
     pub lang: Lang,
+    /// Syntax errors outside every method, in either version: the file
+    /// does not compile, so the file-level verdict is no stronger than
+    /// unknown (the methods were checked all the same; each method's own
+    /// errors are in its verdict).
+    pub syntax_errors: Vec<FileError>,
     pub methods: Vec<MethodReport>,
     pub added: Vec<Unpaired>,
     pub removed: Vec<Unpaired>,
@@ -575,6 +587,9 @@ pub enum Summary {
 
 impl FileReport {
     pub fn summary(&self) -> Summary {
+        if !self.syntax_errors.is_empty() {
+            return Summary::Unknown;
+        }
         let mut s = Summary::Equivalent;
         for m in &self.methods {
             match &m.verdict {
@@ -637,8 +652,18 @@ pub fn check_programs(
             check_pair_labelled(&pair, options, label)
         })
         .collect();
+    let syntax_errors = [(old, true), (new, false)]
+        .into_iter()
+        .flat_map(|(p, in_old)| {
+            p.syntax_errors.iter().map(move |e| FileError {
+                in_old,
+                error: e.clone(),
+            })
+        })
+        .collect();
     FileReport {
         lang: old.lang,
+        syntax_errors,
         methods,
         added: pairing.added,
         removed: pairing.removed,
@@ -1019,7 +1044,7 @@ pub(crate) fn unsupported(error: &LowerError, in_old: bool) -> Verdict {
                 error.span,
                 if in_old { "old" } else { "new" }
             ),
-            crate::ir::LowerErrorKind::SyntaxError => {
+            crate::ir::LowerErrorKind::SyntaxError | crate::ir::LowerErrorKind::TypeError => {
                 format!("{error} ({} version)", if in_old { "old" } else { "new" })
             }
         },

@@ -265,6 +265,7 @@ mod tests {
             functions,
             globals: Vec::new(),
             class_parents: Vec::new(),
+            syntax_errors: Vec::new(),
         }
     }
 

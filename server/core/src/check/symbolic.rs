@@ -871,6 +871,7 @@ mod tests {
             }],
             globals: vec![],
             class_parents: Vec::new(),
+            syntax_errors: Vec::new(),
         }
     }
     fn check(old: &Program, new: &Program, semantics: Semantics) -> Verdict {

@@ -176,6 +176,7 @@ fn prog(lang: Lang, functions: Vec<FunctionDef>) -> Program {
         functions,
         globals: Vec::new(),
         class_parents: Vec::new(),
+        syntax_errors: Vec::new(),
     }
 }
 

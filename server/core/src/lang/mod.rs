@@ -24,6 +24,7 @@ pub fn lower(lang: Lang, source: &str) -> Program {
             functions: Vec::new(),
             globals: Vec::new(),
             class_parents: Vec::new(),
+            syntax_errors: Vec::new(),
         },
     }
 }
@@ -89,7 +90,81 @@ pub fn lower_parsed(parsed: &Parsed, source: &str) -> Program {
         Lang::C => c::lower(source, &parsed.tree),
     };
     constant_locals::fold(&mut program);
+    if parsed.lang.grammar_errors_are_compile_errors() {
+        program.syntax_errors = syntax_errors_outside_functions(&parsed.tree, &program);
+    }
     program
+}
+
+/// The span of a syntax tree node (lines 0-based, columns in bytes).
+pub(crate) fn node_span(n: tree_sitter::Node) -> crate::ir::Span {
+    let pos = |p: tree_sitter::Point, byte: usize| crate::ir::Pos {
+        line: p.row as u32,
+        col: p.column as u32,
+        byte: byte as u32,
+    };
+    crate::ir::Span {
+        start: pos(n.start_position(), n.start_byte()),
+        end: pos(n.end_position(), n.end_byte()),
+    }
+}
+
+/// At most this many syntax errors outside functions are listed.
+const MAX_FILE_ERRORS: usize = 20;
+
+/// The ERROR and MISSING nodes of `tree` that lie outside every function
+/// of `program` (the same for every language: what differs is only which
+/// nodes the grammar makes errors). Iterative: trees can be deep.
+fn syntax_errors_outside_functions(tree: &Tree, program: &Program) -> Vec<crate::ir::LowerError> {
+    let root = tree.root_node();
+    if !root.has_error() {
+        return Vec::new();
+    }
+    let mut spans: Vec<(usize, usize)> = program
+        .functions
+        .iter()
+        .filter(|f| !f.synthetic)
+        .map(|f| (f.span.start.byte as usize, f.span.end.byte as usize))
+        .collect();
+    spans.sort_unstable();
+    let inside = |n: &tree_sitter::Node| {
+        let (start, end) = (n.start_byte(), n.end_byte());
+        let i = spans.partition_point(|&(s, _)| s <= start);
+        i > 0 && spans[i - 1].1 >= end
+    };
+    let mut found = Vec::new();
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        if found.len() >= MAX_FILE_ERRORS {
+            break;
+        }
+        if inside(&n) {
+            continue;
+        }
+        if n.is_error() || n.is_missing() {
+            // An ERROR node that holds a function (the grammar recovered
+            // around it) is reported at its first part outside them.
+            let mut c = n.walk();
+            let at = n.children(&mut c).find(|k| !inside(k)).unwrap_or(n);
+            found.push(crate::ir::LowerError {
+                kind: crate::ir::LowerErrorKind::SyntaxError,
+                what: if n.is_missing() {
+                    format!("missing '{}'", n.kind())
+                } else {
+                    "syntax error".to_string()
+                },
+                span: node_span(at),
+            });
+            continue;
+        }
+        if n.has_error() {
+            let mut c = n.walk();
+            let mut kids: Vec<_> = n.children(&mut c).collect();
+            kids.reverse();
+            stack.extend(kids);
+        }
+    }
+    found
 }
 
 /// The front end's own lowering, before the IR clean-ups every other
@@ -170,5 +245,28 @@ mod tests {
                 assert_eq!(format!("{incremental:?}"), format!("{full:?}"), "{text}");
             }
         }
+    }
+
+    #[test]
+    fn syntax_errors_outside_methods_are_the_files_and_inside_are_the_methods() {
+        let ok = "class T {\n  static int f(int x) { return x; }\n}\n";
+        assert!(lower(Lang::Java, ok).syntax_errors.is_empty());
+        // A stray brace after the class: the file's error, f unaffected.
+        let stray = lower(Lang::Java, &format!("{ok}}}\n"));
+        assert_eq!(stray.syntax_errors.len(), 1, "{:?}", stray.syntax_errors);
+        assert_eq!(stray.syntax_errors[0].span.line(), 4);
+        assert!(stray.functions[0].body.is_ok());
+        // An error inside f is f's own, not the file's.
+        let inside = lower(Lang::Java, &ok.replace("return x;", "return x +;"));
+        assert!(
+            inside.syntax_errors.is_empty(),
+            "{:?}",
+            inside.syntax_errors
+        );
+        assert!(inside.functions[0].body.is_err());
+        // C's grammar reads unpreprocessed text: valid code with a
+        // calling-convention macro is no compile error.
+        let c = "typedef struct h { void *(CDECL *alloc)(unsigned long n); } h;\nint f(int x) { return x; }\n";
+        assert!(lower(Lang::C, c).syntax_errors.is_empty());
     }
 }

@@ -497,6 +497,7 @@ fn lower_here(source: &str, tree: &Tree) -> Program {
         functions,
         globals: file.globals,
         class_parents: Vec::new(),
+        syntax_errors: Vec::new(),
     }
 }
 

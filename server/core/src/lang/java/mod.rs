@@ -84,6 +84,7 @@ pub(crate) fn lower(source: &str, tree: &Tree) -> Program {
             functions: Vec::new(),
             globals: Vec::new(),
             class_parents: Vec::new(),
+            syntax_errors: Vec::new(),
         },
     }
 }
@@ -94,6 +95,7 @@ fn lower_here(source: &str, tree: &Tree) -> Program {
         functions: Vec::new(),
         globals: Vec::new(),
         class_parents: Vec::new(),
+        syntax_errors: Vec::new(),
     };
     let mut cx = Ctx {
         src: source,

@@ -264,6 +264,15 @@ impl<'c, 't> FnCx<'c, 't> {
                 ),
             ));
         }
+        if let Some(args) = e.child_by_field_name("arguments")
+            && let Some((bad, op)) = first_string_misuse(args)
+        {
+            return Err(crate::ir::LowerError {
+                kind: crate::ir::LowerErrorKind::TypeError,
+                what: format!("operator {op} on a String (javac rejects it)"),
+                span: span(bad),
+            });
+        }
         let text = self.text(ty);
         let class = text.rsplit('.').next().unwrap_or(text).trim();
         if class.is_empty() || class.contains('<') {
@@ -771,6 +780,47 @@ impl<'c, 't> FnCx<'c, 't> {
 /// The first node under `n` whose evaluation could fail or have an effect
 /// (a call, an array read, a division, an assignment, an allocation, a
 /// reference cast), if any.
+/// The first operator other than `+` applied to a String (a literal, or a
+/// concatenation that has one) below `n`, with the operator: code javac
+/// rejects, where the lowering skips the expression (an exception's
+/// message) and would otherwise never type it.
+pub(super) fn first_string_misuse(n: Node) -> Option<(Node, String)> {
+    if n.kind() == "binary_expression"
+        && let Some(op) = n.child_by_field_name("operator")
+        && op.kind() != "+"
+        && [
+            n.child_by_field_name("left"),
+            n.child_by_field_name("right"),
+        ]
+        .into_iter()
+        .flatten()
+        .any(is_string)
+    {
+        return Some((n, op.kind().to_string()));
+    }
+    named_children(n).into_iter().find_map(first_string_misuse)
+}
+
+/// Whether `n` is a String by its form: a literal, or a concatenation
+/// with one (parentheses looked through).
+fn is_string(n: Node) -> bool {
+    match n.kind() {
+        "string_literal" => true,
+        "parenthesized_expression" => named_children(n).into_iter().any(is_string),
+        "binary_expression" => {
+            n.child_by_field_name("operator").map(|o| o.kind()) == Some("+")
+                && [
+                    n.child_by_field_name("left"),
+                    n.child_by_field_name("right"),
+                ]
+                .into_iter()
+                .flatten()
+                .any(is_string)
+        }
+        _ => false,
+    }
+}
+
 pub(super) fn first_active(n: Node) -> Option<Node> {
     let inert = match n.kind() {
         "method_invocation"
