@@ -788,17 +788,19 @@ pub(super) fn first_string_misuse(n: Node) -> Option<(Node, String)> {
     if n.kind() == "binary_expression"
         && let Some(op) = n.child_by_field_name("operator")
         && op.kind() != "+"
-        && [
-            n.child_by_field_name("left"),
-            n.child_by_field_name("right"),
-        ]
-        .into_iter()
-        .flatten()
-        .any(is_string)
+        && has_string_operand(n)
     {
         return Some((n, op.kind().to_string()));
     }
     named_children(n).into_iter().find_map(first_string_misuse)
+}
+
+/// Whether a binary expression has a String operand (see [`is_string`]).
+fn has_string_operand(n: Node) -> bool {
+    ["left", "right"]
+        .into_iter()
+        .filter_map(|f| n.child_by_field_name(f))
+        .any(is_string)
 }
 
 /// Whether `n` is a String by its form: a literal, or a concatenation
@@ -809,13 +811,7 @@ fn is_string(n: Node) -> bool {
         "parenthesized_expression" => named_children(n).into_iter().any(is_string),
         "binary_expression" => {
             n.child_by_field_name("operator").map(|o| o.kind()) == Some("+")
-                && [
-                    n.child_by_field_name("left"),
-                    n.child_by_field_name("right"),
-                ]
-                .into_iter()
-                .flatten()
-                .any(is_string)
+                && has_string_operand(n)
         }
         _ => false,
     }
