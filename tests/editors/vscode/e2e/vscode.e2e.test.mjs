@@ -395,9 +395,9 @@ step("clicking the ≢ lens opens the verdict's details", async () => {
   await wb.waitFor("the details preview tab", async (observe) => {
     const tabs = await wb.page.$$eval(".tabs-container .tab", (t) => t.map((e) => e.getAttribute("aria-label") ?? ""));
     observe(tabs);
-    return tabs.some((t) => t.includes("A.java clamp(1).md"));
+    return tabs.some((t) => t.includes("A.java A.clamp(1).md"));
   });
-  await wb.closeTab("A.java clamp(1).md");
+  await wb.closeTab("A.java A.clamp(1).md");
 });
 
 step("a setting changed in the Settings editor reaches the running server: eqlens.lens = all labels twice unchanged", async () => {
