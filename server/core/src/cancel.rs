@@ -62,18 +62,19 @@ pub(crate) fn requested() -> bool {
     CURRENT.with(|c| c.borrow().as_ref().is_some_and(Cancellation::is_cancelled))
 }
 
-/// The deadline has passed or the check was cancelled.
+/// The deadline has passed on the check's [clock](crate::clock) or the
+/// check was cancelled.
 pub(crate) fn expired(deadline: Instant) -> bool {
-    requested() || Instant::now() >= deadline
+    requested() || crate::clock::past(deadline)
 }
 
 /// Time left before `deadline`; `None` when [`expired`].
 pub(crate) fn remaining(deadline: Instant) -> Option<Duration> {
-    if requested() {
+    if expired(deadline) {
         return None;
     }
     deadline
-        .checked_duration_since(Instant::now())
+        .checked_duration_since(crate::clock::now())
         .filter(|d| !d.is_zero())
 }
 
@@ -84,7 +85,7 @@ mod tests {
     #[test]
     fn a_token_is_seen_only_inside_its_scope() {
         let t = Cancellation::new();
-        let far = Instant::now() + Duration::from_secs(60);
+        let far = crate::clock::now() + Duration::from_secs(60);
         with_cancellation(&t, || {
             assert!(!expired(far));
             t.cancel();

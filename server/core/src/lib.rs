@@ -7,6 +7,7 @@ pub mod abstraction;
 pub mod cancel;
 pub mod chc;
 pub mod check;
+pub(crate) mod clock;
 pub mod diff;
 pub mod interp;
 pub mod ir;

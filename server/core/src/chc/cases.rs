@@ -25,7 +25,7 @@
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 use z3::ast::{Ast, Bool, Dynamic};
-use z3::{Model, Params, SatResult, Solver};
+use z3::{Model, SatResult, Solver};
 
 /// At most this many solver calls per split query: each branch condition
 /// doubles the cases, and the paths of a body with many branches are
@@ -49,7 +49,7 @@ pub enum Decided {
 /// case by case from `branch` (one of their if-then-else conditions, see
 /// [`innermost_condition`]), within `cap_ms`.
 pub fn decide(formulas: &[Bool], branch: &Bool, deadline: Instant, cap_ms: u128) -> Decided {
-    let deadline = deadline.min(Instant::now() + Duration::from_millis(cap_ms as u64));
+    let deadline = deadline.min(crate::clock::now() + Duration::from_millis(cap_ms as u64));
     let mut calls = 0;
     split(formulas, branch, deadline, cap_ms, &mut calls)
 }
@@ -96,31 +96,29 @@ fn split(
 
 /// One solver call on the conjunction of `formulas`, capped at `cap_ms`.
 fn ask(formulas: &[Bool], deadline: Instant, cap_ms: u128) -> Decided {
-    let Some(solver) = capped_solver(deadline, cap_ms) else {
+    let Some((solver, limit)) = capped_solver(deadline, cap_ms) else {
         return Decided::Unknown;
     };
     for f in formulas {
         solver.assert(f);
     }
-    match crate::check::watchdog::until(deadline, || solver.check()) {
+    match crate::clock::solve(&solver, limit, &[]) {
         SatResult::Unsat => Decided::Unsat,
         SatResult::Sat => solver.get_model().map_or(Decided::Unknown, Decided::Sat),
         SatResult::Unknown => Decided::Unknown,
     }
 }
 
-/// A solver whose calls stop at `cap_ms` or at `deadline`, whichever is
-/// first; `None` once the deadline has passed.
-pub fn capped_solver(deadline: Instant, cap_ms: u128) -> Option<Solver> {
-    let left = deadline.saturating_duration_since(Instant::now());
-    if left.is_zero() {
+/// A solver, and the limit for its calls: at most `cap_ms` of work, and
+/// nothing past `deadline`; `None` once the deadline has passed.
+pub fn capped_solver(deadline: Instant, cap_ms: u128) -> Option<(Solver, crate::clock::Limit)> {
+    if crate::cancel::expired(deadline) {
         return None;
     }
-    let solver = Solver::new();
-    let mut params = Params::new();
-    params.set_u32("timeout", left.as_millis().min(cap_ms) as u32);
-    solver.set_params(&params);
-    Some(solver)
+    let cap = crate::clock::to_units(Duration::from_millis(
+        u64::try_from(cap_ms).unwrap_or(u64::MAX),
+    ));
+    Some((Solver::new(), crate::clock::Limit::capped(deadline, cap)))
 }
 
 /// The condition of an if-then-else term of `formulas` with no
@@ -178,7 +176,7 @@ mod tests {
     }
 
     fn deadline() -> Instant {
-        Instant::now() + Duration::from_secs(20)
+        crate::clock::now() + Duration::from_secs(20)
     }
 
     /// Four guarded copies of `s += 2·i + 1; i++` against the unrolled

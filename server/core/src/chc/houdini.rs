@@ -633,7 +633,7 @@ fn check_within(
 ) -> Check {
     // The solver before the negated head: Z3's search depends on the order
     // terms are made in, and the loop timings were taken with this one.
-    let Some(solver) = cases::capped_solver(deadline, cap_ms) else {
+    let Some((solver, limit)) = cases::capped_solver(deadline, cap_ms) else {
         return Check::Unknown;
     };
     for h in hypotheses {
@@ -642,7 +642,7 @@ fn check_within(
     solver.assert(body);
     let negated = head.not();
     solver.assert(&negated);
-    match crate::check::watchdog::until(deadline, || solver.check()) {
+    match crate::clock::solve(&solver, limit, &[]) {
         SatResult::Unsat => Check::Valid,
         SatResult::Sat => match solver.get_model() {
             Some(m) => Check::Counterexample(m),
@@ -690,7 +690,7 @@ mod tests {
 
     fn houdini_with(sem: Semantics, exits: Exits, old: &str, new: &str) -> Option<Vec<String>> {
         let (po, pn) = (lowered(old), lowered(new));
-        let deadline = Instant::now() + Duration::from_secs(10);
+        let deadline = crate::clock::now() + Duration::from_secs(10);
         let vo = encode::Version::new(&po, FuncId(0), true).expect("encodable");
         let vn = encode::Version::new(&pn, FuncId(0), false).expect("encodable");
         let enc = encode::encode(java_under(sem), &vo, &vn, deadline).expect("encoded");
@@ -736,7 +736,7 @@ mod tests {
                         ..vn
                     },
                 );
-                let deadline = Instant::now() + Duration::from_secs(10);
+                let deadline = crate::clock::now() + Duration::from_secs(10);
                 let enc = encode::encode(java_under(Semantics::Machine), &o, &n, deadline)
                     .expect("encoded");
                 prove(&enc, exits, deadline).is_some()

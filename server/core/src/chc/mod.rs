@@ -220,8 +220,8 @@ fn prove_turned(
         // apply, and they fail as fast where they do not). On plain
         // lockstep they may take all that is left: they prove most pairs,
         // and a large body (EqBench `ell/dbrent`) needs the time.
-        let left = deadline.saturating_duration_since(Instant::now());
-        let candidates_until = Instant::now()
+        let left = deadline.saturating_duration_since(crate::clock::now());
+        let candidates_until = crate::clock::now()
             + if tried == 1 {
                 left
             } else {
@@ -235,7 +235,7 @@ fn prove_turned(
             // Cut short by the time given, the search may still succeed
             // with more: a timeout (the portfolio retries those).
             None if enc.bit_vectors => {
-                if Instant::now() >= candidates_until.min(deadline) {
+                if crate::clock::now() >= candidates_until.min(deadline) {
                     last = Some(solve::Answer::Unknown("timeout".into()));
                 } else if last.is_none() {
                     last = Some(solve::Answer::Unknown(NO_CANDIDATE.into()));
@@ -249,13 +249,13 @@ fn prove_turned(
                 // element takes Spacer 1.5 s), each later one a third (at
                 // least a second, at most two: their proofs take well
                 // under one).
-                let left = deadline.saturating_duration_since(Instant::now());
+                let left = deadline.saturating_duration_since(crate::clock::now());
                 let share = if tried == 1 {
                     (left / 2).max(Duration::from_secs(1))
                 } else {
                     (left / 3).clamp(Duration::from_secs(1), Duration::from_secs(2))
                 };
-                solve::solve(&enc, (Instant::now() + share).min(deadline))
+                solve::solve(&enc, (crate::clock::now() + share).min(deadline))
             }
         };
         match answer {
@@ -761,7 +761,7 @@ mod tests {
             lang: Lang::Java,
             signed_overflow: Default::default(),
         };
-        let deadline = Instant::now() + Duration::from_secs(20);
+        let deadline = crate::clock::now() + Duration::from_secs(20);
         prove_lockstep(ops, (&po, FuncId(0)), (&pn, FuncId(0)), deadline)
     }
 
@@ -796,7 +796,7 @@ mod tests {
             lang,
             signed_overflow,
         };
-        let deadline = Instant::now() + Duration::from_secs(20);
+        let deadline = crate::clock::now() + Duration::from_secs(20);
         prove_lockstep(ops, (&po, FuncId(0)), (&pn, FuncId(0)), deadline)
     }
 
@@ -1072,7 +1072,7 @@ mod tests {
             lang: Lang::Java,
             signed_overflow: Default::default(),
         };
-        let deadline = Instant::now() + Duration::from_secs(20);
+        let deadline = crate::clock::now() + Duration::from_secs(20);
         let proof = prove_lockstep(ops, (&po, FuncId(0)), (&pn, FuncId(0)), deadline)
             .unwrap_or_else(|u| panic!("expected a proof, got {u:?}"));
         assert_eq!(
@@ -1213,7 +1213,7 @@ mod tests {
             lang: Lang::Java,
             signed_overflow: Default::default(),
         };
-        let deadline = Instant::now() + Duration::from_secs(20);
+        let deadline = crate::clock::now() + Duration::from_secs(20);
         for (a, b) in [(&po, &pn), (&pn, &po)] {
             let inv = prove_with(ops, (a, FuncId(0)), (b, FuncId(0)), deadline, &only_last)
                 .expect("proved by the peeled last iteration")

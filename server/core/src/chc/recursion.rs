@@ -794,9 +794,9 @@ pub fn prove_recursive(
     // Candidate summaries first (milliseconds when they apply), then
     // Spacer, which finds each summary alone at once but can lose itself
     // on the conjunction of two.
-    let houdini_until = Instant::now()
+    let houdini_until = crate::clock::now()
         + deadline
-            .saturating_duration_since(Instant::now())
+            .saturating_duration_since(crate::clock::now())
             .mul_f64(HOUDINI_SHARE);
     let answer = match super::summaries::prove(
         &system.relations,
@@ -1068,7 +1068,7 @@ mod tests {
             lang: Lang::Java,
             signed_overflow: Default::default(),
         };
-        let deadline = Instant::now() + Duration::from_secs(20);
+        let deadline = crate::clock::now() + Duration::from_secs(20);
         prove_recursive(ops, (&po, entry(&po)), (&pn, entry(&pn)), deadline)
     }
 

@@ -10,7 +10,7 @@
 
 use super::encode::Encoding;
 use std::time::Instant;
-use z3::{Params, SatResult, Solver};
+use z3::{SatResult, Solver};
 
 /// What Spacer said about the clauses.
 #[derive(Debug, PartialEq)]
@@ -31,13 +31,9 @@ pub fn solve(enc: &Encoding, deadline: Instant) -> Answer {
     let Some(solver) = Solver::new_for_logic("HORN") else {
         return Answer::Unknown("Z3 has no HORN solver".into());
     };
-    let left = deadline.saturating_duration_since(Instant::now());
-    if left.is_zero() || crate::cancel::expired(deadline) {
+    if crate::cancel::expired(deadline) {
         return Answer::Unknown("timeout".into());
     }
-    let mut params = Params::new();
-    params.set_u32("timeout", left.as_millis().min(u32::MAX as u128) as u32);
-    solver.set_params(&params);
     for r in &enc.rules {
         solver.assert(r);
     }
@@ -46,7 +42,7 @@ pub fn solve(enc: &Encoding, deadline: Instant) -> Answer {
     if let Some(path) = std::env::var_os("EQLENS_DUMP_CHC") {
         let _ = std::fs::write(path, format!("{solver}\n(check-sat)\n"));
     }
-    let result = crate::check::watchdog::until(deadline, || solver.check());
+    let result = crate::clock::solve(&solver, crate::clock::Limit::until(deadline), &[]);
     match result {
         SatResult::Sat => {
             let formulas = match solver.get_model() {
@@ -73,10 +69,7 @@ pub fn solve(enc: &Encoding, deadline: Instant) -> Answer {
             let reason = solver
                 .get_reason_unknown()
                 .unwrap_or_else(|| "unknown".into());
-            if crate::cancel::expired(deadline)
-                || reason.contains("cancel")
-                || reason.contains("timeout")
-            {
+            if crate::cancel::expired(deadline) || crate::clock::stopped(&reason) {
                 Answer::Unknown("timeout".into())
             } else {
                 Answer::Unknown(reason)
@@ -128,7 +121,7 @@ mod tests {
 
     #[test]
     fn polarity_of_the_horn_solver() {
-        let deadline = Instant::now() + std::time::Duration::from_secs(10);
+        let deadline = crate::clock::now() + std::time::Duration::from_secs(10);
         match solve(&counter(-1), deadline) {
             Answer::Safe(f) => {
                 // The invariant mentions the counter and excludes -1.

@@ -22,7 +22,7 @@ use super::encode::Relation;
 use super::recursion::{Guard, HornClause};
 use std::time::Instant;
 use z3::ast::{Ast, Bool, Dynamic, Int};
-use z3::{Params, SatResult, Solver};
+use z3::{SatResult, Solver};
 
 /// Case splits per relation (before negation), to keep the candidate set
 /// small.
@@ -81,11 +81,11 @@ pub fn prove(
                 if goals.is_empty() {
                     break;
                 }
-                let solver = solver(until);
+                let solver = Solver::new();
                 assume(&solver, clause, relations, &cands);
                 let all: Vec<&Bool> = goals.iter().map(|(_, g)| g).collect();
                 solver.assert(Bool::and(&all).not());
-                match solver.check() {
+                match crate::clock::solve(&solver, limit(until), &[]) {
                     SatResult::Unsat => break,
                     SatResult::Unknown => return None,
                     SatResult::Sat => {
@@ -113,9 +113,9 @@ pub fn prove(
         if expired(until) {
             return None;
         }
-        let solver = solver(until);
+        let solver = Solver::new();
         assume(&solver, clause, relations, &cands);
-        if solver.check() != SatResult::Unsat {
+        if crate::clock::solve(&solver, limit(until), &[]) != SatResult::Unsat {
             return None;
         }
     }
@@ -134,7 +134,7 @@ fn shortest(c: &Candidates, until: Instant) -> String {
         .collect();
     // One incremental solver: candidate `j` is asserted under the
     // indicator `on_j`, its negation under `off_j`.
-    let solver = solver(until);
+    let solver = Solver::new();
     let on: Vec<Bool> = (0..kept.len()).map(|_| Bool::fresh_const("on")).collect();
     let off: Vec<Bool> = (0..kept.len()).map(|_| Bool::fresh_const("off")).collect();
     for (j, f) in kept.iter().enumerate() {
@@ -153,7 +153,7 @@ fn shortest(c: &Candidates, until: Instant) -> String {
             .map(|j| on[j].clone())
             .collect();
         assumptions.push(off[i].clone());
-        if solver.check_assumptions(&assumptions) == SatResult::Unsat {
+        if crate::clock::solve(&solver, limit(until), &assumptions) == SatResult::Unsat {
             live[i] = false;
         }
     }
@@ -166,16 +166,13 @@ fn shortest(c: &Candidates, until: Instant) -> String {
 }
 
 fn expired(until: Instant) -> bool {
-    Instant::now() >= until || crate::cancel::expired(until)
+    crate::cancel::expired(until)
 }
 
-fn solver(until: Instant) -> Solver {
-    let solver = Solver::new();
-    let left = until.saturating_duration_since(Instant::now()).as_millis();
-    let mut params = Params::new();
-    params.set_u32("timeout", (left.min(u128::from(CHECK_MS)) as u32).max(1));
-    solver.set_params(&params);
-    solver
+/// A call's limit: at most `CHECK_MS` of work, nothing past `until`.
+fn limit(until: Instant) -> crate::clock::Limit {
+    let cap = crate::clock::to_units(std::time::Duration::from_millis(u64::from(CHECK_MS)));
+    crate::clock::Limit::capped(until, cap)
 }
 
 /// Asserts the clause's body and the live candidates of the relations it
@@ -333,7 +330,7 @@ mod tests {
 
     #[test]
     fn guarded_linear_summaries_prove_a_clamped_count() {
-        let until = Instant::now() + std::time::Duration::from_secs(10);
+        let until = crate::clock::now() + std::time::Duration::from_secs(10);
         let (rel, clauses, guards) = clamp(0);
         let found = prove(&[rel], &[1], &clauses, &guards, until).expect("a summary");
         assert!(found[0].contains("result"), "{found:?}");
@@ -341,7 +338,7 @@ mod tests {
 
     #[test]
     fn a_false_query_is_not_proved() {
-        let until = Instant::now() + std::time::Duration::from_secs(10);
+        let until = crate::clock::now() + std::time::Duration::from_secs(10);
         let (rel, clauses, guards) = clamp(1);
         assert_eq!(prove(&[rel], &[1], &clauses, &guards, until), None);
     }

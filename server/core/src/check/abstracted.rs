@@ -74,7 +74,7 @@ impl Checker for AbstractingChecker {
     }
 
     fn check(&self, pair: &MethodPair<'_>, options: &Options) -> Decision {
-        let deadline = Instant::now() + Duration::from_millis(options.timeout_ms);
+        let deadline = crate::clock::now() + Duration::from_millis(options.timeout_ms);
         let ctx = Context::for_pair(pair.old_program, pair.new_program, pair.old, pair.new);
         self.run(pair, options, &ctx, deadline, Stages::all())
     }
@@ -215,7 +215,7 @@ impl AbstractingChecker {
             // query the abstraction makes hard does not eat the budget of
             // the refinements that would make it easy.
             let iteration_deadline = if self.mode == Mode::Ardiff && !abs.blocks.is_empty() {
-                Instant::now() + (left / 2).max(left.min(Duration::from_secs(1)))
+                crate::clock::now() + (left / 2).max(left.min(Duration::from_secs(1)))
             } else {
                 deadline
             };
@@ -271,9 +271,10 @@ impl AbstractingChecker {
                     // for every iteration count, typically faster than
                     // refinement gets there (if it can at all).
                     if bounded && loops.enabled && !loops.tried {
-                        let left = deadline.saturating_duration_since(Instant::now());
+                        let left = deadline.saturating_duration_since(crate::clock::now());
                         let slice = left.mul_f64(LOOP_CHECKER_SHARE).min(LOOP_CHECKER_MAX);
-                        if let Some(full) = loops.prove(pair, options, Instant::now() + slice) {
+                        if let Some(full) = loops.prove(pair, options, crate::clock::now() + slice)
+                        {
                             report.loop_invariant = true;
                             return done(full, Some(report));
                         }
@@ -519,7 +520,7 @@ mod tests {
             testing: true,
             loop_checker: false,
         };
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let deadline = crate::clock::now() + std::time::Duration::from_secs(10);
         super::AbstractingChecker::ardiff().run(&pair, &Options::default(), &ctx, deadline, stages)
     }
 

@@ -22,7 +22,7 @@ impl Checker for LoopsChecker {
     }
 
     fn check(&self, pair: &MethodPair<'_>, options: &Options) -> Decision {
-        let deadline = Instant::now() + Duration::from_millis(options.timeout_ms);
+        let deadline = crate::clock::now() + Duration::from_millis(options.timeout_ms);
         if let Err(v) = bodies(pair) {
             return Decision::plain(v, Decider::Loops);
         }

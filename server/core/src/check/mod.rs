@@ -698,7 +698,7 @@ fn check_pair_labelled(pair: &MethodPair<'_>, options: &Options, label: String) 
             .or_else(|| non_real_literal(pair, options.semantics))
         {
             Some(verdict) => Decision::plain(verdict, Decider::Syntax),
-            None => with_fresh_z3_context(|| checker.check(pair, options)),
+            None => crate::clock::run(|| with_fresh_z3_context(|| checker.check(pair, options))),
         },
     };
     if let Verdict::Equivalent(proof) = &mut decision.verdict {

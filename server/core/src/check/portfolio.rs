@@ -23,7 +23,7 @@ use super::{
     Checker, CheckerKind, Decider, Decision, MethodPair, Options, Proof, UnknownReason, Verdict,
 };
 use crate::abstraction::Context;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Share of the budget `ardiff` gets before the full checker takes over.
 const ARDIFF_SHARE: f64 = 0.5;
@@ -48,7 +48,7 @@ impl Checker for PortfolioChecker {
     }
 
     fn check(&self, pair: &MethodPair<'_>, options: &Options) -> Decision {
-        let deadline = Instant::now() + Duration::from_millis(options.timeout_ms);
+        let deadline = crate::clock::now() + Duration::from_millis(options.timeout_ms);
         let (old_fn, new_fn) = match bodies(pair) {
             Ok(b) => b,
             Err(v) => return Decision::plain(v, Decider::Syntax),
@@ -86,7 +86,8 @@ impl Checker for PortfolioChecker {
             let first = Duration::from_millis(options.timeout_ms)
                 .mul_f64(FIRST_LOOPS_SHARE)
                 .min(FIRST_LOOPS_MAX);
-            let verdict = super::loops::prove_on_own_context(pair, options, Instant::now() + first);
+            let verdict =
+                super::loops::prove_on_own_context(pair, options, crate::clock::now() + first);
             if verdict.is_proved() {
                 return Decision::plain(verdict, Decider::Loops);
             }
@@ -98,7 +99,7 @@ impl Checker for PortfolioChecker {
         // budget for the full checker, which some loop-heavy pairs need
         // whole (abstraction can turn a constant loop bound symbolic).
         let budget = Duration::from_millis(options.timeout_ms);
-        let ardiff_deadline = Instant::now() + budget.mul_f64(ARDIFF_SHARE);
+        let ardiff_deadline = crate::clock::now() + budget.mul_f64(ARDIFF_SHARE);
         // The portfolio schedules the loop checker itself (before ARDiff
         // and after it), so ARDiff does not hand off to it.
         let stages = Stages {
@@ -127,8 +128,8 @@ impl Checker for PortfolioChecker {
         // invariant may prove the pair without a bound. Only a proof is
         // taken; the loop checker answers at once on pairs without loops.
         if !run.verdict.is_conclusive() && !loops_done && !crate::cancel::expired(deadline) {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let loops_deadline = Instant::now() + left.mul_f64(LOOPS_SHARE);
+            let left = deadline.saturating_duration_since(crate::clock::now());
+            let loops_deadline = crate::clock::now() + left.mul_f64(LOOPS_SHARE);
             let by_loops = super::loops::prove_on_own_context(pair, options, loops_deadline);
             if by_loops.is_proved() {
                 return Decision {

@@ -45,10 +45,24 @@ pub fn check_pair_progressively(
     pair: &MethodPair<'_>,
     options: &Options,
     token: &Cancellation,
-    mut interim: impl FnMut(&MethodReport),
+    interim: impl FnMut(&MethodReport),
 ) -> Option<MethodReport> {
     let start = Instant::now();
-    let deadline = start + Duration::from_millis(options.timeout_ms);
+    // One clock for all stages: the last gets what the others left.
+    crate::clock::run(|| stages_until_conclusive(pair, options, token, interim)).map(|mut r| {
+        r.checker = options.checker;
+        r.time = start.elapsed();
+        r
+    })
+}
+
+fn stages_until_conclusive(
+    pair: &MethodPair<'_>,
+    options: &Options,
+    token: &Cancellation,
+    mut interim: impl FnMut(&MethodReport),
+) -> Option<MethodReport> {
+    let deadline = crate::clock::now() + Duration::from_millis(options.timeout_ms);
     let stages = stages(options);
     let last = stages.len() - 1;
     let mut best: Option<MethodReport> = None;
@@ -56,7 +70,7 @@ pub fn check_pair_progressively(
         let mut stage = stage;
         if i == last {
             // The last stage gets whatever the earlier ones left.
-            let left = deadline.saturating_duration_since(Instant::now());
+            let left = deadline.saturating_duration_since(crate::clock::now());
             stage.timeout_ms = (left.as_millis() as u64).max(1);
         }
         let report = with_cancellation(token, || check_pair(pair, &stage));
@@ -77,11 +91,7 @@ pub fn check_pair_progressively(
             interim(b);
         }
     }
-    best.map(|mut r| {
-        r.checker = options.checker;
-        r.time = start.elapsed();
-        r
-    })
+    best
 }
 
 #[cfg(test)]

@@ -153,11 +153,10 @@ pub fn h1(enc: &PairEncoding, blocks: &[BlockId], deadline: Instant) -> Vec<Bloc
         }
         out
     };
-    let start = Instant::now();
+    let all_end = deadline.min(crate::clock::now() + H1_TOTAL);
     let mut out = Vec::new();
     for &b in blocks {
-        let left = crate::cancel::remaining(deadline).unwrap_or_default();
-        if start.elapsed() > H1_TOTAL || left.is_zero() {
+        if crate::cancel::expired(all_end) {
             break;
         }
         let mine = results_of(&|x| x == b);
@@ -178,15 +177,12 @@ pub fn h1(enc: &PairEncoding, blocks: &[BlockId], deadline: Instant) -> Vec<Bloc
         // qualify the block.
         let solver = z3::Tactic::new("smt").solver();
         let mut params = Params::new();
-        params.set_u32(
-            "timeout",
-            H1_CHECK.min(left).as_millis().clamp(1, u32::MAX as u128) as u32,
-        );
         params.set_bool("arith.nl.nra", false);
         solver.set_params(&params);
         solver.assert(&query);
-        let box_end = Instant::now() + H1_CHECK.min(left);
-        if super::watchdog::until(box_end, || solver.check()) == SatResult::Unsat {
+        let box_end = all_end.min(crate::clock::now() + H1_CHECK);
+        let limit = crate::clock::Limit::until(box_end);
+        if crate::clock::solve(&solver, limit, &[]) == SatResult::Unsat {
             out.push(b);
         }
     }

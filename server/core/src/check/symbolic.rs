@@ -17,8 +17,10 @@ use std::time::{Duration, Instant};
 use z3::ast::{Ast, BV, Bool, Int};
 use z3::{Params, SatResult, Solver};
 
-/// Time the context-simplifying strategy gets before the plain one.
-const CONTEXT_SIMPLIFY_BUDGET: Duration = Duration::from_millis(400);
+/// Work the context-simplifying strategy gets before the plain one.
+/// Work the search for a model with small inputs gets.
+const NICER_MODEL_UNITS: u64 = 500 * crate::clock::UNITS_PER_MS;
+const CONTEXT_SIMPLIFY_UNITS: u64 = 400 * crate::clock::UNITS_PER_MS;
 
 /// Candidate counterexamples tried before giving up on a satisfiable query.
 pub(crate) const MAX_CANDIDATES: usize = 4;
@@ -31,7 +33,7 @@ impl Checker for SymbolicChecker {
     }
 
     fn check(&self, pair: &MethodPair<'_>, options: &Options) -> Decision {
-        let deadline = Instant::now() + Duration::from_millis(options.timeout_ms);
+        let deadline = crate::clock::now() + Duration::from_millis(options.timeout_ms);
         let (old_fn, new_fn) = match bodies(pair) {
             Ok(b) => b,
             Err(v) => return Decision::plain(v, Decider::Symbolic),
@@ -140,39 +142,85 @@ fn uses_floats(p: &Program) -> bool {
             .any(|f| float(&f.ret) || f.locals.iter().any(|l| float(&l.ty)))
 }
 
-fn solver_with_timeout(deadline: Instant, logic: Option<&str>) -> Option<Solver> {
-    let solver = match logic {
-        // Context-dependent simplification first: a case assumption such as
-        // `n > k` then resolves the conditions it implies, which leaves
-        // reordered sums syntactically equal.
-        // Bounded, so that formulas it does not help with still get the
-        // plain strategy's full time.
-        Some("QF_ABV") => z3::Tactic::new("simplify")
-            .and_then(&z3::Tactic::new("propagate-values"))
-            .and_then(&z3::Tactic::new("ctx-simplify"))
-            .and_then(&z3::Tactic::new("simplify"))
-            .and_then(&z3::Tactic::new("qfaufbv"))
-            .try_for(CONTEXT_SIMPLIFY_BUDGET)
-            .or_else(&z3::Tactic::new("qfaufbv"))
-            .solver(),
-        Some(l) => Solver::new_for_logic(l).unwrap_or_default(),
-        None => Solver::new(),
-    };
-    refresh_timeout(&solver, deadline)?;
-    Some(solver)
+/// A solver for the equivalence query. For `QF_ABV`, context-dependent
+/// simplification first: a case assumption such as `n > k` then resolves
+/// the conditions it implies, which leaves reordered sums syntactically
+/// equal. It gets at most `CONTEXT_SIMPLIFY_UNITS` per check, so that
+/// formulas it does not help with still get the plain strategy with what
+/// is left.
+pub(crate) struct QuerySolver {
+    simplifying: Option<Solver>,
+    plain: Solver,
+    /// Which solver gave the last answer (its model, its reason).
+    answered_first: bool,
 }
 
-/// Z3's `timeout` applies per `check`: set it to what is left of the budget
-/// before each one. `None` when nothing is left.
-fn refresh_timeout(solver: &Solver, deadline: Instant) -> Option<()> {
-    let left = crate::cancel::remaining(deadline)?;
-    let mut params = Params::new();
-    params.set_u32(
-        "timeout",
-        left.as_millis().clamp(1, u32::MAX as u128) as u32,
-    );
-    solver.set_params(&params);
-    Some(())
+impl QuerySolver {
+    pub(crate) fn new(logic: Option<&str>) -> QuerySolver {
+        let (simplifying, plain) = match logic {
+            Some("QF_ABV") => (
+                Some(
+                    z3::Tactic::new("simplify")
+                        .and_then(&z3::Tactic::new("propagate-values"))
+                        .and_then(&z3::Tactic::new("ctx-simplify"))
+                        .and_then(&z3::Tactic::new("simplify"))
+                        .and_then(&z3::Tactic::new("qfaufbv"))
+                        .solver(),
+                ),
+                z3::Tactic::new("qfaufbv").solver(),
+            ),
+            Some(l) => (None, Solver::new_for_logic(l).unwrap_or_default()),
+            None => (None, Solver::new()),
+        };
+        QuerySolver {
+            simplifying,
+            plain,
+            answered_first: false,
+        }
+    }
+
+    pub(crate) fn assert(&self, b: &Bool) {
+        if let Some(s) = &self.simplifying {
+            s.assert(b);
+        }
+        self.plain.assert(b);
+    }
+
+    /// Checks the assertions with what is left before `deadline`.
+    pub(crate) fn check(&mut self, deadline: Instant) -> SatResult {
+        if let Some(s) = &self.simplifying {
+            let limit = crate::clock::Limit::capped(deadline, CONTEXT_SIMPLIFY_UNITS);
+            let r = crate::clock::solve(s, limit, &[]);
+            let gave_up = r == SatResult::Unknown
+                && s.get_reason_unknown()
+                    .is_some_and(|w| crate::clock::stopped(&w));
+            if !gave_up || crate::cancel::expired(deadline) {
+                self.answered_first = true;
+                return r;
+            }
+        }
+        self.answered_first = false;
+        crate::clock::solve(&self.plain, crate::clock::Limit::until(deadline), &[])
+    }
+
+    fn last(&self) -> &Solver {
+        match &self.simplifying {
+            Some(s) if self.answered_first => s,
+            _ => &self.plain,
+        }
+    }
+
+    pub(crate) fn get_model(&self) -> Option<z3::Model> {
+        self.last().get_model()
+    }
+
+    pub(crate) fn get_reason_unknown(&self) -> Option<String> {
+        self.last().get_reason_unknown()
+    }
+
+    pub(crate) fn get_assertions(&self) -> Vec<Bool> {
+        self.plain.get_assertions()
+    }
 }
 
 /// Solves the equivalence query of `enc`: equivalent when unsatisfiable,
@@ -210,28 +258,26 @@ pub(crate) fn decide(
     let mut spurious: Option<String> = None;
     let mut undecided: Option<Verdict> = None;
     for case in query_cases(&query, enc, options) {
-        let Some(solver) = solver_with_timeout(deadline, logic) else {
+        if crate::cancel::expired(deadline) {
             return unknown(
                 UnknownReason::Timeout,
                 format!("out of time after {} ms", options.timeout_ms),
             );
-        };
+        }
+        let mut solver = QuerySolver::new(logic);
         solver.assert(&case);
         for attempt in 0..max_candidates {
-            if refresh_timeout(&solver, deadline).is_none() {
+            if crate::cancel::expired(deadline) {
                 return unknown(
                     UnknownReason::Timeout,
                     format!("out of time after {} ms", options.timeout_ms),
                 );
             }
-            match super::watchdog::until(deadline, || solver.check()) {
+            match solver.check(deadline) {
                 SatResult::Unsat => break,
                 SatResult::Unknown => {
                     let why = solver.get_reason_unknown().unwrap_or_default();
-                    if why.contains("timeout")
-                        || why.contains("canceled")
-                        || crate::cancel::expired(deadline)
-                    {
+                    if crate::clock::stopped(&why) || crate::cancel::expired(deadline) {
                         return unknown(
                             UnknownReason::Timeout,
                             format!("solver timed out after {} ms", options.timeout_ms),
@@ -393,17 +439,12 @@ fn proved(
     let bounded = match exceeded.simplify().as_bool() {
         Some(false) => false,
         _ => {
-            match solver_with_timeout(deadline, logic_for(enc, pair.old_program, pair.new_program))
-            {
-                Some(s) => {
-                    for f in enc.ufs.facts.iter().chain(&enc.inputs.preconditions()) {
-                        s.assert(f);
-                    }
-                    s.assert(&exceeded);
-                    super::watchdog::until(deadline, || s.check()) != SatResult::Unsat
-                }
-                None => true,
+            let mut s = QuerySolver::new(logic_for(enc, pair.old_program, pair.new_program));
+            for f in enc.ufs.facts.iter().chain(&enc.inputs.preconditions()) {
+                s.assert(f);
             }
+            s.assert(&exceeded);
+            s.check(deadline) != SatResult::Unsat
         }
     };
     Verdict::Equivalent(Proof {
@@ -416,7 +457,7 @@ fn proved(
 }
 
 /// A model with small input values, when one exists: easier to read.
-fn nicer_model(solver: &Solver, enc: &PairEncoding, deadline: Instant) -> Option<z3::Model> {
+fn nicer_model(solver: &QuerySolver, enc: &PairEncoding, deadline: Instant) -> Option<z3::Model> {
     let mut small = Vec::new();
     for v in &enc.inputs.vars {
         match v {
@@ -455,24 +496,22 @@ fn nicer_model(solver: &Solver, enc: &PairEncoding, deadline: Instant) -> Option
         return None;
     }
     // A short look only: the plain model is already in hand. On a solver of
-    // its own: its timeout must not stay on the main solver (which checks
-    // again after a spurious candidate), and under `math` without nlsat —
-    // bounding the reals of a nonlinear query sent it there, where it
-    // ignored every interrupt for 70 s (EqBench bess/dawson, under load).
-    let left = crate::cancel::remaining(deadline)?;
+    // its own, so that the bounds do not stay on the main solver (which
+    // checks again after a spurious candidate), and under `math` without
+    // nlsat: bounding the reals of a nonlinear query sends it there, where
+    // libz3 4.8.12 ignores interrupts.
     let look = Solver::new();
-    let mut params = Params::new();
-    params.set_u32("timeout", left.as_millis().clamp(1, 500) as u32);
     if enc.ops.sem == crate::ir::Semantics::Math {
+        let mut params = Params::new();
         params.set_bool("arith.nl.nra", false);
+        look.set_params(&params);
     }
-    look.set_params(&params);
     for assertion in solver.get_assertions() {
         look.assert(&assertion);
     }
     look.assert(Bool::and(&small));
-    let look_until = Instant::now() + left.min(Duration::from_millis(500));
-    if super::watchdog::until(look_until, || look.check()) == SatResult::Sat {
+    let limit = crate::clock::Limit::capped(deadline, NICER_MODEL_UNITS);
+    if crate::clock::solve(&look, limit, &[]) == SatResult::Sat {
         look.get_model()
     } else {
         None
@@ -610,7 +649,7 @@ fn test_setup(
         max_steps: 20_000,
         max_call_depth: 64,
         max_array_len: 1 << 16,
-        deadline: Some(Instant::now() + budget.time),
+        deadline: Some(crate::clock::now() + budget.time),
     };
     Some((generator, budget, limits))
 }

@@ -10,7 +10,7 @@ use crate::ir::{FloatTy, Function, IntTy, Program, Semantics, Type};
 use crate::value::{Real, Value};
 use num_bigint::BigInt;
 use num_rational::BigRational;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A small deterministic generator (xorshift64*): the same pair gets the
 /// same tests every run, so verdicts are reproducible.
@@ -356,9 +356,9 @@ pub fn search<T>(
     budget: &Budget,
     mut found: impl FnMut(&Inputs) -> Option<T>,
 ) -> Option<T> {
-    let start = Instant::now();
+    let start = crate::clock::now();
     for _ in 0..budget.runs {
-        if start.elapsed() > budget.time {
+        if crate::clock::now() - start > budget.time {
             break;
         }
         let inputs = generator.next_inputs();

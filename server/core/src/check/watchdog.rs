@@ -1,4 +1,6 @@
-//! A hard deadline for Z3 calls.
+//! A hard deadline for Z3 calls: the wall-time safety net behind the
+//! [clock](crate::clock)'s resource limits, and the way a cancellation
+//! reaches a running query.
 //!
 //! Z3's `timeout` parameter is not honoured everywhere: quantifier
 //! instantiation (ARDiff's H1 questions) and some preprocessing run past

@@ -247,11 +247,10 @@ const FEASIBILITY_BUDGET: u64 = 8_000_000;
 /// What a check costs besides the units Z3 counts (setting up the
 /// query), in units, so that many trivial checks also exhaust the budget.
 const FEASIBILITY_CHECK_OVERHEAD: u64 = 2_000;
-/// Safety nets in time, for searches whose units are slow (pure SAT
-/// search: the pigeonhole test below spends 1 s on a check's units) and
-/// tactics that do not count them. Ordinary checks, even on a loaded
-/// machine, end on their units first.
-const FEASIBILITY_CHECK_HARD_LIMIT: Duration = Duration::from_millis(250);
+/// A safety net in wall time for the total, beside the clock's own per
+/// call, for searches whose units are slow (pure SAT search: the
+/// pigeonhole test below spends 1 s on a check's units). Ordinary checks,
+/// even on a loaded machine, end on their units first.
 const FEASIBILITY_HARD_BUDGET: Duration = Duration::from_secs(5);
 
 fn is_false(b: &Bool) -> bool {
@@ -314,34 +313,13 @@ impl<'a> Executor<'a> {
         {
             return false;
         }
-        let start = Instant::now();
-        // Z3's limits are not honoured by every tactic: the watchdog
-        // interrupts the check at its hard limit and on cancellation.
-        // (Should a check ignore even the interrupt — nlsat did, see
-        // `feasibility_solver` — the callers' hard limits cover that: the
-        // bench kills its child, the server's job guard replaces the
-        // worker.)
-        let limit = (start + FEASIBILITY_CHECK_HARD_LIMIT).min(self.deadline);
-        let before = self.resource_units();
-        let unsat = crate::check::watchdog::until(limit, || {
-            self.feasibility.check_assumptions(std::slice::from_ref(pc))
-        }) == z3::SatResult::Unsat;
-        let used = match (before, self.resource_units()) {
-            (Some(before), Some(after)) => after.saturating_sub(before),
-            // Not reported: charge the cap, so that the budget still ends.
-            _ => u64::from(FEASIBILITY_CHECK_RLIMIT),
-        };
-        self.feasibility_spent += used + FEASIBILITY_CHECK_OVERHEAD;
-        self.feasibility_time += start.elapsed();
+        let (before, wall) = (crate::clock::solver_work(), Instant::now());
+        let limit = crate::clock::Limit::capped(self.deadline, u64::from(FEASIBILITY_CHECK_RLIMIT));
+        let unsat = crate::clock::solve(&self.feasibility, limit, std::slice::from_ref(pc))
+            == z3::SatResult::Unsat;
+        self.feasibility_spent += crate::clock::solver_work() - before + FEASIBILITY_CHECK_OVERHEAD;
+        self.feasibility_time += wall.elapsed();
         unsat
-    }
-
-    /// Z3's count of resource units used on this context so far.
-    fn resource_units(&self) -> Option<u64> {
-        match self.feasibility.get_statistics().value("rlimit count") {
-            Some(z3::StatisticsValue::UInt(n)) => Some(u64::from(n)),
-            _ => None,
-        }
     }
 
     fn check_time(&self) -> EResult<()> {

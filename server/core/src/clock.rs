@@ -1,0 +1,378 @@
+//! The clock a check's budgets run on: the work done, not wall time.
+//!
+//! Every budget of a check — [`Options::timeout_ms`](crate::check::Options)
+//! and each share of it a checker gives a phase or a solver call — is a
+//! deadline on this clock. It advances with the work the check does:
+//!
+//! - in solver calls (made through [`solve`]), by the resource units Z3
+//!   counts, converted at [`UNITS_PER_MS`]. Each call's `rlimit` is the
+//!   work left, so whether a query is decided in its budget is the same on
+//!   every machine under every load.
+//! - elsewhere (encoding, testing, replay, building terms), by the CPU
+//!   time of the checking thread, which a loaded machine does not inflate
+//!   the way it inflates wall time.
+//!
+//! A verdict then does not depend on how busy the machine is. The rate is
+//! calibrated so that on the reference machine of `docs/benchmarks.md` a
+//! budget lasts about as long in wall time as it says.
+//!
+//! Wall time is a safety net only, for work the clock does not see (a
+//! search whose units are slow): the clock never runs slower than
+//! 1/[`SAFETY`] of wall time after [`SLACK`], so a budget `b` ends at the
+//! latest after `SAFETY` × `b` + `SLACK` of wall time.
+//!
+//! Deadlines stay `std::time::Instant`s: [`now`] is the clock's start plus
+//! the work done, so `now() + budget` and `deadline - now()` mean what they
+//! say. Code that measures a budget uses [`now`], never `Instant::now()`
+//! (which is for the time shown to the user). The clock is per thread —
+//! one check runs on one thread, as its Z3 context does — and [`run`]
+//! gives a check a fresh one.
+
+use std::cell::Cell;
+use std::time::{Duration, Instant};
+use z3::ast::Bool;
+use z3::{Params, SatResult, Solver};
+
+/// Z3 resource units per millisecond of budget: the rate at which the
+/// solver calls of the fixture table count units per millisecond of CPU
+/// time on the reference machine (docs/benchmarks.md, "Work budgets").
+pub const UNITS_PER_MS: u64 = 4_000;
+
+/// The wall-time safety net: the clock runs at least at 1/`SAFETY` of wall
+/// time once [`SLACK`] has passed.
+pub const SAFETY: u32 = 3;
+pub const SLACK: Duration = Duration::from_secs(1);
+
+#[derive(Clone, Copy)]
+struct Clock {
+    /// When the clock started, in wall time; also the origin of [`now`].
+    start: Instant,
+    /// The thread's CPU time when the clock started.
+    cpu_start: Duration,
+    /// Units counted by solver calls since.
+    work: u64,
+    /// CPU time spent in those calls (counted as units instead).
+    solver_cpu: Duration,
+}
+
+impl Clock {
+    fn fresh() -> Clock {
+        Clock {
+            start: Instant::now(),
+            cpu_start: thread_cpu(),
+            work: 0,
+            solver_cpu: Duration::ZERO,
+        }
+    }
+
+    /// Work done since the clock started.
+    fn elapsed(&self) -> Duration {
+        let outside = thread_cpu()
+            .saturating_sub(self.cpu_start)
+            .saturating_sub(self.solver_cpu);
+        to_duration(self.work) + outside
+    }
+}
+
+/// The CPU time this thread has used.
+#[cfg(unix)]
+fn thread_cpu() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec; the call only writes it.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    if rc != 0 {
+        return wall_since_first_use();
+    }
+    Duration::new(
+        u64::try_from(ts.tv_sec).unwrap_or(0),
+        u32::try_from(ts.tv_nsec).unwrap_or(0),
+    )
+}
+
+/// Without a per-thread CPU clock, wall time stands in for it.
+#[cfg(not(unix))]
+fn thread_cpu() -> Duration {
+    wall_since_first_use()
+}
+
+fn wall_since_first_use() -> Duration {
+    static ORIGIN: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    ORIGIN.get_or_init(Instant::now).elapsed()
+}
+
+thread_local! {
+    static CLOCK: Cell<Option<Clock>> = const { Cell::new(None) };
+}
+
+fn current() -> Clock {
+    CLOCK.with(|c| match c.get() {
+        Some(clock) => clock,
+        None => {
+            let clock = Clock::fresh();
+            c.set(Some(clock));
+            clock
+        }
+    })
+}
+
+/// Runs `f` on a fresh clock, restoring this thread's previous clock
+/// afterwards (even if `f` panics): one check's budgets do not depend on
+/// the work of the checks the thread ran before.
+///
+/// The work is also the enclosing clock's: a caller's budget that spans
+/// several checks sees what each of them did.
+pub fn run<T>(f: impl FnOnce() -> T) -> T {
+    struct Restore(Option<Clock>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let mut previous = self.0.take();
+            CLOCK.with(|c| {
+                if let (Some(p), Some(inner)) = (previous.as_mut(), c.get()) {
+                    p.work = p.work.saturating_add(inner.work);
+                    p.solver_cpu += inner.solver_cpu;
+                }
+                c.set(previous)
+            });
+        }
+    }
+    let _restore = Restore(CLOCK.with(|c| c.replace(Some(Clock::fresh()))));
+    f()
+}
+
+/// The clock's time: its start plus the work done, or plus the safety
+/// net's floor if that is later.
+pub fn now() -> Instant {
+    let c = current();
+    let floor = c.start.elapsed().saturating_sub(SLACK) / SAFETY;
+    c.start + c.elapsed().max(floor)
+}
+
+/// The units solver calls have counted on this clock so far.
+pub fn solver_work() -> u64 {
+    current().work
+}
+
+/// Records solver work: `units` counted, taking `cpu` of this thread.
+fn charge_solver(units: u64, cpu: Duration) {
+    let mut c = current();
+    c.work = c.work.saturating_add(units);
+    c.solver_cpu += cpu;
+    CLOCK.with(|cell| cell.set(Some(c)));
+}
+
+/// Records `units` of work as if a solver call had counted them.
+#[cfg(test)]
+fn charge(units: u64) {
+    charge_solver(units, Duration::ZERO);
+}
+
+/// The work a budget of `d` stands for.
+pub fn to_units(d: Duration) -> u64 {
+    u64::try_from(d.as_micros() * u128::from(UNITS_PER_MS) / 1000).unwrap_or(u64::MAX)
+}
+
+fn to_duration(units: u64) -> Duration {
+    let nanos = u128::from(units) * 1_000_000 / u128::from(UNITS_PER_MS);
+    Duration::from_nanos(u64::try_from(nanos).unwrap_or(u64::MAX))
+}
+
+/// Units of work left before `deadline`.
+pub fn units_until(deadline: Instant) -> u64 {
+    to_units(deadline.saturating_duration_since(now()))
+}
+
+/// The wall time at which the safety net's floor reaches `deadline`.
+fn wall_limit(deadline: Instant) -> Instant {
+    let c = current();
+    let length = deadline.saturating_duration_since(c.start);
+    c.start + length.saturating_mul(SAFETY) + SLACK
+}
+
+/// `deadline` has passed: the work before it is done, or the safety net
+/// has run out.
+pub fn past(deadline: Instant) -> bool {
+    now() >= deadline
+}
+
+/// What a [`solve`] call may spend: what is left before the deadline, and
+/// at most `cap` units if given.
+#[derive(Clone, Copy, Debug)]
+pub struct Limit {
+    pub deadline: Instant,
+    pub cap: Option<u64>,
+}
+
+impl Limit {
+    pub fn until(deadline: Instant) -> Limit {
+        Limit {
+            deadline,
+            cap: None,
+        }
+    }
+
+    pub fn capped(deadline: Instant, cap: u64) -> Limit {
+        Limit {
+            deadline,
+            cap: Some(cap),
+        }
+    }
+}
+
+/// Z3's count of resource units on this thread's current context.
+fn units_counted(solver: &Solver) -> Option<u64> {
+    match solver.get_statistics().value("rlimit count") {
+        Some(z3::StatisticsValue::UInt(n)) => Some(u64::from(n)),
+        _ => None,
+    }
+}
+
+/// True when `reason` (Z3's reason for `unknown`) says a limit or an
+/// interrupt stopped the search, rather than an incomplete theory.
+pub fn stopped(reason: &str) -> bool {
+    reason.contains("resource")
+        || reason.contains("rlimit")
+        || reason.contains("timeout")
+        || reason.contains("cancel")
+        || reason.contains("interrupt")
+}
+
+/// Checks `solver` under `assumptions` within `limit`: Z3's `rlimit` is the
+/// work left, the watchdog interrupts the call at its wall-time safety net
+/// (and on cancellation), and the units the call counted are charged to
+/// the clock. `Unknown` without a call when nothing is left.
+pub fn solve(solver: &Solver, limit: Limit, assumptions: &[Bool]) -> SatResult {
+    if crate::cancel::requested() || past(limit.deadline) {
+        return SatResult::Unknown;
+    }
+    let left = units_until(limit.deadline);
+    let allowed = limit
+        .cap
+        .map_or(left, |cap| cap.min(left))
+        .clamp(1, u64::from(u32::MAX));
+    let mut params = Params::new();
+    params.set_u32("rlimit", u32::try_from(allowed).unwrap_or(u32::MAX));
+    solver.set_params(&params);
+    let wall = (Instant::now() + to_duration(allowed).saturating_mul(SAFETY) + SLACK)
+        .min(wall_limit(limit.deadline));
+    let before = units_counted(solver);
+    let cpu = thread_cpu();
+    let result = crate::check::watchdog::until(wall, || {
+        if assumptions.is_empty() {
+            solver.check()
+        } else {
+            solver.check_assumptions(assumptions)
+        }
+    });
+    let counted = match (before, units_counted(solver)) {
+        (Some(b), Some(a)) => a.saturating_sub(b),
+        _ => allowed,
+    };
+    // A call stopped by its limit or by the safety net used all it was
+    // allowed: what follows is the same as when the units ran out.
+    let used = if result == SatResult::Unknown
+        && solver.get_reason_unknown().is_some_and(|r| stopped(&r))
+    {
+        counted.max(allowed)
+    } else {
+        counted
+    };
+    charge_solver(used, thread_cpu().saturating_sub(cpu));
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use z3::ast::Int;
+
+    #[test]
+    fn work_moves_the_clock_and_run_gives_a_fresh_one() {
+        run(|| {
+            // Besides the charges, only this test's own CPU time moves
+            // the clock: a few milliseconds at most.
+            let near = |d: Duration, ms: u64| {
+                let ms = Duration::from_millis(ms);
+                d >= ms && d < ms + Duration::from_millis(100)
+            };
+            let t0 = now();
+            charge(UNITS_PER_MS * 250);
+            assert!(near(now() - t0, 250));
+            run(|| {
+                assert!(now() < t0 + Duration::from_millis(250));
+                charge(UNITS_PER_MS * 100);
+            });
+            assert!(near(now() - t0, 350), "restored, with the inner work");
+        });
+    }
+
+    #[test]
+    fn the_safety_net_moves_a_clock_that_sees_no_work() {
+        run(|| {
+            let t0 = now();
+            std::thread::sleep(SLACK + Duration::from_millis(300));
+            assert!(
+                now() >= t0 + Duration::from_millis(100),
+                "at least a third of wall time"
+            );
+            assert!(solver_work() == 0, "sleeping is no work");
+        });
+    }
+
+    #[test]
+    fn an_expired_deadline_is_past_without_waiting() {
+        run(|| {
+            let deadline = now() + Duration::from_secs(5);
+            assert!(!past(deadline));
+            charge(to_units(Duration::from_secs(5)));
+            assert!(past(deadline));
+            assert_eq!(units_until(deadline), 0);
+        });
+    }
+
+    /// A search that needs far more work than it is allowed stops on its
+    /// units, its reason says so, and the clock is charged what it was
+    /// allowed: the same answer after the same work on every machine.
+    #[test]
+    fn a_solver_call_stops_on_its_units_and_charges_them() {
+        run(|| {
+            let solver = Solver::new();
+            // Factoring a 64-bit product: bit-blasted multiplication, far
+            // beyond the cap.
+            let [x, y] = ["x", "y"].map(|n| z3::ast::BV::new_const(n, 64));
+            solver.assert(
+                &x.bvmul(&y)
+                    .eq(z3::ast::BV::from_u64(0x9e37_79b9_7f4a_7c15, 64)),
+            );
+            for v in [&x, &y] {
+                solver.assert(&v.bvugt(z3::ast::BV::from_u64(1, 64)));
+                solver.assert(&v.bvult(z3::ast::BV::from_u64(u64::from(u32::MAX), 64)));
+            }
+            let start = now();
+            let deadline = start + Duration::from_secs(600);
+            let r = solve(&solver, Limit::capped(deadline, 200_000), &[]);
+            assert_eq!(r, SatResult::Unknown);
+            let why = solver.get_reason_unknown().unwrap_or_default();
+            assert!(stopped(&why), "{why}");
+            let spent = to_units(now() - start);
+            assert!((200_000..400_000).contains(&spent), "{spent}");
+        });
+    }
+
+    #[test]
+    fn nothing_left_means_no_call() {
+        run(|| {
+            let solver = Solver::new();
+            solver.assert(&Int::new_const("x").eq(&Int::from_i64(1)));
+            let deadline = now();
+            assert_eq!(
+                solve(&solver, Limit::until(deadline), &[]),
+                SatResult::Unknown
+            );
+            let later = now() + Duration::from_secs(1);
+            assert_eq!(solve(&solver, Limit::until(later), &[]), SatResult::Sat);
+        });
+    }
+}
