@@ -356,16 +356,12 @@ impl<'a> Extractor<'_, 'a> {
             {
                 break;
             }
-            let mut next = canon.clone();
-            if !next.stmts(std::slice::from_ref(o), std::slice::from_ref(s)) {
-                break;
-            }
-            let e = run_effects(self.ctx.new, &self.ctx.new_effects, &list[j..=j + len]);
-            let eo = run_effects(
-                self.ctx.old,
-                &self.ctx.old_effects,
-                &old_list[old_pos..=old_pos + len],
-            );
+            // Whether a run blocks abstraction, escapes or throws is
+            // whether one of its statements does: a label a statement
+            // jumps to is bound by a statement enclosing it, never by a
+            // sibling. So each statement is looked at once.
+            let e = run_effects(self.ctx.new, &self.ctx.new_effects, std::slice::from_ref(s));
+            let eo = run_effects(self.ctx.old, &self.ctx.old_effects, std::slice::from_ref(o));
             if e.blocker.is_some()
                 || e.escapes
                 || e.throws
@@ -375,7 +371,9 @@ impl<'a> Extractor<'_, 'a> {
             {
                 break;
             }
-            canon = next;
+            if !canon.try_stmts(std::slice::from_ref(o), std::slice::from_ref(s)) {
+                break;
+            }
             len += 1;
         }
         if len == 0 {
