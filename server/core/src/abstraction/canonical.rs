@@ -43,15 +43,16 @@ impl Unchanged {
     /// [`Unchanged::compute`] for the functions in `scope`.
     pub fn compute_in(old: &Program, new: &Program, scope: &Scope) -> Unchanged {
         let mut pairs = HashMap::new();
-        for (i, d) in old.functions.iter().enumerate() {
-            if d.body.is_err() || !scope.has_old(FuncId(i as u32)) {
+        for &i in scope.old_members() {
+            let d = old.function(i);
+            if d.body.is_err() {
                 continue;
             }
             let mut same = new.find(&d.name).filter(|(j, n)| {
                 n.arity == d.arity && n.owner == d.owner && n.body.is_ok() && scope.has_new(*j)
             });
             if let (Some((j, _)), None) = (same.next(), same.next()) {
-                pairs.insert(FuncId(i as u32), j);
+                pairs.insert(i, j);
             }
         }
         let mut unchanged = Unchanged { pairs };

@@ -28,7 +28,7 @@ mod extract;
 use crate::ir::{FuncId, GlobalId, LocalId, Program, Span, Stmt, Type};
 use crate::scope::Scope;
 use canonical::Unchanged;
-use effects::FunctionEffects;
+use effects::FunctionEffectsMap;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 use z3::ast::{Ast, Bool, Dynamic};
@@ -252,8 +252,8 @@ pub struct Context<'a> {
     pub old: &'a Program,
     pub new: &'a Program,
     pub unchanged: Unchanged,
-    pub old_effects: Vec<FunctionEffects>,
-    pub new_effects: Vec<FunctionEffects>,
+    pub old_effects: FunctionEffectsMap,
+    pub new_effects: FunctionEffectsMap,
     /// Function pairs (old, new) paired by name and arity, both lowered.
     pub pairs: Vec<(FuncId, FuncId)>,
     /// Per new function of a pair: each new statement's GumTree partner.
@@ -275,15 +275,16 @@ impl<'a> Context<'a> {
 
     fn new_in(old: &'a Program, new: &'a Program, scope: &Scope) -> Context<'a> {
         let mut pairs = Vec::new();
-        for (i, d) in new.functions.iter().enumerate() {
-            if d.body.is_err() || !scope.has_new(FuncId(i as u32)) {
+        for &i in scope.new_members() {
+            let d = new.function(i);
+            if d.body.is_err() {
                 continue;
             }
             let mut same = old.find(&d.name).filter(|(j, o)| {
                 o.arity == d.arity && o.owner == d.owner && o.body.is_ok() && scope.has_old(*j)
             });
             if let (Some((o, _)), None) = (same.next(), same.next()) {
-                pairs.push((o, FuncId(i as u32)));
+                pairs.push((o, i));
             }
         }
         let diff_cx = crate::diff::DiffContext::for_scope(old, new, scope);
@@ -302,8 +303,8 @@ impl<'a> Context<'a> {
             partners,
             locals,
             unchanged: Unchanged::compute_in(old, new, scope),
-            old_effects: effects::function_effects(old),
-            new_effects: effects::function_effects(new),
+            old_effects: effects::function_effects_in(old, scope.old_members()),
+            new_effects: effects::function_effects_in(new, scope.new_members()),
             pairs,
         }
     }

@@ -174,7 +174,7 @@ impl Side<'_> {
             })
         };
         for &f in &self.recursive {
-            let Some(e) = effects.get(f.0 as usize) else {
+            let Some(e) = effects.get(&f) else {
                 return Err(not_encodable("internal: function out of range"));
             };
             let why = if loops_below(f) {

@@ -872,6 +872,7 @@ mod tests {
             globals: vec![],
             class_parents: Vec::new(),
             syntax_errors: Vec::new(),
+            cache: Default::default(),
         }
     }
     fn check(old: &Program, new: &Program, semantics: Semantics) -> Verdict {
