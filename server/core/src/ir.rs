@@ -1208,7 +1208,11 @@ impl Program {
                 })
             })
         };
-        match self.cache.tests_null.get_or_init(|| (self.functions.len(), walk())) {
+        match self
+            .cache
+            .tests_null
+            .get_or_init(|| (self.functions.len(), walk()))
+        {
             &(built_for, found) if built_for == self.functions.len() => found,
             _ => walk(),
         }

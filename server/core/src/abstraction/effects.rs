@@ -226,7 +226,11 @@ fn reaches(callees: &HashMap<FuncId, BTreeSet<FuncId>>, from: FuncId, to: FuncId
 }
 
 /// The effects of a run of statements, with callees' effects folded in.
-pub fn run_effects(program: &Program, callee_effects: &FunctionEffectsMap, run: &[Stmt]) -> Effects {
+pub fn run_effects(
+    program: &Program,
+    callee_effects: &FunctionEffectsMap,
+    run: &[Stmt],
+) -> Effects {
     let mut w = Walker::new(program, Some(callee_effects));
     w.block(run);
     let mut e = w.effects;

@@ -36,6 +36,7 @@ use crate::scope::Scope;
 use matcher::{Mapping, longest_increasing, match_trees};
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap, HashSet};
+use std::time::Instant;
 use tree::{Names, NodeId, Tree};
 
 /// Whether a statement's whole subtree is unchanged.
@@ -143,11 +144,23 @@ impl DiffContext {
 
     /// [`DiffContext::for_programs`] for diffing functions of `scope`.
     pub fn for_scope(old: &Program, new: &Program, scope: &Scope) -> DiffContext {
-        let changed = changed_functions_in(old, new, scope);
-        DiffContext {
+        // Without a deadline it always answers.
+        DiffContext::for_scope_until(old, new, scope, None).unwrap_or_default()
+    }
+
+    /// [`DiffContext::for_scope`], or `None` once `deadline` has passed
+    /// (tested between the functions diffed).
+    pub fn for_scope_until(
+        old: &Program,
+        new: &Program,
+        scope: &Scope,
+        deadline: Option<Instant>,
+    ) -> Option<DiffContext> {
+        let changed = changed_functions_until(old, new, scope, deadline)?;
+        Some(DiffContext {
             old: Names::of_functions(old, scope.old_members(), |f| changed.is_old_changed(f)),
             new: Names::of_functions(new, scope.new_members(), |f| changed.is_new_changed(f)),
-        }
+        })
     }
 
     /// No program known: every call and every global use is treated as
@@ -471,6 +484,18 @@ pub fn changed_functions(old: &Program, new: &Program) -> ChangedFunctions {
 /// [`changed_functions`] for the functions in `scope` (the others count as
 /// changed, and nothing in the scope calls them).
 pub fn changed_functions_in(old: &Program, new: &Program, scope: &Scope) -> ChangedFunctions {
+    changed_functions_until(old, new, scope, None).unwrap_or_default()
+}
+
+/// [`changed_functions_in`], or `None` once `deadline` has passed (tested
+/// before each function pair is diffed; without a deadline it always
+/// answers).
+fn changed_functions_until(
+    old: &Program,
+    new: &Program,
+    scope: &Scope,
+    deadline: Option<Instant>,
+) -> Option<ChangedFunctions> {
     type Key<'p> = (&'p [String], &'p str, usize);
     fn keys<'p>(p: &'p Program, members: &[FuncId]) -> HashMap<Key<'p>, Vec<FuncId>> {
         let mut k: HashMap<Key<'_>, Vec<FuncId>> = HashMap::new();
@@ -496,23 +521,28 @@ pub fn changed_functions_in(old: &Program, new: &Program, scope: &Scope) -> Chan
         )
         .collect();
     pairs.sort();
-    let pair_of_old: HashMap<FuncId, usize> =
-        pairs.iter().enumerate().map(|(i, &(a, _))| (a, i)).collect();
-    let pair_of_new: HashMap<FuncId, usize> =
-        pairs.iter().enumerate().map(|(i, &(_, b))| (b, i)).collect();
+    let pair_of_old: HashMap<FuncId, usize> = pairs
+        .iter()
+        .enumerate()
+        .map(|(i, &(a, _))| (a, i))
+        .collect();
+    let pair_of_new: HashMap<FuncId, usize> = pairs
+        .iter()
+        .enumerate()
+        .map(|(i, &(_, b))| (b, i))
+        .collect();
     // Optimistic: every paired callee is assumed unchanged while diffing; the
     // fixpoint below withdraws that for callees that turn out changed.
     let cx = DiffContext {
-        old: Names::of_functions(old, scope.old_members(), |f| {
-            !pair_of_old.contains_key(&f)
-        }),
-        new: Names::of_functions(new, scope.new_members(), |f| {
-            !pair_of_new.contains_key(&f)
-        }),
+        old: Names::of_functions(old, scope.old_members(), |f| !pair_of_old.contains_key(&f)),
+        new: Names::of_functions(new, scope.new_members(), |f| !pair_of_new.contains_key(&f)),
     };
     let mut unchanged = vec![false; pairs.len()];
     let mut callers: Vec<Vec<usize>> = vec![Vec::new(); pairs.len()];
     for (i, &(a, b)) in pairs.iter().enumerate() {
+        if deadline.is_some_and(crate::cancel::expired) {
+            return None;
+        }
         let (Ok(f1), Ok(f2)) = (&old.function(a).body, &new.function(b).body) else {
             continue;
         };
@@ -538,7 +568,7 @@ pub fn changed_functions_in(old: &Program, new: &Program, scope: &Scope) -> Chan
         }
     }
     let kept = || pairs.iter().zip(&unchanged).filter(|(_, u)| **u);
-    ChangedFunctions {
+    Some(ChangedFunctions {
         old_unchanged: kept().map(|(&(o, _), _)| o).collect(),
         new_unchanged: kept().map(|(&(_, n), _)| n).collect(),
         pairs: pairs
@@ -550,7 +580,7 @@ pub fn changed_functions_in(old: &Program, new: &Program, scope: &Scope) -> Chan
                 changed: !unchanged[i],
             })
             .collect(),
-    }
+    })
 }
 
 /// Same return type and parameter types: a body can read the same and still
