@@ -216,11 +216,11 @@ fn the_file_budget_is_validated_and_reports_every_method_it_could_not_check() {
     };
     let old = s.write(
         "big_a.java",
-        &format!("class A {{\n{}{}}}\n", body("f", false), body("g", false)),
+        format!("class A {{\n{}{}}}\n", body("f", false), body("g", false)),
     );
     let new = s.write(
         "big_b.java",
-        &format!("class A {{\n{}{}}}\n", body("f", true), body("g", true)),
+        format!("class A {{\n{}{}}}\n", body("f", true), body("g", true)),
     );
     let o = eqlens(&[
         "check",
