@@ -284,6 +284,8 @@ struct Task<'a> {
     checker: CheckerKind,
     old: std::path::PathBuf,
     new: std::path::PathBuf,
+    /// `--total-timeout-ms`, passed on to the pair's `eqlens check`.
+    total_timeout_ms: Option<u64>,
 }
 
 /// The wall-clock limit for one pair's child process. The core's timeout
@@ -361,6 +363,9 @@ fn run_task(task: &Task<'_>, base: &Options, exe: &Path) -> PairResult {
         cmd.arg(format!("--signed-overflow={}", base.signed_overflow));
         cmd.arg(format!("--loop-bound={}", base.loop_bound));
         cmd.arg(format!("--timeout-ms={}", base.timeout_ms));
+        if let Some(total) = task.total_timeout_ms {
+            cmd.arg(format!("--total-timeout-ms={total}"));
+        }
         cmd.arg("--format=json");
         if let Some(name) = entry {
             cmd.arg(format!("--method={name}"));
@@ -789,6 +794,7 @@ pub fn run(args: &BenchArgs) -> Result<u8, CliError> {
                         checker,
                         old,
                         new,
+                        total_timeout_ms: args.common.total_timeout_ms,
                     });
                 }
             }

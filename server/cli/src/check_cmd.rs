@@ -3,7 +3,7 @@
 
 use crate::error::{CliError, catch_panic};
 use crate::{CheckArgs, Format, json_out, render};
-use eqlens_core::check::{FileReport, Selection, Summary, check_sources};
+use eqlens_core::check::{FileReport, Selection, Summary, check_sources_within};
 use eqlens_core::ir::Lang;
 use eqlens_core::lang::lang_of_path;
 use std::io::Write;
@@ -184,8 +184,12 @@ pub fn run(args: &CheckArgs) -> Result<u8, CliError> {
         options.signed_overflow = project.signed_overflow;
     }
     crate::error::install_quiet_panic_hook();
-    let check =
-        || catch_panic(|| check_sources(old_lang, &old_src, &new_src, &selection, &options));
+    let budget = args.common.file_budget();
+    let check = || {
+        catch_panic(|| {
+            check_sources_within(old_lang, &old_src, &new_src, &selection, &options, budget)
+        })
+    };
     // On a thread with a large stack: deep nesting recurses in the front
     // ends, and a stack overflow aborts instead of unwinding.
     let report = std::thread::scope(|scope| {

@@ -130,7 +130,9 @@ mod tests {
                     summaries: Vec::new(),
                 })),
                 method(Verdict::Unknown(Unknown {
-                    reason: UnknownReason::Timeout,
+                    reason: UnknownReason::Timeout {
+                        phase: eqlens_core::check::Phase::Solving,
+                    },
                     detail: "t".into(),
                 })),
             ],

@@ -18,7 +18,8 @@ mod trace;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use eqlens_core::check::{
-    CheckerKind, LOOP_BOUND_RANGE, Options, Override, OverrideAction, TIMEOUT_MS_RANGE,
+    CheckerKind, FileBudget, LOOP_BOUND_RANGE, Options, Override, OverrideAction, TIMEOUT_MS_RANGE,
+    TOTAL_TIMEOUT_MS_RANGE,
 };
 use eqlens_core::ir::{Semantics, SignedOverflow};
 use std::path::PathBuf;
@@ -131,6 +132,12 @@ pub struct CommonOptions {
     #[arg(long, default_value_t = Options::default().timeout_ms, value_parser = parse_timeout_ms,
           allow_negative_numbers = true, value_name = "N")]
     pub timeout_ms: u64,
+    /// Wall-clock budget for the whole file, in milliseconds (1 to
+    /// 86400000): lowering and every method's check draw on it; methods
+    /// left when it is spent are reported unknown. Default: none.
+    #[arg(long, value_parser = parse_total_timeout_ms, allow_negative_numbers = true,
+          value_name = "N")]
+    pub total_timeout_ms: Option<u64>,
     /// C under `machine`: signed overflow is `undefined` behaviour (ISO C)
     /// or `wraps` (compiled with -fwrapv). Default: `[c] signed-overflow`
     /// of the nearest eqlens.toml (`check`), else `undefined`.
@@ -149,6 +156,13 @@ impl CommonOptions {
             // From the project file, per document (`project::settings`).
             callees: Default::default(),
             signed_overflow: self.signed_overflow.map(Into::into).unwrap_or_default(),
+        }
+    }
+
+    /// The budget for a whole file (`--total-timeout-ms`).
+    pub fn file_budget(&self) -> FileBudget {
+        FileBudget {
+            total_timeout_ms: self.total_timeout_ms,
         }
     }
 }
@@ -295,6 +309,11 @@ fn parse_loop_bound(s: &str) -> Result<u32, String> {
 /// `--timeout-ms`: the range the editor setting has too.
 fn parse_timeout_ms(s: &str) -> Result<u64, String> {
     parse_in_range(s, TIMEOUT_MS_RANGE)
+}
+
+/// `--total-timeout-ms`: the core's range for a file's budget.
+fn parse_total_timeout_ms(s: &str) -> Result<u64, String> {
+    parse_in_range(s, TOTAL_TIMEOUT_MS_RANGE)
 }
 
 /// `--jobs`: at least one worker; more than 256 is surely a typo.

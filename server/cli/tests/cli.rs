@@ -180,6 +180,74 @@ fn loop_bound_and_timeout_have_the_editor_settings_ranges() {
 }
 
 #[test]
+fn the_file_budget_is_validated_and_reports_every_method_it_could_not_check() {
+    let s = Scratch::new("total");
+    let old = s.write("a.java", JAVA_ADD);
+    let new = s.write("b.java", JAVA_ADD_SWAPPED);
+    for bad in ["0", "-5", "86400001"] {
+        let o = eqlens(&["check", p(&old), p(&new), "--total-timeout-ms", bad]);
+        let e = usage_error(&o, "eqlens check --help");
+        assert_eq!(
+            e,
+            format!(
+                "eqlens: error: invalid value '{bad}' for --total-timeout-ms: must be an integer from 1 to 86400000"
+            )
+        );
+    }
+    // A generous budget changes nothing.
+    assert_status(
+        &eqlens(&["check", p(&old), p(&new), "--total-timeout-ms", "86400000"]),
+        0,
+    );
+    // Two methods of 3,000 statements each: lowering alone takes more than
+    // a millisecond, so neither is started, and both are reported.
+    let body = |name: &str, swapped: bool| {
+        let mut m = format!("    static int {name}(int a, int b) {{\n        int x0 = a + b;\n");
+        for i in 1..3000 {
+            let rhs = if swapped && i == 1500 {
+                format!("1 + x{}", i - 1)
+            } else {
+                format!("x{} + 1", i - 1)
+            };
+            m.push_str(&format!("        int x{i} = {rhs};\n"));
+        }
+        m.push_str("        return x2999;\n    }\n");
+        m
+    };
+    let old = s.write(
+        "big_a.java",
+        format!("class A {{\n{}{}}}\n", body("f", false), body("g", false)),
+    );
+    let new = s.write(
+        "big_b.java",
+        format!("class A {{\n{}{}}}\n", body("f", true), body("g", true)),
+    );
+    let o = eqlens(&[
+        "check",
+        p(&old),
+        p(&new),
+        "--total-timeout-ms",
+        "1",
+        "--format",
+        "json",
+    ]);
+    assert_status(&o, 2);
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("json");
+    let methods = doc["methods"].as_array().expect("methods");
+    assert_eq!(methods.len(), 2, "{doc}");
+    for m in methods {
+        assert_eq!(m["verdict"], "unknown", "{m}");
+        assert_eq!(m["reason"]["kind"], "file_budget", "{m}");
+        assert!(
+            m["detail"]
+                .as_str()
+                .is_some_and(|d| d.contains("file's time budget (1 ms) ran out")),
+            "{m}"
+        );
+    }
+}
+
+#[test]
 fn help_and_version_succeed() {
     let o = eqlens(&["--help"]);
     assert_status(&o, 0);

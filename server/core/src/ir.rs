@@ -1128,6 +1128,40 @@ pub struct Program {
     /// methods): the file does not compile, whatever its functions do.
     /// Errors inside a function are that function's [`LowerError`].
     pub syntax_errors: Vec<LowerError>,
+    /// Facts derived from the functions, computed on first use.
+    #[serde(skip)]
+    pub cache: ProgramCache,
+}
+
+/// What [`Program`] derives from its functions on first use, so that a
+/// question about the whole file costs its walk once, not once per method
+/// checked: function ids by name ([`Program::find`]), and whether some
+/// function tests an array against `null` ([`Program::tests_null`]). Each
+/// records how many functions it was computed for, and a program that has
+/// gained functions since is answered without it. It takes no part in
+/// comparing or cloning programs (a clone computes its own).
+#[derive(Default)]
+pub struct ProgramCache {
+    by_name: std::sync::OnceLock<(usize, std::collections::HashMap<String, Vec<FuncId>>)>,
+    tests_null: std::sync::OnceLock<(usize, bool)>,
+}
+
+impl Clone for ProgramCache {
+    fn clone(&self) -> Self {
+        ProgramCache::default()
+    }
+}
+
+impl PartialEq for ProgramCache {
+    fn eq(&self, _: &ProgramCache) -> bool {
+        true
+    }
+}
+
+impl fmt::Debug for ProgramCache {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ProgramCache")
+    }
 }
 
 impl Program {
@@ -1139,11 +1173,49 @@ impl Program {
     }
     /// Functions with this name (several when overloaded).
     pub fn find(&self, name: &str) -> impl Iterator<Item = (FuncId, &FunctionDef)> {
-        self.functions
-            .iter()
-            .enumerate()
+        let (built_for, index) = self.cache.by_name.get_or_init(|| {
+            let mut m: std::collections::HashMap<String, Vec<FuncId>> =
+                std::collections::HashMap::new();
+            for (i, f) in self.functions.iter().enumerate() {
+                m.entry(f.name.clone()).or_default().push(FuncId(i as u32));
+            }
+            (self.functions.len(), m)
+        });
+        let ids: Vec<FuncId> = if *built_for == self.functions.len() {
+            index.get(name).cloned().unwrap_or_default()
+        } else {
+            (0..self.functions.len() as u32)
+                .map(FuncId)
+                .filter(|&i| self.function(i).name == name)
+                .collect()
+        };
+        ids.into_iter()
+            .filter_map(|i| self.functions.get(i.0 as usize).map(|f| (i, f)))
             .filter(move |(_, f)| f.name == name)
-            .map(|(i, f)| (FuncId(i as u32), f))
+    }
+    /// Whether some function's body tests an array against `null`.
+    pub fn tests_null(&self) -> bool {
+        let walk = || {
+            self.functions.iter().any(|f| {
+                f.body.as_ref().is_ok_and(|f| {
+                    any_stmt(&f.body, &mut |s| {
+                        s.exprs().iter().any(|e| {
+                            let mut found = false;
+                            e.walk(&mut |x| found |= matches!(x.kind, ExprKind::IsNull(_)));
+                            found
+                        })
+                    })
+                })
+            })
+        };
+        match self
+            .cache
+            .tests_null
+            .get_or_init(|| (self.functions.len(), walk()))
+        {
+            &(built_for, found) if built_for == self.functions.len() => found,
+            _ => walk(),
+        }
     }
     /// Whether `func`, or a function it calls (transitively), has a
     /// statement satisfying `pred`.

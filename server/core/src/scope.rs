@@ -12,39 +12,38 @@
 //! answers.
 
 use crate::ir::{FuncId, Program};
-use std::collections::HashMap;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Scope {
     old: Vec<bool>,
     new: Vec<bool>,
+    /// The marked functions of each version, in id order: the analyses
+    /// iterate over these, so that their cost is the scope's, not the
+    /// file's.
+    old_members: Vec<FuncId>,
+    new_members: Vec<FuncId>,
 }
 
 impl Scope {
     /// Every function of both programs.
     pub fn whole(old: &Program, new: &Program) -> Scope {
+        let all = |p: &Program| (0..p.functions.len() as u32).map(FuncId).collect();
         Scope {
             old: vec![true; old.functions.len()],
             new: vec![true; new.functions.len()],
+            old_members: all(old),
+            new_members: all(new),
         }
     }
 
     /// The functions reachable from `o` (in `old`) and `n` (in `new`).
     pub fn of_pair(old: &Program, new: &Program, o: FuncId, n: FuncId) -> Scope {
-        fn by_key(p: &Program) -> HashMap<(&str, usize), Vec<FuncId>> {
-            let mut m: HashMap<(&str, usize), Vec<FuncId>> = HashMap::new();
-            for (i, f) in p.functions.iter().enumerate() {
-                m.entry((f.name.as_str(), f.arity))
-                    .or_default()
-                    .push(FuncId(i as u32));
-            }
-            m
-        }
         let programs = [old, new];
-        let keys = [by_key(old), by_key(new)];
         let mut scope = Scope {
             old: vec![false; old.functions.len()],
             new: vec![false; new.functions.len()],
+            old_members: Vec::new(),
+            new_members: Vec::new(),
         };
         // (version: 0 old, 1 new; function)
         let mut work = vec![(0usize, o), (1usize, n)];
@@ -52,26 +51,32 @@ impl Scope {
             let Some(def) = programs[v].functions.get(f.0 as usize) else {
                 continue;
             };
-            let marks = if v == 0 {
-                &mut scope.old
+            let (marks, members) = if v == 0 {
+                (&mut scope.old, &mut scope.old_members)
             } else {
-                &mut scope.new
+                (&mut scope.new, &mut scope.new_members)
             };
             if std::mem::replace(&mut marks[f.0 as usize], true) {
                 continue;
             }
+            members.push(f);
             if let Ok(body) = &def.body {
                 work.extend(crate::diff::callees(body).into_iter().map(|c| (v, c)));
             }
-            // Every function of either version under the same key: a key
-            // that is ambiguous stays ambiguous inside the scope.
-            let key = (def.name.as_str(), def.arity);
+            // Every function of either version under the same name and
+            // arity: a key that is ambiguous stays ambiguous inside the
+            // scope.
             for w in [0, 1] {
-                if let Some(ids) = keys[w].get(&key) {
-                    work.extend(ids.iter().map(|&g| (w, g)));
-                }
+                work.extend(
+                    programs[w]
+                        .find(&def.name)
+                        .filter(|(_, g)| g.arity == def.arity)
+                        .map(|(g, _)| (w, g)),
+                );
             }
         }
+        scope.old_members.sort_unstable();
+        scope.new_members.sort_unstable();
         scope
     }
 
@@ -81,6 +86,16 @@ impl Scope {
 
     pub fn has_new(&self, f: FuncId) -> bool {
         self.new.get(f.0 as usize).copied().unwrap_or(false)
+    }
+
+    /// The old program's functions in the scope, in id order.
+    pub fn old_members(&self) -> &[FuncId] {
+        &self.old_members
+    }
+
+    /// The new program's functions in the scope, in id order.
+    pub fn new_members(&self) -> &[FuncId] {
+        &self.new_members
     }
 }
 

@@ -610,7 +610,12 @@ fn verdict_labels_follow_expect_json() {
             detail: String::new(),
         })
     };
-    assert_eq!(label(&unknown(UnknownReason::Timeout)), "unknown");
+    assert_eq!(
+        label(&unknown(UnknownReason::Timeout {
+            phase: eqlens_core::check::Phase::Solving,
+        })),
+        "unknown"
+    );
     let error = LowerError {
         kind: LowerErrorKind::SyntaxError,
         what: "syntax error".into(),

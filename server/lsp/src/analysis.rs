@@ -49,6 +49,9 @@ pub struct Planned {
     pub new_name_span: Span,
     /// Equal modulo renaming and formatting, callees included: no job.
     pub unchanged: bool,
+    /// Its own text differs from the baseline's (not only a callee's):
+    /// what the user just edited, whose verdict is awaited first.
+    pub edited: bool,
     /// The cache key: both versions' method text and context, options.
     pub key: u64,
     pub options: Options,
@@ -175,6 +178,8 @@ pub fn plan(
                 new_span: nf.span,
                 new_name_span: nf.name_span,
                 unchanged: unchanged.partner(o) == Some(n),
+                edited: old_text.get(of.span.start.byte as usize..of.span.end.byte as usize)
+                    != new_text.get(nf.span.start.byte as usize..nf.span.end.byte as usize),
                 key: h.finish(),
                 options,
             }

@@ -455,9 +455,14 @@ impl Inner {
             };
             view.methods.push(MethodView { m, state });
         }
-        let Some(start) = self.install_plan(&uri, generation, view, &wanted) else {
+        let Some(mut start) = self.install_plan(&uri, generation, view, &wanted) else {
             return;
         };
+        // The methods the user edited first, then those checked again only
+        // because a callee changed (a helper called from every method of
+        // a large class): the pool serves jobs in the order they ask, so
+        // the verdict the user waits for does not queue behind its callers.
+        start.sort_by_key(|(m, _, _)| !m.edited);
         self.publish(&uri).await;
         for (m, id, token) in start {
             let me = self.clone();

@@ -43,15 +43,16 @@ impl Unchanged {
     /// [`Unchanged::compute`] for the functions in `scope`.
     pub fn compute_in(old: &Program, new: &Program, scope: &Scope) -> Unchanged {
         let mut pairs = HashMap::new();
-        for (i, d) in old.functions.iter().enumerate() {
-            if d.body.is_err() || !scope.has_old(FuncId(i as u32)) {
+        for &i in scope.old_members() {
+            let d = old.function(i);
+            if d.body.is_err() {
                 continue;
             }
             let mut same = new.find(&d.name).filter(|(j, n)| {
                 n.arity == d.arity && n.owner == d.owner && n.body.is_ok() && scope.has_new(*j)
             });
             if let (Some((j, _)), None) = (same.next(), same.next()) {
-                pairs.insert(FuncId(i as u32), j);
+                pairs.insert(i, j);
             }
         }
         let mut unchanged = Unchanged { pairs };
@@ -89,6 +90,17 @@ pub struct Canon<'a> {
     locals_back: HashMap<LocalId, LocalId>,
     labels: HashMap<LabelId, LabelId>,
     labels_back: HashMap<LabelId, LabelId>,
+    /// Every correspondence added, in order, so that [`Canon::try_stmts`]
+    /// can take back those of a failed comparison. Each local and label
+    /// is added at most once, so it holds at most that many entries.
+    journal: Vec<Added>,
+}
+
+/// One correspondence recorded in [`Canon`]'s journal (old, new).
+#[derive(Clone, Copy)]
+enum Added {
+    Local(LocalId, LocalId),
+    Label(LabelId, LabelId),
 }
 
 impl<'a> Canon<'a> {
@@ -109,6 +121,7 @@ impl<'a> Canon<'a> {
             locals_back: HashMap::new(),
             labels: HashMap::new(),
             labels_back: HashMap::new(),
+            journal: Vec::new(),
         }
     }
 
@@ -141,6 +154,30 @@ impl<'a> Canon<'a> {
     /// the caller wants to go on.
     pub fn stmts(&mut self, a: &[Stmt], b: &[Stmt]) -> bool {
         a.len() == b.len() && a.iter().zip(b).all(|(x, y)| self.stmt(x, y))
+    }
+
+    /// [`Canon::stmts`], except that on `false` the correspondences are
+    /// those from before the call: a run can be extended statement by
+    /// statement without copying what it has found so far (the cost is
+    /// the compared statements', not the run's).
+    pub fn try_stmts(&mut self, a: &[Stmt], b: &[Stmt]) -> bool {
+        let mark = self.journal.len();
+        if self.stmts(a, b) {
+            return true;
+        }
+        for added in self.journal.drain(mark..) {
+            match added {
+                Added::Local(o, n) => {
+                    self.locals.remove(&o);
+                    self.locals_back.remove(&n);
+                }
+                Added::Label(o, n) => {
+                    self.labels.remove(&o);
+                    self.labels_back.remove(&n);
+                }
+            }
+        }
+        false
     }
 
     fn stmt(&mut self, a: &Stmt, b: &Stmt) -> bool {
@@ -291,6 +328,7 @@ impl<'a> Canon<'a> {
             (None, None) => {
                 self.locals.insert(a, b);
                 self.locals_back.insert(b, a);
+                self.journal.push(Added::Local(a, b));
                 true
             }
             _ => false,
@@ -303,6 +341,7 @@ impl<'a> Canon<'a> {
             (None, None) => {
                 self.labels.insert(a, b);
                 self.labels_back.insert(b, a);
+                self.journal.push(Added::Label(a, b));
                 true
             }
             _ => false,

@@ -99,26 +99,45 @@ impl FunctionEffects {
     }
 }
 
+/// [`FunctionEffects`] by function, for the functions a table was built for.
+pub type FunctionEffectsMap = HashMap<FuncId, FunctionEffects>;
+
 /// [`FunctionEffects`] of every function of a program, as a fixpoint over
 /// the call graph (recursion included).
-pub fn function_effects(program: &Program) -> Vec<FunctionEffects> {
-    let n = program.functions.len();
-    let mut out = vec![FunctionEffects::default(); n];
+pub fn function_effects(program: &Program) -> FunctionEffectsMap {
+    let all: Vec<FuncId> = (0..program.functions.len() as u32).map(FuncId).collect();
+    function_effects_in(program, &all)
+}
+
+/// [`function_effects`] of `members`, a set of functions closed under
+/// calls (a [`crate::scope::Scope`]'s): the work is theirs, whatever the
+/// size of the program. A callee outside `members` (or out of range)
+/// contributes nothing here; [`run_effects`] refuses a call of a function
+/// the table lacks.
+pub fn function_effects_in(program: &Program, members: &[FuncId]) -> FunctionEffectsMap {
+    let mut out = FunctionEffectsMap::with_capacity(members.len());
     // Direct effects and callees.
-    let mut callees: Vec<BTreeSet<FuncId>> = vec![BTreeSet::new(); n];
-    for (i, def) in program.functions.iter().enumerate() {
+    let mut callees: HashMap<FuncId, BTreeSet<FuncId>> = HashMap::with_capacity(members.len());
+    for &id in members {
+        let Some(def) = program.functions.get(id.0 as usize) else {
+            continue;
+        };
         let Ok(f) = &def.body else {
             // Never abstracted over anyway (a call of it is unsupported in
             // every checker), but nothing is known of it: it may do
             // anything but touch globals it cannot name.
-            out[i] = FunctionEffects {
-                stores_shared: true,
-                prints: true,
-                may_fault: true,
-                throws: true,
-                has_loop: true,
-                ..FunctionEffects::default()
-            };
+            out.insert(
+                id,
+                FunctionEffects {
+                    stores_shared: true,
+                    prints: true,
+                    may_fault: true,
+                    throws: true,
+                    has_loop: true,
+                    ..FunctionEffects::default()
+                },
+            );
+            callees.insert(id, BTreeSet::new());
             continue;
         };
         let mut w = Walker::new(program, None);
@@ -133,34 +152,43 @@ pub fn function_effects(program: &Program) -> Vec<FunctionEffects> {
             .map(|(i, _)| LocalId(i as u32))
             .collect();
         let e = &w.effects;
-        out[i] = FunctionEffects {
-            reads_globals: e.reads_globals.clone(),
-            writes_globals: e.writes_globals.clone(),
-            // Stores into arrays the function allocated itself stay local
-            // only if the array is a local that is not a parameter; any
-            // other root (parameter, global) is shared.
-            stores_shared: e.stores.iter().any(|r| match r {
-                ArrayRoot::Local(l) => !own_arrays.contains(l),
-                ArrayRoot::Global(_) => true,
-            }) || w.unnamed_store,
-            prints: w.prints,
-            may_fault: e.may_fault,
-            throws: e.throws,
-            has_loop: e.has_loop,
-        };
-        callees[i] = w.calls;
+        out.insert(
+            id,
+            FunctionEffects {
+                reads_globals: e.reads_globals.clone(),
+                writes_globals: e.writes_globals.clone(),
+                // Stores into arrays the function allocated itself stay
+                // local only if the array is a local that is not a
+                // parameter; any other root (parameter, global) is shared.
+                stores_shared: e.stores.iter().any(|r| match r {
+                    ArrayRoot::Local(l) => !own_arrays.contains(l),
+                    ArrayRoot::Global(_) => true,
+                }) || w.unnamed_store,
+                prints: w.prints,
+                may_fault: e.may_fault,
+                throws: e.throws,
+                has_loop: e.has_loop,
+            },
+        );
+        callees.insert(id, w.calls);
     }
     // Propagate through callees until nothing changes.
     loop {
         let mut changed = false;
-        for i in 0..n {
-            for c in callees[i].clone() {
-                let c = c.0 as usize;
-                if c == i || c >= n {
+        for &i in members {
+            let Some(cs) = callees.get(&i) else {
+                continue;
+            };
+            for c in cs {
+                if *c == i {
                     continue;
                 }
-                let ce = out[c].clone();
-                changed |= out[i].absorb(ce);
+                let Some(ce) = out.get(c).cloned() else {
+                    continue;
+                };
+                if let Some(e) = out.get_mut(&i) {
+                    changed |= e.absorb(ce);
+                }
             }
         }
         if !changed {
@@ -168,30 +196,41 @@ pub fn function_effects(program: &Program) -> Vec<FunctionEffects> {
         }
     }
     // Recursion is a loop for termination purposes.
-    for (i, e) in out.iter_mut().enumerate() {
-        if reaches(&callees, i, i) {
+    for &i in members {
+        if reaches(&callees, i, i)
+            && let Some(e) = out.get_mut(&i)
+        {
             e.has_loop = true;
         }
     }
     out
 }
 
-fn reaches(callees: &[BTreeSet<FuncId>], from: usize, to: usize) -> bool {
+fn reaches(callees: &HashMap<FuncId, BTreeSet<FuncId>>, from: FuncId, to: FuncId) -> bool {
     let mut seen = HashSet::new();
-    let mut stack: Vec<usize> = callees[from].iter().map(|f| f.0 as usize).collect();
+    let mut stack: Vec<FuncId> = callees
+        .get(&from)
+        .map(|c| c.iter().copied().collect())
+        .unwrap_or_default();
     while let Some(f) = stack.pop() {
         if f == to {
             return true;
         }
-        if f < callees.len() && seen.insert(f) {
-            stack.extend(callees[f].iter().map(|g| g.0 as usize));
+        if seen.insert(f)
+            && let Some(c) = callees.get(&f)
+        {
+            stack.extend(c.iter().copied());
         }
     }
     false
 }
 
 /// The effects of a run of statements, with callees' effects folded in.
-pub fn run_effects(program: &Program, callee_effects: &[FunctionEffects], run: &[Stmt]) -> Effects {
+pub fn run_effects(
+    program: &Program,
+    callee_effects: &FunctionEffectsMap,
+    run: &[Stmt],
+) -> Effects {
     let mut w = Walker::new(program, Some(callee_effects));
     w.block(run);
     let mut e = w.effects;
@@ -303,7 +342,7 @@ fn signed_int(ty: &Type) -> bool {
 /// Syntax walker collecting [`Effects`].
 struct Walker<'a> {
     program: Option<&'a Program>,
-    callee_effects: Option<&'a [FunctionEffects]>,
+    callee_effects: Option<&'a FunctionEffectsMap>,
     effects: Effects,
     prints: bool,
     unnamed_store: bool,
@@ -393,7 +432,7 @@ impl<'a> Walker<'a> {
         }
     }
 
-    fn new(program: &'a Program, callee_effects: Option<&'a [FunctionEffects]>) -> Self {
+    fn new(program: &'a Program, callee_effects: Option<&'a FunctionEffectsMap>) -> Self {
         Walker {
             program: Some(program),
             callee_effects,
@@ -502,7 +541,7 @@ impl<'a> Walker<'a> {
         let Some(all) = self.callee_effects else {
             return;
         };
-        let Some(ce) = all.get(func.0 as usize) else {
+        let Some(ce) = all.get(&func) else {
             self.effects.blocker = Some("a call to an unknown function");
             return;
         };
@@ -787,13 +826,13 @@ mod tests {
               static int f(int a) { return a; } }",
         );
         let fe = function_effects(&p);
-        let v = p.find("v").next().map(|(id, _)| id.0 as usize);
-        let q = p.find("q").next().map(|(id, _)| id.0 as usize);
+        let v = p.find("v").next().map(|(id, _)| id);
+        let q = p.find("q").next().map(|(id, _)| id);
         let (v, q) = (v.expect("v"), q.expect("q"));
-        assert!(fe[v].stores_shared);
-        assert_eq!(fe[v].writes_globals.len(), 1);
-        assert!(!fe[v].prints);
-        assert!(fe[q].prints);
+        assert!(fe[&v].stores_shared);
+        assert_eq!(fe[&v].writes_globals.len(), 1);
+        assert!(!fe[&v].prints);
+        assert!(fe[&q].prints);
     }
 
     #[test]

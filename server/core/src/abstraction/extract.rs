@@ -19,9 +19,21 @@ use super::{
 use crate::diff::StatementDiff;
 use crate::ir::{Block, FuncId, Function, LocalId, Span, Stmt, StmtKind, Type};
 use std::collections::{BTreeSet, HashMap};
+use std::time::Instant;
 
 /// The abstraction of every paired function under `plan`.
 pub fn blocks_of(ctx: &Context<'_>, plan: &Plan) -> Abstraction {
+    // Without a deadline it always answers.
+    blocks_of_until(ctx, plan, None).unwrap_or_default()
+}
+
+/// [`blocks_of`], or `None` once `deadline` has passed (tested as the
+/// statement lists are scanned).
+pub fn blocks_of_until(
+    ctx: &Context<'_>,
+    plan: &Plan,
+    deadline: Option<Instant>,
+) -> Option<Abstraction> {
     let mut out = Abstraction::default();
     let mut next_id = 0u32;
     let mut pinned_count = vec![0usize; plan.overrides.len()];
@@ -45,8 +57,13 @@ pub fn blocks_of(ctx: &Context<'_>, plan: &Plan) -> Abstraction {
             old_reads: effects::read_counts(&old_fn.body),
             next_id: &mut next_id,
             out: &mut out,
+            deadline,
+            stopped: false,
         };
         ex.scan(&new_fn.body, 0, false);
+        if ex.stopped {
+            return None;
+        }
         ex.note_old_changes();
         // Override bookkeeping: what each range touched.
         for (i, ov) in plan.overrides.iter().enumerate() {
@@ -100,7 +117,7 @@ pub fn blocks_of(ctx: &Context<'_>, plan: &Plan) -> Abstraction {
             }
         })
         .collect();
-    out
+    Some(out)
 }
 
 /// Statements of a body in preorder: a statement, then the statements
@@ -165,12 +182,19 @@ struct Extractor<'c, 'a> {
     old_reads: HashMap<LocalId, usize>,
     next_id: &'c mut u32,
     out: &'c mut Abstraction,
+    deadline: Option<Instant>,
+    /// The deadline passed: the scan stopped, the abstraction is partial.
+    stopped: bool,
 }
 
 impl<'a> Extractor<'_, 'a> {
     fn scan(&mut self, list: &'a [Stmt], loop_depth: u32, under_change: bool) {
         let mut j = 0;
         while j < list.len() {
+            if self.stopped || (j % 64 == 0 && self.deadline.is_some_and(crate::cancel::expired)) {
+                self.stopped = true;
+                return;
+            }
             if let Some(len) = self.try_block(list, j, loop_depth, under_change) {
                 j += len;
                 continue;
@@ -356,16 +380,12 @@ impl<'a> Extractor<'_, 'a> {
             {
                 break;
             }
-            let mut next = canon.clone();
-            if !next.stmts(std::slice::from_ref(o), std::slice::from_ref(s)) {
-                break;
-            }
-            let e = run_effects(self.ctx.new, &self.ctx.new_effects, &list[j..=j + len]);
-            let eo = run_effects(
-                self.ctx.old,
-                &self.ctx.old_effects,
-                &old_list[old_pos..=old_pos + len],
-            );
+            // Whether a run blocks abstraction, escapes or throws is
+            // whether one of its statements does: a label a statement
+            // jumps to is bound by a statement enclosing it, never by a
+            // sibling. So each statement is looked at once.
+            let e = run_effects(self.ctx.new, &self.ctx.new_effects, std::slice::from_ref(s));
+            let eo = run_effects(self.ctx.old, &self.ctx.old_effects, std::slice::from_ref(o));
             if e.blocker.is_some()
                 || e.escapes
                 || e.throws
@@ -375,7 +395,9 @@ impl<'a> Extractor<'_, 'a> {
             {
                 break;
             }
-            canon = next;
+            if !canon.try_stmts(std::slice::from_ref(o), std::slice::from_ref(s)) {
+                break;
+            }
             len += 1;
         }
         if len == 0 {

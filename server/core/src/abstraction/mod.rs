@@ -28,9 +28,10 @@ mod extract;
 use crate::ir::{FuncId, GlobalId, LocalId, Program, Span, Stmt, Type};
 use crate::scope::Scope;
 use canonical::Unchanged;
-use effects::FunctionEffects;
+use effects::FunctionEffectsMap;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
+use std::time::Instant;
 use z3::ast::{Ast, Bool, Dynamic};
 
 pub use extract::blocks_of;
@@ -252,8 +253,8 @@ pub struct Context<'a> {
     pub old: &'a Program,
     pub new: &'a Program,
     pub unchanged: Unchanged,
-    pub old_effects: Vec<FunctionEffects>,
-    pub new_effects: Vec<FunctionEffects>,
+    pub old_effects: FunctionEffectsMap,
+    pub new_effects: FunctionEffectsMap,
     /// Function pairs (old, new) paired by name and arity, both lowered.
     pub pairs: Vec<(FuncId, FuncId)>,
     /// Per new function of a pair: each new statement's GumTree partner.
@@ -264,48 +265,80 @@ pub struct Context<'a> {
 
 impl<'a> Context<'a> {
     pub fn new(old: &'a Program, new: &'a Program) -> Context<'a> {
-        Context::new_in(old, new, &Scope::whole(old, new))
+        Context::new_in(old, new, &Scope::whole(old, new), None)
+            .expect("without a deadline a context is always built")
     }
 
     /// The context for checking the pair `o` → `n`: only what it can reach
     /// (see [`Scope`]), so that its cost does not grow with the file.
     pub fn for_pair(old: &'a Program, new: &'a Program, o: FuncId, n: FuncId) -> Context<'a> {
-        Context::new_in(old, new, &Scope::of_pair(old, new, o, n))
+        let scope = Scope::of_pair(old, new, o, n);
+        Context::new_in(old, new, &scope, None)
+            .expect("without a deadline a context is always built")
     }
 
-    fn new_in(old: &'a Program, new: &'a Program, scope: &Scope) -> Context<'a> {
+    /// [`Context::for_pair`], or `None` once `deadline` has passed: the
+    /// deadline is tested between the functions matched, so the time
+    /// spent past it is at most one function's matching.
+    pub fn for_pair_until(
+        old: &'a Program,
+        new: &'a Program,
+        o: FuncId,
+        n: FuncId,
+        deadline: Instant,
+    ) -> Option<Context<'a>> {
+        let scope = Scope::of_pair(old, new, o, n);
+        Context::new_in(old, new, &scope, Some(deadline))
+    }
+
+    fn new_in(
+        old: &'a Program,
+        new: &'a Program,
+        scope: &Scope,
+        deadline: Option<Instant>,
+    ) -> Option<Context<'a>> {
+        let expired = || deadline.is_some_and(crate::cancel::expired);
         let mut pairs = Vec::new();
-        for (i, d) in new.functions.iter().enumerate() {
-            if d.body.is_err() || !scope.has_new(FuncId(i as u32)) {
+        for &i in scope.new_members() {
+            let d = new.function(i);
+            if d.body.is_err() {
                 continue;
             }
             let mut same = old.find(&d.name).filter(|(j, o)| {
                 o.arity == d.arity && o.owner == d.owner && o.body.is_ok() && scope.has_old(*j)
             });
             if let (Some((o, _)), None) = (same.next(), same.next()) {
-                pairs.push((o, FuncId(i as u32)));
+                pairs.push((o, i));
             }
         }
-        let diff_cx = crate::diff::DiffContext::for_scope(old, new, scope);
+        let diff_cx = crate::diff::DiffContext::for_scope_until(old, new, scope, deadline)?;
         let mut partners = HashMap::new();
         let mut locals = HashMap::new();
         for &(o, n) in &pairs {
+            if expired() {
+                return None;
+            }
             if let (Ok(fo), Ok(fnew)) = (&old.function(o).body, &new.function(n).body) {
                 let d = crate::diff::diff_functions_in(&diff_cx, fo, fnew);
                 partners.insert(n, extract::partners(fo, fnew, &d));
                 locals.insert(n, d.locals.iter().copied().collect());
             }
         }
-        Context {
+        let unchanged = Unchanged::compute_in(old, new, scope);
+        if expired() {
+            return None;
+        }
+        let context = Context {
             old,
             new,
             partners,
             locals,
-            unchanged: Unchanged::compute_in(old, new, scope),
-            old_effects: effects::function_effects(old),
-            new_effects: effects::function_effects(new),
+            unchanged,
+            old_effects: effects::function_effects_in(old, scope.old_members()),
+            new_effects: effects::function_effects_in(new, scope.new_members()),
             pairs,
-        }
+        };
+        (!expired()).then_some(context)
     }
 
     /// Whether the old function is equal to its new version modulo
@@ -317,6 +350,11 @@ impl<'a> Context<'a> {
     /// The abstraction under `plan`.
     pub fn abstraction(&self, plan: &Plan) -> Abstraction {
         blocks_of(self, plan)
+    }
+
+    /// [`Context::abstraction`], or `None` once `deadline` has passed.
+    pub fn abstraction_until(&self, plan: &Plan, deadline: Instant) -> Option<Abstraction> {
+        extract::blocks_of_until(self, plan, Some(deadline))
     }
 }
 

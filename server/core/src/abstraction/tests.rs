@@ -228,3 +228,66 @@ fn c_blocks_may_fault() {
     assert!(site.may_fault);
     assert_eq!(site.inputs.len(), 2);
 }
+
+/// A class of `n` unrelated methods `m0 … m{n-1}` of two statements each.
+fn many_methods(n: usize) -> String {
+    let mut s = String::from("class M {\n");
+    for i in 0..n {
+        s.push_str(&format!(
+            "  static int m{i}(int a) {{ int t = a + {i}; return t * 2; }}\n"
+        ));
+    }
+    s.push_str("}\n");
+    s
+}
+
+#[test]
+fn a_pairs_context_holds_only_what_the_pair_reaches() {
+    let (o, n) = (
+        lower(Lang::Java, &many_methods(300)),
+        lower(Lang::Java, &many_methods(300)),
+    );
+    let (fo, _) = o.find("m7").next().expect("m7");
+    let (fnew, _) = n.find("m7").next().expect("m7");
+    let ctx = Context::for_pair(&o, &n, fo, fnew);
+    // One function each: the work of the analyses is the scope's, not the
+    // file's 300 methods'.
+    assert_eq!(ctx.old_effects.len(), 1);
+    assert_eq!(ctx.new_effects.len(), 1);
+    assert_eq!(ctx.pairs, vec![(fo, fnew)]);
+    assert!(ctx.identical(fo, fnew));
+}
+
+#[test]
+fn matching_and_abstraction_stop_when_the_deadline_has_passed() {
+    let old = "class T { static int f(int a) { int x = a + 1; int y = x * 2; return y; } }";
+    let new = "class T { static int f(int a) { int x = a + 1; int y = x * 3; return y; } }";
+    let (o, n) = (lower(Lang::Java, old), lower(Lang::Java, new));
+    let (f, _) = o.find("f").next().expect("f");
+    let passed = crate::clock::now();
+    assert!(Context::for_pair_until(&o, &n, f, f, passed).is_none());
+    let later = passed + std::time::Duration::from_secs(3600);
+    let ctx = Context::for_pair_until(&o, &n, f, f, later).expect("built in time");
+    assert!(ctx.abstraction_until(&Plan::default(), passed).is_none());
+    let abs = ctx
+        .abstraction_until(&Plan::default(), later)
+        .expect("extracted in time");
+    assert_eq!(
+        abs.blocks.len(),
+        ctx.abstraction(&Plan::default()).blocks.len()
+    );
+}
+
+#[test]
+fn a_long_straight_line_run_is_one_block() {
+    // Each statement extends the run: the extraction looks at each once.
+    let mut body = String::from("int x0 = a;");
+    for i in 1..2000 {
+        body.push_str(&format!(" int x{i} = x{} + {};", i - 1, i % 7));
+    }
+    let old = format!("class T {{ static int f(int a) {{ {body} return x1999; }} }}");
+    let new = format!("class T {{ static int f(int a) {{ {body} return x1999 + 0; }} }}");
+    let b = java(&old, &new);
+    assert_eq!(b.len(), 1, "{b:?}");
+    assert_eq!(b[0].2, 1, "one input, a: {b:?}");
+}

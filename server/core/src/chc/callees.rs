@@ -47,8 +47,7 @@ pub fn opaque_callees(old: (&Program, FuncId), new: (&Program, FuncId)) -> Opaqu
         if o == old.1 || n == new.1 {
             continue;
         }
-        let (Some(eo), Some(en)) = (effects_old.get(o.0 as usize), effects_new.get(n.0 as usize))
-        else {
+        let (Some(eo), Some(en)) = (effects_old.get(&o), effects_new.get(&n)) else {
             continue;
         };
         let eligible = opaque_effects(eo)

@@ -308,7 +308,9 @@ fn prove_turned(
     let solver_gave_up = matches!(last, Some(solve::Answer::Unknown(_)));
     let unknown = match last {
         Some(solve::Answer::Unknown(r)) if r == "timeout" => Unknown {
-            reason: UnknownReason::Timeout,
+            reason: UnknownReason::Timeout {
+                phase: crate::check::Phase::Solving,
+            },
             detail: if tried > 1 {
                 format!("the CHC solver ran out of time ({tried} alignments of the loops tried)")
             } else {
@@ -342,7 +344,9 @@ fn prove_turned(
             ),
         },
         None => Unknown {
-            reason: UnknownReason::Timeout,
+            reason: UnknownReason::Timeout {
+                phase: crate::check::Phase::Solving,
+            },
             detail: "no time left for the loop checker".into(),
         },
         _ => Unknown {
@@ -721,8 +725,10 @@ fn alignments(loops: usize) -> Vec<Vec<Peel>> {
 fn not_encodable(e: EncodeFailure) -> Unknown {
     if e.timeout {
         return Unknown {
-            reason: UnknownReason::Timeout,
-            detail: "encoding the loops ran out of time".into(),
+            reason: UnknownReason::Timeout {
+                phase: crate::check::Phase::Encoding,
+            },
+            detail: "timeout while encoding the loops".into(),
         };
     }
     let mut detail = e.what;

@@ -123,8 +123,10 @@ fn not_encodable(detail: impl Into<String>) -> Unknown {
 fn encoding_error(e: EncodeError) -> Unknown {
     if e.is_timeout() {
         return Unknown {
-            reason: UnknownReason::Timeout,
-            detail: "encoding the recursion ran out of time".into(),
+            reason: UnknownReason::Timeout {
+                phase: crate::check::Phase::Encoding,
+            },
+            detail: "timeout while encoding the recursion".into(),
         };
     }
     not_encodable(format!("recursion: {}", e.what))
@@ -174,7 +176,7 @@ impl Side<'_> {
             })
         };
         for &f in &self.recursive {
-            let Some(e) = effects.get(f.0 as usize) else {
+            let Some(e) = effects.get(&f) else {
                 return Err(not_encodable("internal: function out of range"));
             };
             let why = if loops_below(f) {
@@ -879,7 +881,9 @@ pub fn prove_recursive(
                 .into(),
         }),
         solve::Answer::Unknown(r) if r == "timeout" => Err(Unknown {
-            reason: UnknownReason::Timeout,
+            reason: UnknownReason::Timeout {
+                phase: crate::check::Phase::Solving,
+            },
             detail: "the CHC solver ran out of time on the recursion summaries".into(),
         }),
         solve::Answer::Unknown(r) => Err(Unknown {

@@ -24,10 +24,9 @@
 //! hand-off off.
 
 use super::refine;
-use super::symbolic::{MAX_CANDIDATES, bodies, decide, encode, test_concretely, unknown};
+use super::symbolic::{MAX_CANDIDATES, bodies, decide, encode, test_concretely};
 use super::{
-    AbstractionReport, Checker, CheckerKind, Decider, Decision, MethodPair, Options, UnknownReason,
-    Verdict,
+    AbstractionReport, Checker, CheckerKind, Decider, Decision, MethodPair, Options, Phase, Verdict,
 };
 use crate::abstraction::{Abstraction, Context, Plan, StmtKey};
 use std::collections::HashSet;
@@ -75,7 +74,18 @@ impl Checker for AbstractingChecker {
 
     fn check(&self, pair: &MethodPair<'_>, options: &Options) -> Decision {
         let deadline = crate::clock::now() + Duration::from_millis(options.timeout_ms);
-        let ctx = Context::for_pair(pair.old_program, pair.new_program, pair.old, pair.new);
+        let Some(ctx) = Context::for_pair_until(
+            pair.old_program,
+            pair.new_program,
+            pair.old,
+            pair.new,
+            deadline,
+        ) else {
+            return Decision::plain(
+                super::timeout(Phase::Matching, options.timeout_ms),
+                self.decider(),
+            );
+        };
         self.run(pair, options, &ctx, deadline, Stages::all())
     }
 }
@@ -184,32 +194,43 @@ impl AbstractingChecker {
             });
             return done(proof, Some(AbstractionReport::default()));
         }
-        if with_testing && let Some(cex) = test_concretely(pair, old_fn, new_fn, options) {
-            return Decision::plain(Verdict::NotEquivalent(Box::new(cex)), Decider::Testing);
+        if with_testing {
+            if let Some(cex) = test_concretely(pair, old_fn, new_fn, options, deadline) {
+                return Decision::plain(Verdict::NotEquivalent(Box::new(cex)), Decider::Testing);
+            }
+            if crate::cancel::expired(deadline) {
+                return done(super::timeout(Phase::Testing, options.timeout_ms), None);
+            }
         }
         let mut plan = Plan {
             refined: HashSet::new(),
             overrides: options.overrides.clone(),
             keep_constants: self.mode == Mode::Ardiff,
         };
+        let abstraction_timeout = |report| {
+            done(
+                super::timeout(Phase::Abstraction, options.timeout_ms),
+                report,
+            )
+        };
         if self.mode == Mode::Imps {
-            let dse = ctx.abstraction(&plan);
+            let Some(dse) = ctx.abstraction_until(&plan, deadline) else {
+                return abstraction_timeout(None);
+            };
             plan.refined = impacted(&dse);
         }
         let mut report = AbstractionReport::default();
         loop {
-            let abs = ctx.abstraction(&plan);
+            let Some(abs) = ctx.abstraction_until(&plan, deadline) else {
+                return abstraction_timeout(Some(report));
+            };
             if report.iterations == 0 {
                 report.blocks = abs.blocks.len();
                 report.overrides = abs.overrides.clone();
             }
             report.iterations += 1;
             let Some(left) = crate::cancel::remaining(deadline) else {
-                let v = unknown(
-                    UnknownReason::Timeout,
-                    format!("out of time after {} ms", options.timeout_ms),
-                );
-                return done(v, Some(report));
+                return abstraction_timeout(Some(report));
             };
             // ARDiff gets more than one query: give each a slice, so a
             // query the abstraction makes hard does not eat the budget of

@@ -103,6 +103,24 @@ pub const LOOP_BOUND_RANGE: std::ops::RangeInclusive<u32> = 1..=10_000;
 /// any front layer offers.
 pub const TIMEOUT_MS_RANGE: std::ops::RangeInclusive<u64> = 1..=3_600_000;
 
+/// The file budgets front layers accept ([`FileBudget::total_timeout_ms`]):
+/// as for one method, 0 ms decides nothing; a day is the most a run over a
+/// whole file is given.
+pub const TOTAL_TIMEOUT_MS_RANGE: std::ops::RangeInclusive<u64> = 1..=86_400_000;
+
+/// A wall-clock budget for a whole file ([`check_sources_within`]), beside
+/// each method's own [`Options::timeout_ms`]: lowering both versions and
+/// every method's check draw on it, and each method gets at most what is
+/// left. When it is spent, the methods not yet decided are reported
+/// `unknown` ([`UnknownReason::FileBudget`]), never left out. It is not
+/// part of [`Options`], which key one method's check: a file's budget says
+/// nothing about a method's verdict on its own.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct FileBudget {
+    /// `None`: no budget beyond the methods' own.
+    pub total_timeout_ms: Option<u64>,
+}
+
 /// What the project declares about calls outside the compared files (the
 /// `[callees]` table of `eqlens.toml`). Without a declaration a callee is
 /// assumed pure and every verdict relying on that says so; a callee
@@ -442,7 +460,12 @@ pub struct Unknown {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum UnknownReason {
-    Timeout,
+    /// The method's budget (`Options::timeout_ms`) ran out in `phase`.
+    Timeout { phase: Phase },
+    /// The file's budget ([`FileBudget`]) ran out before this method was
+    /// done: while the files were lowered, while this method was checked
+    /// (`phase`), or before it was started (`None`).
+    FileBudget { phase: Option<Phase> },
     /// The solver gave up (typically nonlinear arithmetic).
     SolverUnknown,
     /// A candidate counterexample that did not replay (uninterpreted
@@ -451,10 +474,7 @@ pub enum UnknownReason {
     /// Only executions past the loop bound could differ.
     Bound,
     /// A construct the front end or the encoder does not handle.
-    Unsupported {
-        error: LowerError,
-        in_old: bool,
-    },
+    Unsupported { error: LowerError, in_old: bool },
     /// Anything else that went wrong inside the checker (caught, never a
     /// crash).
     Internal,
@@ -471,7 +491,16 @@ impl UnknownReason {
     /// The reason in words, for front layers that have no detail to show.
     pub fn words(&self) -> &'static str {
         match self {
-            UnknownReason::Timeout => "timed out",
+            UnknownReason::Timeout { phase } => match phase {
+                Phase::Lowering => "timeout while lowering",
+                Phase::Matching => "timeout while matching",
+                Phase::Testing => "timeout while testing",
+                Phase::Abstraction => "timeout while abstracting",
+                Phase::Encoding => "timeout while encoding",
+                Phase::Solving => "timeout while solving",
+                Phase::Replay => "timeout while replaying",
+            },
+            UnknownReason::FileBudget { .. } => "the file's time budget ran out",
             UnknownReason::SolverUnknown => "the solver gave up",
             UnknownReason::SpuriousCounterexample => "a candidate counterexample did not replay",
             UnknownReason::Bound => "may differ only beyond the loop bound",
@@ -480,6 +509,53 @@ impl UnknownReason {
             UnknownReason::NotEncodable => "outside the loop encoding",
         }
     }
+}
+
+/// The part of a check that was running when its time ran out
+/// ([`UnknownReason::Timeout`]). Each phase tests the deadline as it goes,
+/// so that a check ends close to its budget whatever the size of its input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// Parsing and lowering the files (before any method's check starts:
+    /// bounded by the file's budget).
+    Lowering,
+    /// Pairing the statements of the two versions, finding the unchanged
+    /// functions and what each function may do.
+    Matching,
+    /// Running concrete inputs through the interpreter.
+    Testing,
+    /// Choosing the common code that is abstracted.
+    Abstraction,
+    /// Executing the versions symbolically into the query.
+    Encoding,
+    /// The solver (including the loop checker's Horn clauses).
+    Solving,
+    /// Running a candidate counterexample on both versions.
+    Replay,
+}
+
+impl Phase {
+    /// `encoding`, as in "timeout while encoding".
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Lowering => "lowering",
+            Phase::Matching => "matching",
+            Phase::Testing => "testing",
+            Phase::Abstraction => "abstracting",
+            Phase::Encoding => "encoding",
+            Phase::Solving => "solving",
+            Phase::Replay => "replaying",
+        }
+    }
+}
+
+/// The verdict of a method whose budget of `timeout_ms` ran out in `phase`.
+pub(crate) fn timeout(phase: Phase, timeout_ms: u64) -> Verdict {
+    Verdict::Unknown(Unknown {
+        reason: UnknownReason::Timeout { phase },
+        detail: format!("timeout while {} ({timeout_ms} ms)", phase.name()),
+    })
 }
 
 /// A named input value.
@@ -623,9 +699,38 @@ pub fn check_sources(
     selection: &Selection,
     options: &Options,
 ) -> FileReport {
+    check_sources_within(lang, old, new, selection, options, FileBudget::default())
+}
+
+/// [`check_sources`] within a budget for the whole file: lowering and the
+/// methods' checks, one after another, end close to it. The file's budget
+/// is wall time — it bounds how long the caller waits — while each
+/// method's budget is work on the [clock](crate::clock), which makes its
+/// verdict independent of the machine's load.
+pub fn check_sources_within(
+    lang: Lang,
+    old: &str,
+    new: &str,
+    selection: &Selection,
+    options: &Options,
+    budget: FileBudget,
+) -> FileReport {
+    let deadline = budget
+        .total_timeout_ms
+        .map(|ms| std::time::Instant::now() + Duration::from_millis(ms));
     let old_program = crate::lang::lower(lang, old);
     let new_program = crate::lang::lower(lang, new);
-    check_programs(&old_program, &new_program, selection, options)
+    // Parsing and lowering do not stop midway: the time they took counts
+    // against the file's budget, and when they used it all no method is
+    // started.
+    let lowered_late = deadline.is_some_and(|d| wall_left(d).is_none());
+    check_programs_until(
+        &old_program,
+        &new_program,
+        selection,
+        options,
+        deadline.map(|d| (d, budget.total_timeout_ms.unwrap_or_default(), lowered_late)),
+    )
 }
 
 /// Checks two lowered programs.
@@ -634,6 +739,18 @@ pub fn check_programs(
     new: &Program,
     selection: &Selection,
     options: &Options,
+) -> FileReport {
+    check_programs_until(old, new, selection, options, None)
+}
+
+/// [`check_programs`] by a file deadline, if any: (deadline, the budget in
+/// ms for the reports' words, whether lowering already went past it).
+fn check_programs_until(
+    old: &Program,
+    new: &Program,
+    selection: &Selection,
+    options: &Options,
+    file: Option<(std::time::Instant, u64, bool)>,
 ) -> FileReport {
     let pairing = pairing::pair_functions(old, new, selection);
     let labels = pairing::labels(new);
@@ -649,7 +766,12 @@ pub fn check_programs(
                 new: n,
             };
             let label = labels.get(n.0 as usize).cloned().unwrap_or_default();
-            check_pair_labelled(&pair, options, label)
+            match file {
+                None => check_pair_labelled(&pair, options, label),
+                Some((deadline, total_ms, lowered_late)) => {
+                    check_pair_within_file(&pair, options, label, deadline, total_ms, lowered_late)
+                }
+            }
         })
         .collect();
     let syntax_errors = [(old, true), (new, false)]
@@ -674,6 +796,69 @@ pub fn check_programs(
 pub fn check_pair(pair: &MethodPair<'_>, options: &Options) -> MethodReport {
     let label = pairing::label(pair.new_program, pair.new);
     check_pair_labelled(pair, options, label)
+}
+
+/// One method's check under the file's deadline: it gets its own budget or
+/// what is left of the file's, whichever is less; with nothing left it is
+/// not started. A timeout that the file's deadline caused is reported as
+/// the file's budget running out, with the phase it interrupted.
+fn check_pair_within_file(
+    pair: &MethodPair<'_>,
+    options: &Options,
+    label: String,
+    deadline: std::time::Instant,
+    total_ms: u64,
+    lowered_late: bool,
+) -> MethodReport {
+    let spent = |phase: Option<Phase>| {
+        let when = match phase {
+            Some(Phase::Lowering) => "while the files were lowered".to_string(),
+            Some(p) => format!("while {} this method", p.name()),
+            None => "before this method was checked".to_string(),
+        };
+        Verdict::Unknown(Unknown {
+            reason: UnknownReason::FileBudget { phase },
+            detail: format!("the file's time budget ({total_ms} ms) ran out {when}"),
+        })
+    };
+    let left = wall_left(deadline).map(|d| d.as_millis() as u64);
+    let left = match left {
+        Some(ms) if ms > 0 && !lowered_late => ms,
+        _ => {
+            let phase = lowered_late.then_some(Phase::Lowering);
+            return report_of(
+                pair,
+                options,
+                label,
+                Decision::plain(spent(phase), Decider::Syntax),
+                std::time::Instant::now(),
+            );
+        }
+    };
+    let file_binds = left < options.timeout_ms;
+    let mut own = options.clone();
+    own.timeout_ms = own.timeout_ms.min(left);
+    let mut report = check_pair_labelled(pair, &own, label);
+    if file_binds
+        && let Verdict::Unknown(Unknown {
+            reason: UnknownReason::Timeout { phase },
+            ..
+        }) = report.verdict
+    {
+        report.verdict = spent(Some(phase));
+    }
+    report
+}
+
+/// Wall time left before the file's `deadline`; `None` when it has passed
+/// or the check was cancelled.
+fn wall_left(deadline: std::time::Instant) -> Option<Duration> {
+    if crate::cancel::requested() {
+        return None;
+    }
+    deadline
+        .checked_duration_since(std::time::Instant::now())
+        .filter(|d| !d.is_zero())
 }
 
 fn check_pair_labelled(pair: &MethodPair<'_>, options: &Options, label: String) -> MethodReport {
@@ -706,6 +891,17 @@ fn check_pair_labelled(pair: &MethodPair<'_>, options: &Options, label: String) 
             .assumptions
             .extend(outcome_assumptions(pair, &options.callees));
     }
+    report_of(pair, options, label, decision, start)
+}
+
+/// The report of `pair` with `decision`, timed from `start`.
+fn report_of(
+    pair: &MethodPair<'_>,
+    options: &Options,
+    label: String,
+    decision: Decision,
+    start: std::time::Instant,
+) -> MethodReport {
     let old = pair.old_program.function(pair.old);
     let new = pair.new_program.function(pair.new);
     MethodReport {
@@ -716,7 +912,7 @@ fn check_pair_labelled(pair: &MethodPair<'_>, options: &Options, label: String) 
         old_span: old.name_span,
         new_span: new.name_span,
         verdict: decision.verdict,
-        checker: checker.kind(),
+        checker: options.checker,
         decided_by: decision.decided_by,
         abstraction: decision.abstraction,
         semantics: options.semantics,
@@ -1436,5 +1632,114 @@ mod callee_tests {
                 other => panic!("{other:?}"),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod budget_tests {
+    use super::*;
+
+    /// One straight-line method of `n` statements; `changed` rewrites one
+    /// in the middle (equivalently).
+    fn straight_line(n: usize, changed: bool) -> String {
+        let mut s =
+            String::from("class S {\n  static int f(int a, int b) {\n    int x0 = a + b;\n");
+        for i in 1..n {
+            let rhs = if changed && i == n / 2 {
+                format!("{} + x{}", i % 7 + 1, i - 1)
+            } else {
+                format!("x{} + {}", i - 1, i % 7 + 1)
+            };
+            s.push_str(&format!("    int x{i} = {rhs};\n"));
+        }
+        s.push_str(&format!("    return x{};\n  }}\n}}\n", n - 1));
+        s
+    }
+
+    #[test]
+    fn a_large_method_under_a_tiny_budget_ends_unknown_naming_the_phase() {
+        let (old, new) = (straight_line(3000, false), straight_line(3000, true));
+        for checker in [
+            CheckerKind::Portfolio,
+            CheckerKind::Dse,
+            CheckerKind::Symbolic,
+        ] {
+            let options = Options {
+                checker,
+                timeout_ms: 1,
+                ..Options::default()
+            };
+            let report = check_sources(Lang::Java, &old, &new, &Selection::All, &options);
+            let [m] = report.methods.as_slice() else {
+                panic!("one method: {report:?}")
+            };
+            let Verdict::Unknown(u) = &m.verdict else {
+                panic!("{checker:?}: {:?}", m.verdict)
+            };
+            let UnknownReason::Timeout { phase } = u.reason else {
+                panic!("{checker:?}: {u:?}")
+            };
+            assert_eq!(u.detail, format!("timeout while {} (1 ms)", phase.name()));
+            assert_eq!(u.reason.words(), format!("timeout while {}", phase.name()));
+        }
+    }
+
+    #[test]
+    fn methods_left_when_the_file_budget_is_spent_are_reported_not_dropped() {
+        // Lowering 2 × 2 × 3,000 statements takes more than a millisecond.
+        let two = |changed: bool| {
+            let f = straight_line(3000, changed);
+            let g = f.replacen("static int f(", "static int g(", 1);
+            // Both methods in one class.
+            let body = |s: &str| s["class S {\n".len()..s.len() - "}\n".len()].to_string();
+            format!("class S {{\n{}{}}}\n", body(&f), body(&g))
+        };
+        let (old, new) = (two(false), two(true));
+        let budget = FileBudget {
+            total_timeout_ms: Some(1),
+        };
+        let report = check_sources_within(
+            Lang::Java,
+            &old,
+            &new,
+            &Selection::All,
+            &Options::default(),
+            budget,
+        );
+        assert_eq!(report.methods.len(), 2, "{report:?}");
+        for m in &report.methods {
+            let Verdict::Unknown(u) = &m.verdict else {
+                panic!("{:?}", m.verdict)
+            };
+            assert_eq!(
+                u.reason,
+                UnknownReason::FileBudget {
+                    phase: Some(Phase::Lowering)
+                }
+            );
+            assert!(
+                u.detail
+                    .contains("(1 ms) ran out while the files were lowered"),
+                "{}",
+                u.detail
+            );
+        }
+        assert_eq!(report.summary(), Summary::Unknown);
+        // Without a file budget the same files are checked.
+        let report = check_sources_within(
+            Lang::Java,
+            &old,
+            &new,
+            &Selection::All,
+            &Options::default(),
+            FileBudget::default(),
+        );
+        assert!(report.methods.iter().all(|m| !matches!(
+            &m.verdict,
+            Verdict::Unknown(Unknown {
+                reason: UnknownReason::FileBudget { .. },
+                ..
+            })
+        )));
     }
 }

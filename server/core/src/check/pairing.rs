@@ -266,6 +266,7 @@ mod tests {
             globals: Vec::new(),
             class_parents: Vec::new(),
             syntax_errors: Vec::new(),
+            cache: Default::default(),
         }
     }
 

@@ -20,7 +20,8 @@
 use super::abstracted::{AbstractingChecker, Stages};
 use super::symbolic::{MAX_CANDIDATES, bodies, decide, encode, test_concretely};
 use super::{
-    Checker, CheckerKind, Decider, Decision, MethodPair, Options, Proof, UnknownReason, Verdict,
+    Checker, CheckerKind, Decider, Decision, MethodPair, Options, Phase, Proof, UnknownReason,
+    Verdict,
 };
 use crate::abstraction::Context;
 use std::time::Duration;
@@ -53,7 +54,18 @@ impl Checker for PortfolioChecker {
             Ok(b) => b,
             Err(v) => return Decision::plain(v, Decider::Syntax),
         };
-        let ctx = Context::for_pair(pair.old_program, pair.new_program, pair.old, pair.new);
+        let Some(ctx) = Context::for_pair_until(
+            pair.old_program,
+            pair.new_program,
+            pair.old,
+            pair.new,
+            deadline,
+        ) else {
+            return Decision::plain(
+                super::timeout(Phase::Matching, options.timeout_ms),
+                Decider::Syntax,
+            );
+        };
         if ctx.identical(pair.old, pair.new) {
             return Decision::plain(
                 Verdict::Equivalent(Proof {
@@ -80,8 +92,14 @@ impl Checker for PortfolioChecker {
         let unbounded_first = loops_in_both || recursion;
         let mut loops_done = false;
         if unbounded_first {
-            if let Some(cex) = test_concretely(pair, old_fn, new_fn, options) {
+            if let Some(cex) = test_concretely(pair, old_fn, new_fn, options, deadline) {
                 return Decision::plain(Verdict::NotEquivalent(Box::new(cex)), Decider::Testing);
+            }
+            if crate::cancel::expired(deadline) {
+                return Decision::plain(
+                    super::timeout(Phase::Testing, options.timeout_ms),
+                    Decider::Testing,
+                );
             }
             let first = Duration::from_millis(options.timeout_ms)
                 .mul_f64(FIRST_LOOPS_SHARE)
@@ -92,8 +110,7 @@ impl Checker for PortfolioChecker {
                 return Decision::plain(verdict, Decider::Loops);
             }
             // Only a timeout is worth a second try after ARDiff.
-            loops_done =
-                !matches!(&verdict, Verdict::Unknown(u) if u.reason == UnknownReason::Timeout);
+            loops_done = !matches!(&verdict, Verdict::Unknown(u) if matches!(u.reason, UnknownReason::Timeout { .. }));
         }
         // ARDiff decides most pairs it can decide quickly; keep part of the
         // budget for the full checker, which some loop-heavy pairs need
@@ -118,7 +135,9 @@ impl Checker for PortfolioChecker {
             .as_ref()
             .is_some_and(|a| a.functions_left == 0);
         let improvable = match &run.verdict {
-            Verdict::Unknown(u) if same_question => u.reason == UnknownReason::Timeout,
+            Verdict::Unknown(u) if same_question => {
+                matches!(u.reason, UnknownReason::Timeout { .. })
+            }
             Verdict::Unknown(u) => !u.reason.is_unsupported(),
             Verdict::Equivalent(p) => p.bounded.is_some(),
             Verdict::NotEquivalent(_) => false,

@@ -38,8 +38,14 @@ impl Checker for SymbolicChecker {
             Ok(b) => b,
             Err(v) => return Decision::plain(v, Decider::Symbolic),
         };
-        if let Some(cex) = test_concretely(pair, old_fn, new_fn, options) {
+        if let Some(cex) = test_concretely(pair, old_fn, new_fn, options, deadline) {
             return Decision::plain(Verdict::NotEquivalent(Box::new(cex)), Decider::Testing);
+        }
+        if crate::cancel::expired(deadline) {
+            return Decision::plain(
+                super::timeout(super::Phase::Testing, options.timeout_ms),
+                Decider::Symbolic,
+            );
         }
         let enc = match encode(pair, old_fn, new_fn, options, deadline, None) {
             Ok(enc) => enc,
@@ -83,7 +89,7 @@ pub(crate) fn encode(
     ) {
         Ok(enc) => Ok(enc),
         Err(e) if e.error.is_timeout() => {
-            Err(unknown(UnknownReason::Timeout, "encoding ran out of time"))
+            Err(super::timeout(super::Phase::Encoding, options.timeout_ms))
         }
         Err(e) => {
             let f = if e.in_old { old_fn } else { new_fn };
@@ -259,29 +265,20 @@ pub(crate) fn decide(
     let mut undecided: Option<Verdict> = None;
     for case in query_cases(&query, enc, options) {
         if crate::cancel::expired(deadline) {
-            return unknown(
-                UnknownReason::Timeout,
-                format!("out of time after {} ms", options.timeout_ms),
-            );
+            return super::timeout(super::Phase::Solving, options.timeout_ms);
         }
         let mut solver = QuerySolver::new(logic);
         solver.assert(&case);
         for attempt in 0..max_candidates {
             if crate::cancel::expired(deadline) {
-                return unknown(
-                    UnknownReason::Timeout,
-                    format!("out of time after {} ms", options.timeout_ms),
-                );
+                return super::timeout(super::Phase::Solving, options.timeout_ms);
             }
             match solver.check(deadline) {
                 SatResult::Unsat => break,
                 SatResult::Unknown => {
                     let why = solver.get_reason_unknown().unwrap_or_default();
                     if crate::clock::stopped(&why) || crate::cancel::expired(deadline) {
-                        return unknown(
-                            UnknownReason::Timeout,
-                            format!("solver timed out after {} ms", options.timeout_ms),
-                        );
+                        return super::timeout(super::Phase::Solving, options.timeout_ms);
                     }
                     let uses = enc.ufs.used.iter().cloned().collect::<Vec<_>>().join(", ");
                     let detail = if uses.is_empty() {
@@ -300,6 +297,9 @@ pub(crate) fn decide(
                     match replay(pair, enc, &model, old_fn, new_fn, options, deadline) {
                         Ok(cex) => return Verdict::NotEquivalent(Box::new(cex)),
                         Err(reason) => spurious = Some(reason),
+                    }
+                    if attempt + 1 < max_candidates && crate::cancel::expired(deadline) {
+                        return super::timeout(super::Phase::Replay, options.timeout_ms);
                     }
                     match model::block(&model, &enc.inputs) {
                         Some(b) if attempt + 1 < max_candidates => solver.assert(&b),
@@ -636,6 +636,7 @@ fn test_setup(
     old_fn: &Function,
     new_fn: &Function,
     options: &Options,
+    deadline: Instant,
 ) -> Option<(testing::InputGen, testing::Budget, Limits)> {
     let generator = testing::InputGen::new(
         pair.old_program,
@@ -649,7 +650,7 @@ fn test_setup(
         max_steps: 20_000,
         max_call_depth: 64,
         max_array_len: 1 << 16,
-        deadline: Some(crate::clock::now() + budget.time),
+        deadline: Some((crate::clock::now() + budget.time).min(deadline)),
     };
     Some((generator, budget, limits))
 }
@@ -661,8 +662,9 @@ pub(crate) fn test_concretely(
     old_fn: &Function,
     new_fn: &Function,
     options: &Options,
+    deadline: Instant,
 ) -> Option<Counterexample> {
-    let (mut generator, budget, limits) = test_setup(pair, old_fn, new_fn, options)?;
+    let (mut generator, budget, limits) = test_setup(pair, old_fn, new_fn, options, deadline)?;
     testing::search(&mut generator, &budget, |inputs| {
         let mut named: Vec<Binding> = inputs
             .args
@@ -702,7 +704,10 @@ pub(crate) fn termination_difference(
     new_fn: &Function,
     options: &Options,
 ) -> Option<String> {
-    let (mut generator, budget, limits) = test_setup(pair, old_fn, new_fn, options)?;
+    // Its own testing budget only: it runs after a proof, which it
+    // qualifies (the proof stands without it).
+    let own = crate::clock::now() + testing::Budget::default().time;
+    let (mut generator, budget, limits) = test_setup(pair, old_fn, new_fn, options, own)?;
     // Only small inputs: on large ones a deep but finite recursion hits
     // the call depth limit too, and that is no evidence.
     let small = |v: &Value| match v {
@@ -911,6 +916,7 @@ mod tests {
             globals: vec![],
             class_parents: Vec::new(),
             syntax_errors: Vec::new(),
+            cache: Default::default(),
         }
     }
     fn check(old: &Program, new: &Program, semantics: Semantics) -> Verdict {

@@ -35,7 +35,8 @@ use crate::ir::{FuncId, Function, LocalId, LocalKind, Program, Span, Stmt, StmtK
 use crate::scope::Scope;
 use matcher::{Mapping, longest_increasing, match_trees};
 use serde::Serialize;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::time::Instant;
 use tree::{Names, NodeId, Tree};
 
 /// Whether a statement's whole subtree is unchanged.
@@ -143,7 +144,23 @@ impl DiffContext {
 
     /// [`DiffContext::for_programs`] for diffing functions of `scope`.
     pub fn for_scope(old: &Program, new: &Program, scope: &Scope) -> DiffContext {
-        DiffContext::new(old, new, &changed_functions_in(old, new, scope))
+        // Without a deadline it always answers.
+        DiffContext::for_scope_until(old, new, scope, None).unwrap_or_default()
+    }
+
+    /// [`DiffContext::for_scope`], or `None` once `deadline` has passed
+    /// (tested between the functions diffed).
+    pub fn for_scope_until(
+        old: &Program,
+        new: &Program,
+        scope: &Scope,
+        deadline: Option<Instant>,
+    ) -> Option<DiffContext> {
+        let changed = changed_functions_until(old, new, scope, deadline)?;
+        Some(DiffContext {
+            old: Names::of_functions(old, scope.old_members(), |f| changed.is_old_changed(f)),
+            new: Names::of_functions(new, scope.new_members(), |f| changed.is_new_changed(f)),
+        })
     }
 
     /// No program known: every call and every global use is treated as
@@ -422,10 +439,10 @@ fn local_bijection(
 /// Which functions changed between two programs.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct ChangedFunctions {
-    /// Indexed by old [`FuncId`].
-    old_changed: Vec<bool>,
-    /// Indexed by new [`FuncId`].
-    new_changed: Vec<bool>,
+    /// Old functions paired and unchanged; every other is changed.
+    old_unchanged: BTreeSet<FuncId>,
+    /// New functions paired and unchanged.
+    new_unchanged: BTreeSet<FuncId>,
     pairs: Vec<FunctionPair>,
 }
 
@@ -440,12 +457,12 @@ pub struct FunctionPair {
 impl ChangedFunctions {
     /// True for a changed or unpaired old function (and for an unknown id).
     pub fn is_old_changed(&self, f: FuncId) -> bool {
-        self.old_changed.get(f.0 as usize).copied().unwrap_or(true)
+        !self.old_unchanged.contains(&f)
     }
 
     /// True for a changed or unpaired new function (and for an unknown id).
     pub fn is_new_changed(&self, f: FuncId) -> bool {
-        self.new_changed.get(f.0 as usize).copied().unwrap_or(true)
+        !self.new_unchanged.contains(&f)
     }
 
     /// The paired functions, in old order.
@@ -467,21 +484,32 @@ pub fn changed_functions(old: &Program, new: &Program) -> ChangedFunctions {
 /// [`changed_functions`] for the functions in `scope` (the others count as
 /// changed, and nothing in the scope calls them).
 pub fn changed_functions_in(old: &Program, new: &Program, scope: &Scope) -> ChangedFunctions {
+    changed_functions_until(old, new, scope, None).unwrap_or_default()
+}
+
+/// [`changed_functions_in`], or `None` once `deadline` has passed (tested
+/// before each function pair is diffed; without a deadline it always
+/// answers).
+fn changed_functions_until(
+    old: &Program,
+    new: &Program,
+    scope: &Scope,
+    deadline: Option<Instant>,
+) -> Option<ChangedFunctions> {
     type Key<'p> = (&'p [String], &'p str, usize);
-    fn keys(p: &Program, keep: impl Fn(FuncId) -> bool) -> HashMap<Key<'_>, Vec<FuncId>> {
+    fn keys<'p>(p: &'p Program, members: &[FuncId]) -> HashMap<Key<'p>, Vec<FuncId>> {
         let mut k: HashMap<Key<'_>, Vec<FuncId>> = HashMap::new();
-        for (i, f) in p.functions.iter().enumerate() {
-            if keep(FuncId(i as u32)) {
-                k.entry((f.owner.as_slice(), f.name.as_str(), f.arity))
-                    .or_default()
-                    .push(FuncId(i as u32));
-            }
+        for &i in members {
+            let f = p.function(i);
+            k.entry((f.owner.as_slice(), f.name.as_str(), f.arity))
+                .or_default()
+                .push(i);
         }
         k
     }
     let (k1, k2) = (
-        keys(old, |f| scope.has_old(f)),
-        keys(new, |f| scope.has_new(f)),
+        keys(old, scope.old_members()),
+        keys(new, scope.new_members()),
     );
     let mut pairs: Vec<(FuncId, FuncId)> = k1
         .iter()
@@ -493,36 +521,39 @@ pub fn changed_functions_in(old: &Program, new: &Program, scope: &Scope) -> Chan
         )
         .collect();
     pairs.sort();
-    let mut pair_of_old = vec![None; old.functions.len()];
-    let mut pair_of_new = vec![None; new.functions.len()];
-    for (i, &(a, b)) in pairs.iter().enumerate() {
-        pair_of_old[a.0 as usize] = Some(i);
-        pair_of_new[b.0 as usize] = Some(i);
-    }
+    let pair_of_old: HashMap<FuncId, usize> = pairs
+        .iter()
+        .enumerate()
+        .map(|(i, &(a, _))| (a, i))
+        .collect();
+    let pair_of_new: HashMap<FuncId, usize> = pairs
+        .iter()
+        .enumerate()
+        .map(|(i, &(_, b))| (b, i))
+        .collect();
     // Optimistic: every paired callee is assumed unchanged while diffing; the
     // fixpoint below withdraws that for callees that turn out changed.
     let cx = DiffContext {
-        old: Names::of_program(old, |f| {
-            pair_of_old.get(f.0 as usize).copied().flatten().is_none()
-        }),
-        new: Names::of_program(new, |f| {
-            pair_of_new.get(f.0 as usize).copied().flatten().is_none()
-        }),
+        old: Names::of_functions(old, scope.old_members(), |f| !pair_of_old.contains_key(&f)),
+        new: Names::of_functions(new, scope.new_members(), |f| !pair_of_new.contains_key(&f)),
     };
     let mut unchanged = vec![false; pairs.len()];
     let mut callers: Vec<Vec<usize>> = vec![Vec::new(); pairs.len()];
     for (i, &(a, b)) in pairs.iter().enumerate() {
+        if deadline.is_some_and(crate::cancel::expired) {
+            return None;
+        }
         let (Ok(f1), Ok(f2)) = (&old.function(a).body, &new.function(b).body) else {
             continue;
         };
         for c in callees(f1) {
-            if let Some(Some(j)) = pair_of_old.get(c.0 as usize) {
-                callers[*j].push(i);
+            if let Some(&j) = pair_of_old.get(&c) {
+                callers[j].push(i);
             }
         }
         for c in callees(f2) {
-            if let Some(Some(j)) = pair_of_new.get(c.0 as usize) {
-                callers[*j].push(i);
+            if let Some(&j) = pair_of_new.get(&c) {
+                callers[j].push(i);
             }
         }
         unchanged[i] = same_signature(f1, f2) && diff_functions_in(&cx, f1, f2).is_unchanged();
@@ -536,10 +567,10 @@ pub fn changed_functions_in(old: &Program, new: &Program, scope: &Scope) -> Chan
             }
         }
     }
-    let changed_of = |pair: &Option<usize>| pair.is_none_or(|i| !unchanged[i]);
-    ChangedFunctions {
-        old_changed: pair_of_old.iter().map(changed_of).collect(),
-        new_changed: pair_of_new.iter().map(changed_of).collect(),
+    let kept = || pairs.iter().zip(&unchanged).filter(|(_, u)| **u);
+    Some(ChangedFunctions {
+        old_unchanged: kept().map(|(&(o, _), _)| o).collect(),
+        new_unchanged: kept().map(|(&(_, n), _)| n).collect(),
         pairs: pairs
             .iter()
             .enumerate()
@@ -549,7 +580,7 @@ pub fn changed_functions_in(old: &Program, new: &Program, scope: &Scope) -> Chan
                 changed: !unchanged[i],
             })
             .collect(),
-    }
+    })
 }
 
 /// Same return type and parameter types: a body can read the same and still

@@ -29,6 +29,7 @@ use crate::ir::{
     Block, Expr, ExprKind, FuncId, Function, GlobalId, LocalId, LocalKind, Place, PrintKind,
     Program, Span, Stmt, StmtKind,
 };
+use std::collections::HashMap;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 
@@ -42,7 +43,7 @@ const MAX_CONSTANT_DEPTH: usize = 32;
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Names {
     /// `None`: no program known, every callee/global is opaque and tainted.
-    callees: Option<Vec<(String, bool)>>,
+    callees: Option<HashMap<FuncId, (String, bool)>>,
     globals: Option<Vec<(String, bool)>>,
 }
 
@@ -56,15 +57,28 @@ impl Names {
     /// Names of `prog`'s callees (`A.B.f/arity`, tainted when `callee_changed`
     /// says so) and globals (`name:type`, plus the constant's hash).
     pub fn of_program(prog: &Program, callee_changed: impl Fn(FuncId) -> bool) -> Names {
-        let callees = prog
-            .functions
+        let all: Vec<FuncId> = (0..prog.functions.len() as u32).map(FuncId).collect();
+        Names::of_functions(prog, &all, callee_changed)
+    }
+
+    /// [`Names::of_program`] for the callees in `members` (a scope closed
+    /// under calls); any other callee is opaque and tainted.
+    pub fn of_functions(
+        prog: &Program,
+        members: &[FuncId],
+        callee_changed: impl Fn(FuncId) -> bool,
+    ) -> Names {
+        let callees = members
             .iter()
-            .enumerate()
-            .map(|(i, f)| {
-                (
-                    format!("{}/{}", f.qualified_name(), f.arity),
-                    callee_changed(FuncId(i as u32)),
-                )
+            .filter_map(|&i| {
+                let f = prog.functions.get(i.0 as usize)?;
+                Some((
+                    i,
+                    (
+                        format!("{}/{}", f.qualified_name(), f.arity),
+                        callee_changed(i),
+                    ),
+                ))
             })
             .collect();
         Names {
@@ -76,7 +90,7 @@ impl Names {
     fn callee(&self, f: FuncId) -> (String, bool) {
         self.callees
             .as_ref()
-            .and_then(|c| c.get(f.0 as usize).cloned())
+            .and_then(|c| c.get(&f).cloned())
             .unwrap_or_else(|| (format!("f#{}", f.0), true))
     }
 

@@ -177,6 +177,7 @@ fn prog(lang: Lang, functions: Vec<FunctionDef>) -> Program {
         globals: Vec::new(),
         class_parents: Vec::new(),
         syntax_errors: Vec::new(),
+        cache: Default::default(),
     }
 }
 

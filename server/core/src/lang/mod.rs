@@ -25,6 +25,7 @@ pub fn lower(lang: Lang, source: &str) -> Program {
             globals: Vec::new(),
             class_parents: Vec::new(),
             syntax_errors: Vec::new(),
+            cache: Default::default(),
         },
     }
 }

@@ -862,6 +862,11 @@ impl<'a> Executor<'a> {
         let mut cur = Some(state);
         let mut i = 0;
         while i < stmts.len() {
+            // A long run of straight-line code must notice the deadline
+            // too, not only loops and calls.
+            if i % 64 == 63 {
+                self.check_time()?;
+            }
             let Some(mut s) = cur.take() else { break };
             let site = self.abstraction.and_then(|(sites, _)| sites.at(&stmts[i]));
             if let Some(site) = site

@@ -100,22 +100,9 @@ pub fn valueless_params(f: &crate::ir::Function) -> Vec<crate::ir::LocalId> {
 /// only the functions a method reaches: every checker and the verdict's
 /// assumptions ask this same question.)
 pub fn nullable_arrays(programs: &[&Program]) -> bool {
-    programs.iter().any(|p| {
-        p.lang == Lang::Java
-            && p.functions.iter().any(|f| {
-                f.body.as_ref().is_ok_and(|f| {
-                    crate::ir::any_stmt(&f.body, &mut |s| {
-                        s.exprs().iter().any(|e| {
-                            let mut found = false;
-                            e.walk(&mut |x| {
-                                found |= matches!(x.kind, crate::ir::ExprKind::IsNull(_));
-                            });
-                            found
-                        })
-                    })
-                })
-            })
-    })
+    programs
+        .iter()
+        .any(|p| p.lang == Lang::Java && p.tests_null())
 }
 
 impl InputSpace {

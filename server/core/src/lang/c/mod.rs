@@ -498,6 +498,7 @@ fn lower_here(source: &str, tree: &Tree) -> Program {
         globals: file.globals,
         class_parents: Vec::new(),
         syntax_errors: Vec::new(),
+        cache: Default::default(),
     }
 }
 

@@ -85,6 +85,7 @@ pub(crate) fn lower(source: &str, tree: &Tree) -> Program {
             globals: Vec::new(),
             class_parents: Vec::new(),
             syntax_errors: Vec::new(),
+            cache: Default::default(),
         },
     }
 }
@@ -96,6 +97,7 @@ fn lower_here(source: &str, tree: &Tree) -> Program {
         globals: Vec::new(),
         class_parents: Vec::new(),
         syntax_errors: Vec::new(),
+        cache: Default::default(),
     };
     let mut cx = Ctx {
         src: source,
