@@ -169,6 +169,11 @@ fn charge(units: u64) {
     charge_solver(units, Duration::ZERO);
 }
 
+/// The longest a budget of `d` can last in wall time: the safety net.
+pub fn wall_bound(d: Duration) -> Duration {
+    d.saturating_mul(SAFETY) + SLACK
+}
+
 /// The work a budget of `d` stands for.
 pub fn to_units(d: Duration) -> u64 {
     u64::try_from(d.as_micros() * u128::from(UNITS_PER_MS) / 1000).unwrap_or(u64::MAX)

@@ -549,10 +549,11 @@ impl Inner {
                 permit.forget();
             }
         });
-        // The core enforces the timeout itself; this guard only catches a
-        // job that ignores it, so that the method does not stay pending.
+        // The core enforces the timeout itself (in work, with a wall-time
+        // safety net); this guard only catches a job that ignores it, so
+        // that the method does not stay pending.
         let guard =
-            Duration::from_millis(m.options.timeout_ms.saturating_mul(2)) + Duration::from_secs(5);
+            eqlens_core::check::wall_time_bound(m.options.timeout_ms) + Duration::from_secs(5);
         let deadline = tokio::time::Instant::now() + guard;
         let last = loop {
             match tokio::time::timeout_at(deadline, rx.recv()).await {

@@ -850,6 +850,15 @@ fn check_pair_within_file(
     report
 }
 
+/// The longest a method's check with `Options::timeout_ms` of `timeout_ms`
+/// can take in wall time. The budget is work (see the crate's `clock`), and
+/// wall time only its safety net: on a machine or under a load that makes
+/// the work slower than on the reference machine, a check takes longer,
+/// up to this bound.
+pub fn wall_time_bound(timeout_ms: u64) -> Duration {
+    crate::clock::wall_bound(Duration::from_millis(timeout_ms))
+}
+
 /// Wall time left before the file's `deadline`; `None` when it has passed
 /// or the check was cancelled.
 fn wall_left(deadline: std::time::Instant) -> Option<Duration> {
