@@ -1,0 +1,83 @@
+//! A verdict does not depend on how busy the machine is.
+//!
+//! Budgets are work on the core's clock (Z3's resource units in solver
+//! calls, the checking thread's CPU time elsewhere), not wall time, so a
+//! check run beside CPU-bound threads does the same work and reaches the
+//! same verdict as one run alone. The pairs are fixtures whose proofs take
+//! a good part of the default budget: under wall-clock budgets they were
+//! proved on a quiet machine and only bounded on a busy one.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+fn fixture(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures")
+        .join(rel)
+}
+
+/// `eqlens check --format json` on the fixture's pair; the verdict of each
+/// method with its bound, and the file's summary.
+fn verdicts(case: &str, ext: &str, semantics: &str, loop_bound: u32) -> String {
+    let dir = fixture(case);
+    let out = Command::new(env!("CARGO_BIN_EXE_eqlens"))
+        .args(["check", "--format", "json", "--semantics", semantics])
+        .arg(format!("--loop-bound={loop_bound}"))
+        .arg(dir.join(format!("old.{ext}")))
+        .arg(dir.join(format!("new.{ext}")))
+        .output()
+        .expect("run eqlens");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{case}: no JSON ({e}); stderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    let methods = json["methods"].as_array().cloned().unwrap_or_default();
+    let each: Vec<String> = methods
+        .iter()
+        .map(|m| format!("{} {} {}", m["label"], m["verdict"], m["bound"]))
+        .collect();
+    format!("{}: {}", json["summary"], each.join(", "))
+}
+
+/// Runs `f` while CPU-bound threads, twice as many as the machine has
+/// cores, compete with it.
+fn under_load<T>(f: impl FnOnce() -> T) -> T {
+    let stop = Arc::new(AtomicBool::new(false));
+    let n = std::thread::available_parallelism().map_or(2, |n| n.get() * 2);
+    let burners: Vec<_> = (0..n)
+        .map(|_| {
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                let mut x: u64 = 1;
+                while !stop.load(Ordering::Relaxed) {
+                    x = std::hint::black_box(
+                        x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1),
+                    );
+                }
+            })
+        })
+        .collect();
+    let out = f();
+    stop.store(true, Ordering::Relaxed);
+    for b in burners {
+        let _ = b.join();
+    }
+    out
+}
+
+#[test]
+fn the_same_verdicts_on_a_quiet_and_on_a_busy_machine() {
+    let cases = [
+        ("java/loop_unroll8_remainder", "java", "machine", 4),
+        ("c/loop_array_scale_unroll4", "c", "machine", 4),
+    ];
+    for (case, ext, semantics, bound) in cases {
+        let quiet = verdicts(case, ext, semantics, bound);
+        let busy = under_load(|| verdicts(case, ext, semantics, bound));
+        assert_eq!(quiet, busy, "{case} under {semantics}");
+    }
+}
