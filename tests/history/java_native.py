@@ -121,6 +121,8 @@ def members(text: str) -> list[Member]:
                 else:
                     kind = "body"
                 stack.append((kind, i, decl))
+                if kind != "array":
+                    decl = i + 1
             else:
                 stack.append(("block", i, decl))
             continue
@@ -228,6 +230,8 @@ def simple_statement(text: str, member: Member, off: int) -> tuple[int, int] | N
 def _declares(toks: list[Tok]) -> bool:
     """Whether a statement's tokens start a local variable declaration
     (`int x = …`, `final List<T> y;`, `double[] a = …`)."""
+    if toks and toks[0].text in ("throw", "new", "this", "super"):
+        return False
     k = 0
     while k < len(toks) and toks[k].text in ("final", "@"):
         k += 2 if toks[k].text == "@" else 1
