@@ -32,10 +32,13 @@ import java.util.Map;
  * code that stands in for classes outside the corpus, or the class could not
  * be initialised, or the run exceeded the time limit), {@code argN=V} for
  * each array or object argument after the call, {@code NAME=V} per shown
- * field ({@code NAME=absent} when the release has no such field),
- * {@code final:NAME=V} for a static final field given a value by {@code set}
- * (such a field is never written: its value is printed instead),
- * {@code unset:NAME=} for a {@code set} naming no field of this release, and
+ * field ({@code NAME=unchanged:V} when the call did not change it,
+ * {@code NAME=absent} when the release has no such field), {@code
+ * final:NAME=V} for a static final field given a value by {@code set} (such
+ * a field is fixed when its class is initialised: it is not set, its value is
+ * printed), {@code unset:NAME=} for a {@code set} naming no field of this
+ * release, {@code untyped:NAME=TYPE} for one whose value does not fit the
+ * field's type here (not set), and
  * {@code out=TEXT} (what the method printed, escaped). Floating values are
  * printed widened to double ({@code Double.toString}), so that a float and a
  * double holding the same number print alike.
@@ -337,14 +340,61 @@ public final class EqReplay {
         return c;
     }
 
+    /**
+     * The receiver of an instance method of {@code owner}, allocated without a
+     * constructor; for an inner class, with its enclosing instances allocated
+     * and linked ({@code this$0}), so that their fields can be given values.
+     * Returns the chain, innermost first.
+     */
+    static List<Object> receivers(Class<?> owner) throws Exception {
+        List<Object> chain = new ArrayList<>();
+        Object inner = allocate(owner);
+        chain.add(inner);
+        Class<?> c = owner;
+        while (c.getEnclosingClass() != null && !Modifier.isStatic(c.getModifiers())) {
+            Class<?> outer = c.getEnclosingClass();
+            Object o = allocate(outer);
+            for (Field f : c.getDeclaredFields()) {
+                if (f.isSynthetic() && f.getType() == outer) {
+                    f.setAccessible(true);
+                    f.set(inner, o);
+                }
+            }
+            chain.add(o);
+            inner = o;
+            c = outer;
+        }
+        return chain;
+    }
+
+    /** The object of `chain` holding instance field f, or null. */
+    static Object holder(List<Object> chain, Field f) {
+        for (Object o : chain) if (f.getDeclaringClass().isInstance(o)) return o;
+        return null;
+    }
+
+    /** A shown field's value, or null when this release has no such field. */
+    static String fieldValue(Class<?> owner, List<Object> chain, String name) {
+        Field f = field(owner, name);
+        if (f == null) return null;
+        try {
+            f.setAccessible(true);
+            if (Modifier.isStatic(f.getModifiers())) return show(f.get(null), 0);
+            Object o = holder(chain, f);
+            return o == null ? null : show(f.get(o), 0);
+        } catch (Throwable t) {
+            return null;
+        }
+    }
+
     static String run(Call call, long timeoutMs, PrintStream realOut, boolean[] timedOut) {
         StringBuilder rec = new StringBuilder(call.id);
         Class<?> owner;
         Method m;
         Object[] args;
-        Object receiver = null;
-        List<String> finals = new ArrayList<>();
-        List<String> unset = new ArrayList<>();
+        List<Object> chain = new ArrayList<>();
+        List<String> notes = new ArrayList<>();
+        Map<String, String> entry = new LinkedHashMap<>();
         try {
             owner = Class.forName(call.cls, false, EqReplay.class.getClassLoader());
             m = findMethod(owner, call.method, call.params);
@@ -356,23 +406,35 @@ public final class EqReplay {
                 String a = call.args.get(k);
                 args[k] = a.equals("(any)") ? anyValue(pt[k]) : convert(parse(a), pt[k]);
             }
-            if (!Modifier.isStatic(m.getModifiers())) receiver = allocate(owner);
+            if (!Modifier.isStatic(m.getModifiers())) chain = receivers(owner);
             for (String[] s : call.sets) {
                 Field f = field(owner, s[0]);
                 if (f == null) {
-                    unset.add(s[0]);  // a field of the other release only, or of neither
+                    notes.add("unset:" + s[0] + "=");  // a field of the other release only, or of neither
                     continue;
                 }
                 f.setAccessible(true);
                 boolean isStatic = Modifier.isStatic(f.getModifiers());
                 if (isStatic && Modifier.isFinal(f.getModifiers())) {
-                    finals.add("final:" + s[0] + "=" + show(f.get(null), 0));
+                    // Fixed when the class is initialised: never an input.
+                    notes.add("final:" + s[0] + "=" + show(f.get(null), 0));
                     continue;
                 }
-                Object target = isStatic ? null : receiver;
-                if (!isStatic && (target == null || !f.getDeclaringClass().isInstance(target))) continue;
-                f.set(target, convert(parse(s[1]), f.getType()));
+                Object target = isStatic ? null : holder(chain, f);
+                if (!isStatic && target == null) continue;
+                Object value;
+                try {
+                    value = convert(parse(s[1]), f.getType());
+                } catch (IllegalArgumentException e) {
+                    // A field whose type changed to one eqlens does not model
+                    // (an int that became an enum): eqlens's run of this
+                    // release cannot have read it.
+                    notes.add("untyped:" + s[0] + "=" + f.getType().getSimpleName());
+                    continue;
+                }
+                f.set(target, value);
             }
+            for (String name : call.shows) entry.put(name, fieldValue(owner, chain, name));
         } catch (Throwable t) {
             Throwable c = t instanceof ExceptionInInitializerError && t.getCause() != null ? t.getCause() : t;
             if (isStandIn(t)) return rec.append("\tlimit=").append(escape(standInMessage(t))).toString();
@@ -380,7 +442,7 @@ public final class EqReplay {
         }
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
         String[] outcome = new String[1];
-        final Object recv = receiver;
+        final Object recv = chain.isEmpty() ? null : chain.get(0);
         Thread worker = new Thread(null, () -> {
             PrintStream captured = new PrintStream(buf, true);
             System.setOut(captured);
@@ -417,29 +479,18 @@ public final class EqReplay {
         }
         rec.append('\t').append(outcome[0]);
         for (int k = 0; k < args.length; k++) {
-            if (args[k] != null && !args[k].getClass().isPrimitive() && !(args[k] instanceof Number)
-                    && !(args[k] instanceof Boolean) && !(args[k] instanceof Character) && !(args[k] instanceof String)) {
+            if (args[k] != null && !(args[k] instanceof Number) && !(args[k] instanceof Boolean)
+                    && !(args[k] instanceof Character) && !(args[k] instanceof String)) {
                 rec.append("\targ").append(k).append('=').append(show(args[k], 0));
             }
         }
         for (String name : call.shows) {
-            Field f = field(owner, name);
-            String v;
-            if (f == null) {
-                v = "absent";
-            } else {
-                try {
-                    f.setAccessible(true);
-                    boolean isStatic = Modifier.isStatic(f.getModifiers());
-                    v = !isStatic && (recv == null || !f.getDeclaringClass().isInstance(recv)) ? "absent" : show(f.get(isStatic ? null : recv), 0);
-                } catch (Throwable t) {
-                    v = "absent";
-                }
-            }
+            String before = entry.get(name);
+            String after = fieldValue(owner, chain, name);
+            String v = after == null ? "absent" : after.equals(before) ? "unchanged:" + after : after;
             rec.append('\t').append(name).append('=').append(v);
         }
-        for (String f : finals) rec.append('\t').append(f);
-        for (String u : unset) rec.append("\tunset:").append(u).append('=');
+        for (String n : notes) rec.append('\t').append(n);
         rec.append("\tout=").append(escape(buf.toString()));
         return rec.toString();
     }

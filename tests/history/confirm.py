@@ -161,6 +161,26 @@ def file_pairs(corpus: Path, lib: Library, pairs: list[tuple[str, str]]) -> tupl
 # eqlens
 
 
+def report_path(scratch: Path, pair: FilePair) -> Path:
+    return (scratch / "reports" / pair.library.name / pair.releases.replace("→", "__")
+            / (pair.key.replace("/", "_") + ".json"))
+
+
+def reuse_report(previous: Path, pair: FilePair, scratch: Path) -> FileResult:
+    """The report a kept run (`--keep`) wrote for this file pair."""
+    src = report_path(previous, pair)
+    if not src.exists():
+        return FileResult(pair, None, f"no report in {previous}", 0.0)
+    text = src.read_text()
+    out = report_path(scratch, pair)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text)
+    try:
+        return FileResult(pair, json.loads(text), None, 0.0)
+    except json.JSONDecodeError:
+        return FileResult(pair, None, f"the report in {previous} is not JSON", 0.0)
+
+
 def run_eqlens(eqlens: Path, pair: FilePair, timeout_ms: int, scratch: Path) -> FileResult:
     cmd = [str(eqlens), "check", "--format", "json", "--semantics", "machine", "--timeout-ms", str(timeout_ms),
            str(pair.old), str(pair.new)]
@@ -172,7 +192,7 @@ def run_eqlens(eqlens: Path, pair: FilePair, timeout_ms: int, scratch: Path) -> 
     except subprocess.TimeoutExpired:
         return FileResult(pair, None, "eqlens did not finish within 2 hours", time.monotonic() - start)
     seconds = time.monotonic() - start
-    out = scratch / "reports" / pair.library.name / pair.releases.replace("→", "__") / (pair.key.replace("/", "_") + ".json")
+    out = report_path(scratch, pair)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(p.stdout)
     try:
@@ -372,11 +392,16 @@ def compare(case: Case, old_rec: str, new_rec: str, lang: str) -> None:
     if not same_outcome(o_out, n_out):
         diffs.append(f"outcome {o_out} vs {n_out}")
     for key in sorted(set(o_obs) | set(n_obs)):
-        if key.startswith(("final:", "unset:")):
+        if key.startswith(NOTE_KEYS):
             continue
         a, b = o_obs.get(key, "absent"), n_obs.get(key, "absent")
-        if a == "absent" and b == "absent":
-            continue
+        if key not in ("out",) and not key.startswith("arg"):
+            # A field is an observable where a release writes it: one that
+            # neither run changed keeps its entry value, which for a static
+            # final field is the release's own constant, not an output.
+            if not (_written(a) or _written(b)):
+                continue
+            a, b = (v[len("unchanged:"):] if v.startswith("unchanged:") else v for v in (a, b))
         if "absent" in (a, b):
             # A field of one release only keeps its entry value in the other.
             if entry.get(key) is None:
@@ -388,25 +413,50 @@ def compare(case: Case, old_rec: str, new_rec: str, lang: str) -> None:
                 diffs.append(f"output {a!r} vs {b!r}")
         elif not same_value(a, b):
             diffs.append(f"{_observable_name(case, key)}: {a} vs {b}")
+    for side, obs in (("old", o_obs), ("new", n_obs)):
+        for k, v in obs.items():
+            if k.startswith("untyped:"):
+                case.notes.append(f"field {k[8:]} is a {v} in the {side} release: the counterexample's value "
+                                  "was not given to it")
     # Claims that native execution contradicts, for the record.
+    finals = []
     for side, out, obs in (("old", o_out, o_obs), ("new", n_out, n_obs)):
         claim = claimed_outcome(m.get(side, {}).get("outcome", ""), lang)
         if claim is not None and not same_outcome(claim, out):
             case.notes.append(f"eqlens says the {side} release {m[side]['outcome']}; natively {out}")
         for k, v in obs.items():
-            if k.startswith("final:"):
-                name = k[6:]
-                if entry.get(name) is not None and not same_value(entry[name], v):
-                    case.notes.append(f"the counterexample gives static final {name} the value "
-                                      f"{_short(entry[name])}; natively ({side}) it is {_short(v)}")
+            name = k[len("final:"):]
+            if k.startswith("final:") and entry.get(name) is not None and not same_value(entry[name], v):
+                finals.append(f"{name} = {_short(entry[name], 40)} ({side}: {_short(v, 40)})")
+    if finals:
+        case.notes.append("the counterexample gives static final fields values they do not have natively "
+                          "(not set): " + ", ".join(finals))
     if diffs:
         case.status, case.detail = "confirmed", "; ".join(_short(d) for d in diffs)
-    else:
-        shown = ", ".join(f"{k} {_short(v)}" for k, v in o_obs.items()
-                          if k != "out" and not k.startswith(("final:", "unset:")))
-        case.status = "refuted"
-        case.detail = (f"both releases give {o_out}" + (f" ({shown})" if shown else "")
-                       + f"; eqlens claimed: {'; '.join(_short(d) for d in m.get('differences', []))}")
+        return
+    # What eqlens claims differs, as the native runs have it.
+    claimed = " ".join(m.get("differences", []))
+    shown = []
+    for k in o_obs:
+        if k == "out" or k.startswith(NOTE_KEYS) or not re.search(rf"\b{re.escape(k)}\b", claimed):
+            continue
+        a, b = o_obs[k], n_obs.get(k, "absent")
+        written = _written(a) or _written(b)
+        a, b = (v[len("unchanged:"):] if v.startswith("unchanged:") else v for v in (a, b))
+        value = _short(a, 60) if a == b else f"{_short(a, 60)} vs {_short(b, 60)}"
+        shown.append(f"{_observable_name(case, k)} {value}" + ("" if written else ", written by neither"))
+    case.status = "refuted"
+    if len(shown) > 3:
+        shown = shown[:3] + [f"{len(shown) - 3} more"]
+    case.detail = (f"both releases give {o_out}" + (f" ({'; '.join(shown)})" if shown else "")
+                   + f"; eqlens claimed: {'; '.join(_short(d, 100) for d in m.get('differences', []))}")
+
+
+NOTE_KEYS = ("final:", "unset:", "untyped:")
+
+
+def _written(value: str) -> bool:
+    return value != "absent" and not value.startswith("unchanged:")
 
 
 def _observable_name(case: Case, key: str) -> str:
@@ -547,6 +597,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="eqlens's budget per method pair (default %(default)s)")
     ap.add_argument("--eqlens", help="eqlens binary (default target/release/eqlens)")
     ap.add_argument("--keep", action="store_true", help="keep the scratch directory (reports, builds)")
+    ap.add_argument("--reuse", metavar="DIR",
+                    help="take eqlens's reports from the scratch directory of a kept run instead of running it")
     args = ap.parse_args(argv)
 
     corpus = Path(args.corpus)
@@ -588,6 +640,8 @@ def main(argv: list[str] | None = None) -> int:
         done = 0
 
         def one(fp: FilePair) -> FileResult:
+            if args.reuse:
+                return reuse_report(Path(args.reuse), fp, scratch)
             return run_eqlens(eqlens, fp, args.timeout_ms, scratch)
 
         eq_start = time.monotonic()

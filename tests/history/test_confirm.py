@@ -62,13 +62,23 @@ public class Demo {
     public static void tick() {
         calls++;
     }
+
+    private int limit;
+
+    public class Cursor {
+        private int pos;
+
+        public boolean more() {
+            return pos < limit;
+        }
+    }
 }
 """
 
 DEMO_NEW = (DEMO_OLD.replace("math.util", "math3.util").replace("math.exception", "math3.exception")
             .replace("x > 10 ? 10 : x", "x > 11 ? 11 : x").replace("return x * 2", "return x + x")
             .replace("a[0] = 1", "a[0] = 2").replace("count += k;", "count += k + 1;")
-            .replace("calls++", "calls += 2"))
+            .replace("calls++", "calls += 2").replace("pos < limit", "pos <= limit"))
 
 CJSON_H = """typedef int cJSON_bool;
 typedef struct cJSON { int type; double valuedouble; } cJSON;
@@ -142,7 +152,7 @@ class Scanner(unittest.TestCase):
     def test_members_and_statements(self):
         text = DEMO_OLD
         names = [m.name for m in java_native.members(text) if m.kind == "body"]
-        self.assertEqual(names, ["clamp", "twice", "mark", "bump", "tick"])
+        self.assertEqual(names, ["clamp", "twice", "mark", "bump", "tick", "more"])
         clamp = next(m for m in java_native.members(text) if m.name == "clamp")
         off = text.index("LocalizedFormats.NOT_POSITIVE")
         a, b = java_native.simple_statement(text, clamp, off)
@@ -213,7 +223,8 @@ class EndToEnd(unittest.TestCase):
         code, out = run_confirm(["--corpus", str(self.dir / "corpus"), "--eqlens", str(EQLENS),
                                  "--timeout-ms", "20000"])
         got = lines_by_method(out)
-        for m in ("clamp(1)", "mark(1)", "bump(1)", "tick(0)", "hex_digit(1)", "enter(0)"):
+        # more(0) reads a field of its enclosing instance.
+        for m in ("clamp(1)", "mark(1)", "bump(1)", "tick(0)", "more(0)", "hex_digit(1)", "enter(0)"):
             self.assertEqual(got.get(m), "confirmed", f"{m}:\n{out}")
         self.assertNotIn("twice(1)", got)
         self.assertEqual(code, 0, out)
@@ -248,16 +259,23 @@ class EndToEnd(unittest.TestCase):
 
     def test_refuted_counterexample_fails_the_run(self):
         wrong = self.method("twice", 1, [("x", "3")], "returns 6", "returns 7", ["return value: 6 vs 7"])
+        # A field neither release writes is no output, whatever eqlens says.
+        unwritten = self.method("clamp", 1, [("x", "3"), ("calls", "0")], "returns 3", "returns 3",
+                                ["global calls: 0 vs 1"])
+        unwritten["old"]["state"] = [{"name": "calls", "value": "0"}]
+        unwritten["new"]["state"] = [{"name": "calls", "value": "1"}]
         struct = self.method("type_of", 1, [("item.type", "0")], "returns 0", "returns 1",
                              ["return value: 0 vs 1"], lang="c")
         fake = self.fake_eqlens({
-            "Demo.java": {"lang": "java", "summary": "not_equivalent", "methods": [wrong]},
+            "Demo.java": {"lang": "java", "summary": "not_equivalent", "methods": [wrong, unwritten]},
             "cJSON.c": {"lang": "c", "summary": "not_equivalent", "methods": [struct]},
         })
         code, out = run_confirm(["--corpus", str(self.dir / "corpus"), "--eqlens", str(fake)])
         got = lines_by_method(out)
         self.assertEqual(got.get("twice(1)"), "REFUTED", out)
         self.assertIn("both releases give ret=6", out)
+        self.assertEqual(got.get("clamp(1)"), "REFUTED", out)
+        self.assertIn("calls 0, written by neither", out)
         self.assertEqual(got.get("type_of(1)"), "not replayable", out)
         self.assertIn("pointer to a struct", out)
         self.assertEqual(code, 1)
