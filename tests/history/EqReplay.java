@@ -62,8 +62,12 @@ public final class EqReplay {
     static String standInMessage(Throwable t) {
         for (Throwable c = t; c != null; c = c.getCause()) {
             String n = c.getClass().getName();
-            if (n.equals("eqstub.EqErased")) return "reached code that needs classes outside the corpus (" + c.getMessage() + ")";
-            if (n.equals("eqstub.EqStubCalled")) return "called a stand-in for a class outside the corpus (" + c.getMessage() + ")";
+            if (n.equals("eqstub.EqErased")) {
+                return "reached code that needs classes outside the corpus (" + c.getMessage() + ")";
+            }
+            if (n.equals("eqstub.EqStubCalled")) {
+                return "called a stand-in for a class outside the corpus (" + c.getMessage() + ")";
+            }
         }
         return String.valueOf(t);
     }
@@ -298,11 +302,16 @@ public final class EqReplay {
             boolean ok = true;
             for (int k = 0; k < pt.length && ok; k++) ok = typeMatches(pt[k], params[k]);
             if (ok) {
-                if (found != null) throw new IllegalArgumentException("ambiguous method " + name + " in " + c.getName());
+                if (found != null) {
+                    throw new IllegalArgumentException("ambiguous method " + name + " in " + c.getName());
+                }
                 found = m;
             }
         }
-        if (found == null) throw new IllegalArgumentException("no method " + name + "(" + String.join(", ", params) + ") in " + c.getName());
+        if (found == null) {
+            String sig = name + "(" + String.join(", ", params) + ")";
+            throw new IllegalArgumentException("no method " + sig + " in " + c.getName());
+        }
         return found;
     }
 
@@ -400,7 +409,9 @@ public final class EqReplay {
             m = findMethod(owner, call.method, call.params);
             m.setAccessible(true);
             Class<?>[] pt = m.getParameterTypes();
-            if (call.args.size() != pt.length) throw new IllegalArgumentException("expected " + pt.length + " arguments");
+            if (call.args.size() != pt.length) {
+                throw new IllegalArgumentException("expected " + pt.length + " arguments");
+            }
             args = new Object[pt.length];
             for (int k = 0; k < pt.length; k++) {
                 String a = call.args.get(k);
@@ -459,7 +470,7 @@ public final class EqReplay {
                 outcome[0] = isStandIn(t) ? "limit=" + escape(standInMessage(t))
                         : "limit=" + escape("class initialisation failed: " + t);
             } catch (Throwable t) {
-                outcome[0] = isStandIn(t) ? "limit=" + escape(standInMessage(t)) : "limit=" + escape("cannot call: " + t);
+                outcome[0] = "limit=" + escape(isStandIn(t) ? standInMessage(t) : "cannot call: " + t);
             } finally {
                 captured.flush();
                 System.setOut(realOut);
@@ -475,7 +486,8 @@ public final class EqReplay {
         if (worker.isAlive()) {
             timedOut[0] = true;
             System.setOut(realOut);
-            return rec.append("\tlimit=").append(escape("did not finish natively within " + timeoutMs + " ms")).toString();
+            String why = "did not finish natively within " + timeoutMs + " ms";
+            return rec.append("\tlimit=").append(escape(why)).toString();
         }
         rec.append('\t').append(outcome[0]);
         for (int k = 0; k < args.length; k++) {

@@ -500,8 +500,8 @@ def replay_java(cases: list[Case], corpus: Path, scratch: Path, jobs: int, log) 
             rel.build(sorted(targets[tag]))
         except java_native.CompileError as e:
             return tag, str(e)
-        log(f"compiled {lib.name} {tag} ({len(targets[tag])} target files, {rel.rounds} javac rounds, {len(rel.stubs)} stubs, "
-            f"{len(rel.erased)} erased statements/bodies) in {time.monotonic() - start:.0f} s")
+        log(f"compiled {lib.name} {tag} ({len(targets[tag])} target files, {rel.rounds} javac rounds, "
+            f"{len(rel.stubs)} stubs, {len(rel.erased)} erased statements/bodies) in {time.monotonic() - start:.0f} s")
         return tag, rel
 
     with ThreadPoolExecutor(max(1, jobs)) as ex:
@@ -543,7 +543,7 @@ def replay_java(cases: list[Case], corpus: Path, scratch: Path, jobs: int, log) 
 # C replay
 
 
-def replay_c(cases: list[Case], scratch: Path, log) -> None:
+def replay_c(cases: list[Case], scratch: Path) -> None:
     for i, case in enumerate(cases):
         try:
             old, new = c_native.replay(case.method, case.pair.old, case.pair.new, scratch / "c" / str(i))
@@ -664,7 +664,7 @@ def main(argv: list[str] | None = None) -> int:
             if lib.lang == "java":
                 replay_java(mine, corpus, scratch, args.jobs, log)
             else:
-                replay_c(mine, scratch, log)
+                replay_c(mine, scratch)
         native_seconds = time.monotonic() - native_start
 
         order = {lib.name: i for i, lib in enumerate(libs)}
@@ -686,9 +686,10 @@ def main(argv: list[str] | None = None) -> int:
         print()
         print(f"libraries: {', '.join(l.name for l in libs)}; release pairs: {sum(map(len, pairs.values()))}; "
               f"changed files checked: {len(results)} ({identical} identical skipped, {len(errors)} eqlens errors)")
-        print(f"methods: {counts['methods']}: equivalent {counts['equivalent']} (bounded {counts['equivalent_bounded']}, "
-              f"partial {counts['equivalent_partial']}), not equivalent {counts['not_equivalent']}, "
-              f"unknown {counts['unknown']} (timeouts {counts['unknown_timeout']})")
+        print(f"methods: {counts['methods']}: equivalent {counts['equivalent']} "
+              f"(bounded {counts['equivalent_bounded']}, partial {counts['equivalent_partial']}), "
+              f"not equivalent {counts['not_equivalent']}, unknown {counts['unknown']} "
+              f"(timeouts {counts['unknown_timeout']})")
         print(f"counterexamples: confirmed {by['confirmed']}, REFUTED {by['refuted']}, "
               f"not replayable {by['unreplayable']}")
         slow = sorted(results, key=lambda r: -r.seconds)[:5]

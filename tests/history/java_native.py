@@ -306,9 +306,9 @@ class Stub:
             for f in sorted(self.fields):
                 body.append(f"    {self.name} {f} = null;")
             for m in sorted(self.static_methods):
-                body.append(f"    static <R> R {m}(Object... a) {{ throw new eqstub.EqStubCalled(\"{self.name}.{m}\"); }}")
+                body.append(f"    static <R> R {m}(Object... a) {{ {self._throw(m)} }}")
             for m in sorted(self.instance_methods - self.static_methods):
-                body.append(f"    default <R> R {m}(Object... a) {{ throw new eqstub.EqStubCalled(\"{self.name}.{m}\"); }}")
+                body.append(f"    default <R> R {m}(Object... a) {{ {self._throw(m)} }}")
         else:
             ext = " extends RuntimeException" if self.kind == "exception" else ""
             if self.superclass:
@@ -319,8 +319,11 @@ class Stub:
                 body.append(f"    public static {self.name} {f};")
             # Static methods can also be called through an instance.
             for m in sorted(self.static_methods | self.instance_methods):
-                body.append(f"    public static <R> R {m}(Object... a) {{ throw new eqstub.EqStubCalled(\"{self.name}.{m}\"); }}")
+                body.append(f"    public static <R> R {m}(Object... a) {{ {self._throw(m)} }}")
         return f"package {self.package};\n\n{head} {{\n" + "\n".join(body) + "\n}\n"
+
+    def _throw(self, method: str) -> str:
+        return f'throw new eqstub.EqStubCalled("{self.name}.{method}");'
 
 
 EQSTUB = {
@@ -415,7 +418,8 @@ def _angle_args(code: str, i: int) -> int:
 # The compile loop
 
 
-DIAG = re.compile(r"^(?P<file>[^:\s]+\.java):(?P<line>\d+):(?P<col>\d+): compiler\.err\.(?P<key>[\w.]+): ?(?P<args>.*)$")
+DIAG = re.compile(r"^(?P<file>[^:\s]+\.java):(?P<line>\d+):(?P<col>\d+): "
+                  r"compiler\.err\.(?P<key>[\w.]+): ?(?P<args>.*)$")
 
 
 @dataclass
@@ -544,7 +548,15 @@ class Release:
     def build(self, targets: list[Path]) -> None:
         """Compiles the classes of `targets` (paths relative to the release
         root) and what they need. Raises CompileError when javac's errors
-        cannot all be answered."""
+        cannot all be answered. `build.log` in the work directory lists the
+        stubs and the replaced code."""
+        try:
+            self._build(targets)
+        finally:
+            lines = [f"stub {s.kind} {s.fqn}" for s in self.stubs.values()] + self.log
+            (self.work / "build.log").write_text("\n".join(lines) + "\n")
+
+    def _build(self, targets: list[Path]) -> None:
         todo = [str(self.src / t) for t in targets if str(self.src / t) not in self.compiled]
         if not todo:
             return
@@ -552,9 +564,9 @@ class Release:
         for _ in range(MAX_ROUNDS):
             self.write_stubs()
             self.rounds += 1
-            cmd = ["javac", "-J-XX:TieredStopAtLevel=1", "-J-XX:+UseSerialGC", "-XDrawDiagnostics", "-nowarn", "-Xmaxerrs", "100000", "-encoding", "UTF-8",
-                   "-proc:none", "-implicit:class", "-sourcepath", f"{self.src}:{self.stubs_dir}",
-                   "-d", str(self.classes), *todo]
+            cmd = ["javac", "-J-XX:TieredStopAtLevel=1", "-J-XX:+UseSerialGC", "-XDrawDiagnostics", "-nowarn",
+                   "-Xmaxerrs", "100000", "-encoding", "UTF-8", "-proc:none", "-implicit:class",
+                   "-sourcepath", f"{self.src}:{self.stubs_dir}", "-d", str(self.classes), *todo]
             p = subprocess.run(cmd, capture_output=True, text=True)
             if p.returncode == 0:
                 self.compiled.update(todo)
@@ -601,7 +613,8 @@ class Release:
             if m:
                 # `import p.*;` of a missing package: the names it brought
                 # in are then missing classes of the file's package.
-                edits.setdefault(path, []).append(("blank", offset_of(text, d.line), offset_of(text, d.line + 1) - 1, ""))
+                line_span = (offset_of(text, d.line), offset_of(text, d.line + 1) - 1)
+                edits.setdefault(path, []).append(("blank", *line_span, ""))
                 return False
 
         if d.key in ("cant.resolve.location", "cant.resolve") and args[0] == "kindname.class":
@@ -612,7 +625,8 @@ class Release:
                 fqn = f"{loc.group(1)}.{name}" if loc else f"{self.package_of(text)}.{name}"
             return self._new_stub(fqn)
 
-        if d.key in ("cant.resolve.location", "cant.resolve.location.args") and args[0] in ("kindname.variable", "kindname.method"):
+        if (d.key in ("cant.resolve.location", "cant.resolve.location.args")
+                and args[0] in ("kindname.variable", "kindname.method")):
             name = args[1]
             loc = re.search(r"compiler\.misc\.location(?:\.1)?: kindname\.(\w+), ([^,]+)(?:, ([^,)]+))?", d.args)
             stub = None
@@ -694,7 +708,7 @@ class Release:
             if any(a <= x < b for x in done):
                 continue
             done.add(a)
-            self.log.append(f"{path.name}: {kind} {name}")
+            self.log.append(f"{'blanked' if kind == 'blank' else 'replaced ' + kind} {path.name}: {name}")
             old = text[a:b] if kind != "body" else text[a + 1:b]
             if kind == "blank":
                 new = " " * (b - a)

@@ -165,7 +165,8 @@ class Scanner(unittest.TestCase):
         self.assertIsNone(java_native.simple_statement(src, f, src.index("h(x)")))
 
     def test_member_names_skip_annotations(self):
-        src = 'class A {\n  @SuppressWarnings("unchecked")\n  static <T> T[] build(int n) { return null; }\n  static { x = 1; }\n}'
+        src = ('class A {\n  @SuppressWarnings("unchecked")\n'
+               '  static <T> T[] build(int n) { return null; }\n  static { x = 1; }\n}')
         self.assertEqual([m.name for m in java_native.members(src)], ["build", "<initializer>"])
         src = "class A {\n  static final double[] T = {1, 2};\n  int g() { return 0; }\n}"
         self.assertEqual([(m.kind, m.name) for m in java_native.members(src)], [("init", "T"), ("body", "g")])
