@@ -15,10 +15,18 @@ need are compiled, and javac's errors are answered until it compiles:
 * a field or method javac cannot find on a stub is added to it: a static
   field of the stub's type, a method taking anything and returning whatever
   the caller expects, which throws `eqstub.EqStubCalled` when called;
+* a stub passed where another stub is expected implements or extends it;
 * any other error inside a method, constructor or initializer body replaces
-  that body with one throwing `eqstub.EqErased`; inside a field initializer,
-  the initializer with a call that throws it;
+  the simple statement around it (an expression statement or a `throw`)
+  with one throwing `eqstub.EqErased` — or the whole body, where the error
+  is in a declaration, a condition or a `return`; inside a field
+  initializer, the initializer with a call that throws it;
 * an `@Override` of a method the stubbed supertype lacks is dropped.
+
+Imported classes the release lacks, and the constants and static methods
+the sources use on them, are stubbed before javac's first run; code is
+replaced only in a round that changes no stub (until the stubs settle, an
+error may be the consequence of a missing class).
 
 Nothing of this changes what a method computes on a run that does not reach a
 stand-in; a run that does reach one ends in `EqStubCalled`/`EqErased`, which
