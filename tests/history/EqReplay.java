@@ -31,9 +31,9 @@ import java.util.Map;
  * {@code throw=SimpleClassName} or {@code limit=WHY} when the run reached
  * code that stands in for classes outside the corpus, or the class could not
  * be initialised, or the run exceeded the time limit), {@code argN=V} for
- * each array or object argument after the call, {@code NAME=V} per shown
- * field ({@code NAME=unchanged:V} when the call did not change it,
- * {@code NAME=absent} when the release has no such field), {@code
+ * each array or object argument after the call, {@code field:NAME=V} per
+ * shown field ({@code field:NAME=unchanged:V} when the call did not change
+ * it, {@code field:NAME=absent} when the release has no such field), {@code
  * final:NAME=V} for a static final field given a value by {@code set} (such
  * a field is fixed when its class is initialised: it is not set, its value is
  * printed), {@code unset:NAME=} for a {@code set} naming no field of this
@@ -500,7 +500,7 @@ public final class EqReplay {
             String before = entry.get(name);
             String after = fieldValue(owner, chain, name);
             String v = after == null ? "absent" : after.equals(before) ? "unchanged:" + after : after;
-            rec.append('\t').append(name).append('=').append(v);
+            rec.append("\tfield:").append(name).append('=').append(v);
         }
         for (String n : notes) rec.append('\t').append(n);
         rec.append("\tout=").append(escape(buf.toString()));

@@ -128,12 +128,12 @@ def replay(method: dict, old_path: Path, new_path: Path, work: Path) -> tuple[st
             raise NotReplayable(f"{why} ({side}: {outcome})")
     sigs = {}
     texts = {}
+    tdefs = {}
     for side, path in (("old", old_path), ("new", new_path)):
         texts[side] = path.read_text(encoding="utf-8", errors="replace")
         headers = [h.read_text(encoding="utf-8", errors="replace") for h in path.parent.glob("*.h")]
-        tdefs = typedefs(headers + [texts[side]])
-        sigs[side] = signature(texts[side], method[f"{side}_span"]["start"]["byte"], tdefs)
-        sigs[side].tdefs = tdefs
+        tdefs[side] = typedefs(headers + [texts[side]])
+        sigs[side] = signature(texts[side], method[f"{side}_span"]["start"]["byte"], tdefs[side])
     params = {p.name for s in sigs.values() for p in s.params}
     names = [b["name"] for b in method.get("inputs", [])] + [
         b["name"] for side in ("old", "new") for b in (method.get(side) or {}).get("state", [])]
@@ -144,7 +144,7 @@ def replay(method: dict, old_path: Path, new_path: Path, work: Path) -> tuple[st
                 continue
             if "." in n:
                 raise NotReplayable(f"struct input {n}")
-            state.append(global_var(texts[side], n, sigs[side].tdefs))
+            state.append(global_var(texts[side], n, tdefs[side]))
         sigs[side].state = state
     try:
         line_old = harness.cex_to_line(method, sigs["old"], sigs["new"], "machine")

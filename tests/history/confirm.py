@@ -395,7 +395,8 @@ def compare(case: Case, old_rec: str, new_rec: str, lang: str) -> None:
         if key.startswith(NOTE_KEYS):
             continue
         a, b = o_obs.get(key, "absent"), n_obs.get(key, "absent")
-        if key not in ("out",) and not key.startswith("arg"):
+        name = key[len("field:"):] if key.startswith("field:") else key
+        if key.startswith("field:"):
             # A field is an observable where a release writes it: one that
             # neither run changed keeps its entry value, which for a static
             # final field is the release's own constant, not an output.
@@ -404,10 +405,10 @@ def compare(case: Case, old_rec: str, new_rec: str, lang: str) -> None:
             a, b = (v[len("unchanged:"):] if v.startswith("unchanged:") else v for v in (a, b))
         if "absent" in (a, b):
             # A field of one release only keeps its entry value in the other.
-            if entry.get(key) is None:
+            if entry.get(name) is None:
                 continue
-            a = entry[key] if a == "absent" else a
-            b = entry[key] if b == "absent" else b
+            a = entry[name] if a == "absent" else a
+            b = entry[name] if b == "absent" else b
         if key == "out":
             if a != b:
                 diffs.append(f"output {a!r} vs {b!r}")
@@ -438,7 +439,8 @@ def compare(case: Case, old_rec: str, new_rec: str, lang: str) -> None:
     claimed = " ".join(m.get("differences", []))
     shown = []
     for k in o_obs:
-        if k == "out" or k.startswith(NOTE_KEYS) or not re.search(rf"\b{re.escape(k)}\b", claimed):
+        name = k[len("field:"):] if k.startswith("field:") else k
+        if k == "out" or k.startswith(NOTE_KEYS) or not re.search(rf"\b{re.escape(name)}\b", claimed):
             continue
         a, b = o_obs[k], n_obs.get(k, "absent")
         written = _written(a) or _written(b)
@@ -460,6 +462,8 @@ def _written(value: str) -> bool:
 
 
 def _observable_name(case: Case, key: str) -> str:
+    if key.startswith("field:"):
+        return key[len("field:"):]
     m = re.fullmatch(r"arg(\d+)", key)
     if m:
         names = java_param_names(case) if case.pair.library.lang == "java" else []
