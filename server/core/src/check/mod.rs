@@ -872,6 +872,15 @@ fn wall_left(deadline: std::time::Instant) -> Option<Duration> {
 
 fn check_pair_labelled(pair: &MethodPair<'_>, options: &Options, label: String) -> MethodReport {
     let start = std::time::Instant::now();
+    let shared = share_constants(pair.old_program, pair.new_program);
+    let pair = &match &shared {
+        Some((old_program, new_program)) => MethodPair {
+            old_program,
+            new_program,
+            ..*pair
+        },
+        None => MethodPair { ..*pair },
+    };
     let checker = checker(options.checker);
     let mut decision = match interface_mismatch(pair) {
         Some(why) => Decision::plain(
@@ -928,6 +937,63 @@ fn report_of(
         loop_bound: options.loop_bound,
         time: start.elapsed(),
     }
+}
+
+/// The pair with one value per field: where a global is a constant in one
+/// version and an input in the other (`2 * Math.PI` is a constant
+/// expression, `2 * FastMath.PI` is not), the input is given the constant's
+/// initialiser, or `None` when there is no such global.
+///
+/// Every checker relates the versions' globals by name and gives a global
+/// that is an input in both the same entry value: the method is compared
+/// against one state of the world, in which a field has one value. A
+/// constant on one side is that value, so the other side must see it too —
+/// else a counterexample could rest on the two versions reading different
+/// values of the same field, which no real run does. Only where that holds
+/// unchanged is the input replaced: same type, an initialiser that names no
+/// other global (its meaning is the same in either program), and no
+/// function of the input's version assigns the global (it is final there in
+/// effect, so its value is its initialiser's). Otherwise the pair is left
+/// as it is.
+fn share_constants(old: &Program, new: &Program) -> Option<(Program, Program)> {
+    let assigned = |p: &Program| -> std::collections::BTreeSet<crate::ir::GlobalId> {
+        crate::abstraction::effects::function_effects(p)
+            .into_iter()
+            .flat_map(|e| e.writes_globals)
+            .collect()
+    };
+    let (old_assigned, new_assigned) = (assigned(old), assigned(new));
+    let mut out: Option<(Program, Program)> = None;
+    for (i, og) in old.globals.iter().enumerate() {
+        let Some(j) = new.globals.iter().position(|g| g.name == og.name) else {
+            continue;
+        };
+        let ng = &new.globals[j];
+        if og.ty != ng.ty {
+            continue;
+        }
+        let (oid, nid) = (crate::ir::GlobalId(i as u32), crate::ir::GlobalId(j as u32));
+        let adopt = match (&og.constant, &ng.constant) {
+            (Some(c), None) if ng.is_input() && !new_assigned.contains(&nid) => Some((c, false)),
+            (None, Some(c)) if og.is_input() && !old_assigned.contains(&oid) => Some((c, true)),
+            _ => None,
+        };
+        let Some((c, into_old)) = adopt else {
+            continue;
+        };
+        let mut names_global = false;
+        c.walk(&mut |x| names_global |= matches!(x.kind, crate::ir::ExprKind::Global(_)));
+        if names_global {
+            continue;
+        }
+        let (o, n) = out.get_or_insert_with(|| (old.clone(), new.clone()));
+        if into_old {
+            o.globals[i].constant = Some(c.clone());
+        } else {
+            n.globals[j].constant = Some(c.clone());
+        }
+    }
+    out
 }
 
 /// Runs `check` on a Z3 context of its own, dropped when it returns.

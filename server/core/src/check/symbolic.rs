@@ -602,7 +602,10 @@ fn run_both(
     if let Some(call) = old.unseen_call.clone().or_else(|| new.unseen_call.clone()) {
         return Err(Unreplayed::Unseen(call));
     }
-    let globals = global_names(pair.old_program, pair.new_program, pair.name);
+    let globals = crate::symbolic::observable_globals(
+        (pair.old_program, pair.old),
+        (pair.new_program, pair.new),
+    );
     let differences = match interp::compare(&old, &new, &globals) {
         Comparison::Differ(differences) => differences,
         Comparison::Same => {
@@ -761,17 +764,6 @@ pub(crate) fn termination_difference(
             super::describe_outcome(outcome)
         ))
     })
-}
-
-/// The non-constant globals of either version, by name.
-fn global_names(old: &Program, new: &Program, entry: &str) -> Vec<String> {
-    let mut names: Vec<String> = Vec::new();
-    for g in old.globals.iter().chain(&new.globals) {
-        if g.observable_from(entry) && !names.contains(&g.name) {
-            names.push(g.name.clone());
-        }
-    }
-    names
 }
 
 /// What one version did; state lists the globals and array arguments whose

@@ -15,6 +15,9 @@ enum Close {
     Equal,
     /// Different, but only within approximation error.
     Within,
+    /// Values of different kinds (a field whose type changed between the
+    /// versions): no exact comparison means anything, so no conclusion.
+    Incomparable,
     Different,
 }
 
@@ -65,8 +68,24 @@ fn close(a: &Value, b: &Value) -> Close {
                 .max()
                 .unwrap_or(Close::Equal)
         }
-        (a, b) => {
+        // A float field that became a double (or back): widening a float
+        // to a double is exact, so the numbers compare exactly.
+        (Value::F32(x), Value::F64(y)) | (Value::F64(y), Value::F32(x)) => {
+            let x = f64::from(*x);
+            same_float(x.is_nan() && y.is_nan(), x.to_bits() == y.to_bits())
+        }
+        // `null` against an array is a real difference.
+        (Value::Null, _) | (_, Value::Null) => {
             if a == b {
+                Close::Equal
+            } else {
+                Close::Different
+            }
+        }
+        (a, b) => {
+            if std::mem::discriminant(a) != std::mem::discriminant(b) {
+                Close::Incomparable
+            } else if a == b {
                 Close::Equal
             } else {
                 Close::Different
@@ -107,6 +126,9 @@ impl Diffs {
             Close::Equal => {}
             Close::Within => self.doubtful.push(format!(
                 "{what} differs only within approximation error: {a} vs {b}"
+            )),
+            Close::Incomparable => self.doubtful.push(format!(
+                "{what} has values of different types in the two versions: {a} vs {b}"
             )),
             Close::Different => self.real.push(format!("{what}: {a} vs {b}")),
         }

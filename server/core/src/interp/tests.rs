@@ -1327,6 +1327,46 @@ fn compare_with_approximations() {
     assert!(matches!(compare(&a, &b, &[]), Comparison::Differ(_)));
 }
 
+/// A field whose type changed between float and double: widening a float
+/// is exact, so equal numbers are the same value and different ones differ;
+/// values of kinds with no exact relation give no conclusion, never a
+/// difference.
+#[test]
+fn compare_mixed_float_widths_and_kinds() {
+    let g = |v: Value| {
+        let mut e = exec(Outcome::Return(Value::Void));
+        e.globals_final.insert("f".into(), v);
+        e
+    };
+    let f = ["f".to_string()];
+    assert_eq!(
+        compare(&g(Value::F32(2.0)), &g(Value::F64(2.0)), &f),
+        Comparison::Same
+    );
+    assert_eq!(
+        compare(&g(Value::F64(0.0)), &g(Value::F32(0.0)), &f),
+        Comparison::Same
+    );
+    assert_eq!(
+        compare(&g(Value::F32(f32::NAN)), &g(Value::F64(f64::NAN)), &f),
+        Comparison::Same
+    );
+    // 0.1f is not the double 0.1.
+    assert!(matches!(
+        compare(&g(Value::F32(0.1)), &g(Value::F64(0.1)), &f),
+        Comparison::Differ(_)
+    ));
+    assert!(matches!(
+        compare(&g(Value::int(2)), &g(Value::F64(2.0)), &f),
+        Comparison::Inconclusive(_)
+    ));
+    // A null array against an array is a real difference.
+    assert!(matches!(
+        compare(&g(Value::Null), &g(Value::Array(vec![])), &f),
+        Comparison::Differ(_)
+    ));
+}
+
 #[test]
 fn approximate_arithmetic_is_flagged() {
     // return sin(x) * 2 + 1

@@ -616,13 +616,18 @@ impl<'a> Executor<'a> {
             outcome = s.pc.ite(&Int::from_i64(code), &outcome);
             fin = self.merge(s, fin)?;
         }
-        let entry = self.entry.map(|f| self.program.function(f).name.as_str());
+        // Only the method's outputs (`super::is_output`); without an entry
+        // (no call made yet) nothing but plain globals can be one.
+        let effects = crate::abstraction::effects::function_effects(self.program);
         let globals = self
             .program
             .globals
             .iter()
             .enumerate()
-            .filter(|(_, g)| g.return_of.is_none() || entry.is_some_and(|e| g.observable_from(e)))
+            .filter(|(i, g)| match self.entry {
+                Some(e) => super::is_output(self.program, e, &effects, GlobalId(*i as u32)),
+                None => g.return_of.is_none(),
+            })
             .filter_map(|(i, g)| {
                 fin.globals
                     .get(&GlobalId(i as u32))

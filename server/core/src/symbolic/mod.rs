@@ -91,6 +91,60 @@ pub fn valueless_params(f: &crate::ir::Function) -> Vec<crate::ir::LocalId> {
         .collect()
 }
 
+/// Which globals of `program` are outputs of `entry`: their final values
+/// are compared between the versions. A global is an output only if the
+/// method may change it: a return slot of `entry` (each call writes it), an
+/// array (what stores through array globals reach is not tracked per global)
+/// or a scalar `entry` or a callee of it assigns. Every other global ends
+/// with its entry value, which both versions share (the same input, or the
+/// same constant), so comparing it could only report differences the
+/// versions do not have — e.g. a field whose declared type changed, or one
+/// that is a constant in one version and an input in the other.
+/// `effects` is [`crate::abstraction::effects::function_effects`] of
+/// `program`. The symbolic encoding ([`exec::Executor::summarize`]) and the
+/// replay ([`observable_globals`]) both ask this, so they observe the same
+/// globals.
+pub fn is_output(
+    program: &Program,
+    entry: crate::ir::FuncId,
+    effects: &[crate::abstraction::effects::FunctionEffects],
+    g: crate::ir::GlobalId,
+) -> bool {
+    let decl = program.global(g);
+    match &decl.return_of {
+        Some(f) => *f == program.function(entry).name,
+        None => {
+            matches!(decl.ty, Type::Array(_))
+                || effects
+                    .get(entry.0 as usize)
+                    .is_none_or(|e| e.writes_globals.contains(&g))
+        }
+    }
+}
+
+/// The names of the globals whose final values the replay compares: the
+/// non-constant globals that are an output ([`is_output`]) of either
+/// version. A global only one version writes is compared with the other
+/// version's entry value, which is its final value there.
+pub fn observable_globals(
+    old: (&Program, crate::ir::FuncId),
+    new: (&Program, crate::ir::FuncId),
+) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for (program, entry) in [old, new] {
+        let effects = crate::abstraction::effects::function_effects(program);
+        for (i, g) in program.globals.iter().enumerate() {
+            if g.constant.is_none()
+                && is_output(program, entry, &effects, crate::ir::GlobalId(i as u32))
+                && !names.contains(&g.name)
+            {
+                names.push(g.name.clone());
+            }
+        }
+    }
+    names
+}
+
 /// Whether the pair treats `null` array parameters as inputs: where either
 /// version's file tests an array against `null` (`a == null`,
 /// `Objects.requireNonNull`), what the code does then is part of its
