@@ -874,7 +874,7 @@ fn check_pair_labelled(pair: &MethodPair<'_>, options: &Options, label: String) 
     let start = std::time::Instant::now();
     let shared = share_constants(pair.old_program, pair.new_program);
     let pair = &match &shared {
-        Some((old_program, new_program)) => MethodPair {
+        Some((old_program, new_program, _)) => MethodPair {
             old_program,
             new_program,
             ..*pair
@@ -908,6 +908,27 @@ fn check_pair_labelled(pair: &MethodPair<'_>, options: &Options, label: String) 
         proof
             .assumptions
             .extend(outcome_assumptions(pair, &options.callees));
+        if let Some((_, _, names)) = &shared {
+            // Only the fields the method reads (in either version).
+            let reads = |p: &Program, f: crate::ir::FuncId| {
+                crate::symbolic::entry_effects(p, f)
+                    .get(&f)
+                    .map(|e| {
+                        e.reads_globals
+                            .iter()
+                            .map(|g| p.global(*g).name.clone())
+                            .collect::<Vec<_>>()
+                    })
+                    .unwrap_or_default()
+            };
+            let mut read = reads(pair.old_program, pair.old);
+            read.extend(reads(pair.new_program, pair.new));
+            proof.assumptions.extend(names.iter().filter(|n| read.contains(n)).map(|n| {
+                format!(
+                    "{n} has the same initial value in both versions (its initialiser is evaluated in one only)"
+                )
+            }));
+        }
     }
     report_of(pair, options, label, decision, start)
 }
@@ -942,7 +963,8 @@ fn report_of(
 /// The pair with one value per field: where a global is a constant in one
 /// version and an input in the other (`2 * Math.PI` is a constant
 /// expression, `2 * FastMath.PI` is not), the input is given the constant's
-/// initialiser, or `None` when there is no such global.
+/// initialiser, with the names of the globals so shared (a proof names the
+/// assumption); `None` when there is no such global.
 ///
 /// Every checker relates the versions' globals by name and gives a global
 /// that is an input in both the same entry value: the method is compared
@@ -955,15 +977,10 @@ fn report_of(
 /// function of the input's version assigns the global (it is final there in
 /// effect, so its value is its initialiser's). Otherwise the pair is left
 /// as it is.
-fn share_constants(old: &Program, new: &Program) -> Option<(Program, Program)> {
-    let assigned = |p: &Program| -> std::collections::BTreeSet<crate::ir::GlobalId> {
-        crate::abstraction::effects::function_effects(p)
-            .into_iter()
-            .flat_map(|e| e.writes_globals)
-            .collect()
-    };
-    let (old_assigned, new_assigned) = (assigned(old), assigned(new));
-    let mut out: Option<(Program, Program)> = None;
+fn share_constants(old: &Program, new: &Program) -> Option<(Program, Program, Vec<String>)> {
+    // (old index, new index, constant, whether it goes into old): found by
+    // name first, so that a file without such a global costs a scan only.
+    let mut candidates = Vec::new();
     for (i, og) in old.globals.iter().enumerate() {
         let Some(j) = new.globals.iter().position(|g| g.name == og.name) else {
             continue;
@@ -972,26 +989,44 @@ fn share_constants(old: &Program, new: &Program) -> Option<(Program, Program)> {
         if og.ty != ng.ty {
             continue;
         }
-        let (oid, nid) = (crate::ir::GlobalId(i as u32), crate::ir::GlobalId(j as u32));
-        let adopt = match (&og.constant, &ng.constant) {
-            (Some(c), None) if ng.is_input() && !new_assigned.contains(&nid) => Some((c, false)),
-            (None, Some(c)) if og.is_input() && !old_assigned.contains(&oid) => Some((c, true)),
-            _ => None,
-        };
-        let Some((c, into_old)) = adopt else {
-            continue;
+        let (c, into_old) = match (&og.constant, &ng.constant) {
+            (Some(c), None) if ng.is_input() => (c, false),
+            (None, Some(c)) if og.is_input() => (c, true),
+            _ => continue,
         };
         let mut names_global = false;
         c.walk(&mut |x| names_global |= matches!(x.kind, crate::ir::ExprKind::Global(_)));
-        if names_global {
+        if !names_global {
+            candidates.push((i, j, c, into_old));
+        }
+    }
+    if candidates.is_empty() {
+        return None;
+    }
+    let assigned = |p: &Program| -> std::collections::BTreeSet<crate::ir::GlobalId> {
+        crate::abstraction::effects::function_effects(p)
+            .into_values()
+            .flat_map(|e| e.writes_globals)
+            .collect()
+    };
+    let (old_assigned, new_assigned) = (assigned(old), assigned(new));
+    let mut out: Option<(Program, Program, Vec<String>)> = None;
+    for (i, j, c, into_old) in candidates {
+        let written = if into_old {
+            old_assigned.contains(&crate::ir::GlobalId(i as u32))
+        } else {
+            new_assigned.contains(&crate::ir::GlobalId(j as u32))
+        };
+        if written {
             continue;
         }
-        let (o, n) = out.get_or_insert_with(|| (old.clone(), new.clone()));
+        let (o, n, names) = out.get_or_insert_with(|| (old.clone(), new.clone(), Vec::new()));
         if into_old {
             o.globals[i].constant = Some(c.clone());
         } else {
             n.globals[j].constant = Some(c.clone());
         }
+        names.push(old.globals[i].name.clone());
     }
     out
 }

@@ -618,7 +618,10 @@ impl<'a> Executor<'a> {
         }
         // Only the method's outputs (`super::is_output`); without an entry
         // (no call made yet) nothing but plain globals can be one.
-        let effects = crate::abstraction::effects::function_effects(self.program);
+        let effects = match self.entry {
+            Some(e) => super::entry_effects(self.program, e),
+            None => Default::default(),
+        };
         let globals = self
             .program
             .globals

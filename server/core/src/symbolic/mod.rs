@@ -107,7 +107,7 @@ pub fn valueless_params(f: &crate::ir::Function) -> Vec<crate::ir::LocalId> {
 pub fn is_output(
     program: &Program,
     entry: crate::ir::FuncId,
-    effects: &[crate::abstraction::effects::FunctionEffects],
+    effects: &crate::abstraction::effects::FunctionEffectsMap,
     g: crate::ir::GlobalId,
 ) -> bool {
     let decl = program.global(g);
@@ -116,10 +116,20 @@ pub fn is_output(
         None => {
             matches!(decl.ty, Type::Array(_))
                 || effects
-                    .get(entry.0 as usize)
+                    .get(&entry)
                     .is_none_or(|e| e.writes_globals.contains(&g))
         }
     }
+}
+
+/// The effects of `entry` and the functions it reaches (what [`is_output`]
+/// needs), at the cost of those functions, not of the whole program.
+pub fn entry_effects(
+    program: &Program,
+    entry: crate::ir::FuncId,
+) -> crate::abstraction::effects::FunctionEffectsMap {
+    let scope = crate::scope::Scope::of_pair(program, program, entry, entry);
+    crate::abstraction::effects::function_effects_in(program, scope.old_members())
 }
 
 /// The names of the globals whose final values the replay compares: the
@@ -132,7 +142,7 @@ pub fn observable_globals(
 ) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for (program, entry) in [old, new] {
-        let effects = crate::abstraction::effects::function_effects(program);
+        let effects = entry_effects(program, entry);
         for (i, g) in program.globals.iter().enumerate() {
             if g.constant.is_none()
                 && is_output(program, entry, &effects, crate::ir::GlobalId(i as u32))
