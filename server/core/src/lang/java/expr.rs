@@ -1402,15 +1402,10 @@ impl<'c, 't> FnCx<'c, 't> {
             },
             None => Err(super::internal("operand")),
         })?;
-        let types_of = |i: usize| self.cx.methods.get(i).and_then(|m| m.params.as_ref().ok());
-        let exact = cands.iter().copied().find(|&i| {
-            types_of(i).is_some_and(|ps| ps.iter().zip(&args).all(|((_, t, _), a)| *t == a.ty))
-        });
-        let applicable = cands.iter().copied().find(|&i| {
-            types_of(i)
-                .is_some_and(|ps| ps.iter().zip(&args).all(|((_, t, _), a)| widens(&a.ty, t)))
-        });
-        let pick = exact.or(applicable).unwrap_or(cands[0]);
+        let pick = match cands.as_slice() {
+            [one] => *one,
+            _ => self.most_specific(n, name, &cands, &args)?,
+        };
         let Some(m) = self.cx.methods.get(pick) else {
             return Err(unsupported(n, format!("call to unknown method {name}")));
         };
@@ -1452,6 +1447,59 @@ impl<'c, 't> FnCx<'c, 't> {
             sp,
         ));
         Ok(None)
+    }
+
+    /// The overload among `cands` (two or more) that Java calls with
+    /// arguments `args`, or why none can be chosen. Java's first phase
+    /// (JLS 15.12.2.2): the applicable methods are those whose parameter
+    /// types every argument type converts to by identity or primitive
+    /// widening; the call goes to the most specific of them (15.12.2.5),
+    /// the one whose parameter types each widen to the corresponding
+    /// parameter type of every other applicable one (widening is the
+    /// subtyping of primitive types, JLS 4.10.1). Declaration order plays no
+    /// part. The later phases (boxing, variable arity) are not modelled, so
+    /// a call no overload takes by widening, or no single most specific one
+    /// takes (ambiguous in Java), is refused rather than guessed.
+    fn most_specific(&self, n: Node, name: &str, cands: &[usize], args: &[Expr]) -> R<usize> {
+        let types_of = |i: usize| self.cx.methods.get(i).and_then(|m| m.params.as_ref().ok());
+        let applicable: Vec<usize> = cands
+            .iter()
+            .copied()
+            .filter(|&i| {
+                types_of(i).is_some_and(|ps| {
+                    ps.len() == args.len()
+                        && ps.iter().zip(args).all(|((_, t, _), a)| widens(&a.ty, t))
+                })
+            })
+            .collect();
+        let more_specific = |m1: usize, m2: usize| match (types_of(m1), types_of(m2)) {
+            (Some(p1), Some(p2)) => p1.iter().zip(p2).all(|((_, s, _), (_, t, _))| widens(s, t)),
+            _ => false,
+        };
+        let best: Vec<usize> = applicable
+            .iter()
+            .copied()
+            .filter(|&m| applicable.iter().all(|&o| more_specific(m, o)))
+            .collect();
+        let types = args
+            .iter()
+            .map(|a| super::jname(&a.ty))
+            .collect::<Vec<_>>()
+            .join(", ");
+        match best.as_slice() {
+            [one] => Ok(*one),
+            _ if applicable.is_empty() => Err(unsupported(
+                n,
+                format!(
+                    "call to {name}({types}): no overload takes these argument types by \
+                     widening (boxing and variable arity are not modelled)"
+                ),
+            )),
+            _ => Err(unsupported(
+                n,
+                format!("call to {name}({types}): no overload is most specific (ambiguous)"),
+            )),
+        }
     }
 
     /// A call to a method outside the file ([`StmtKind::External`]). Its

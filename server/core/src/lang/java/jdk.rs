@@ -267,11 +267,12 @@ impl FnCx<'_, '_> {
             }
             ("Float", "intBitsToFloat") => (I::BitsToFloat, vec![Type::INT], float.clone(), false),
             ("Math" | "StrictMath", "copySign") => {
-                // The float overload only when both arguments are floats.
+                // The float overload, the more specific one, whenever both
+                // arguments widen to float (an integer does): JLS 15.12.2.5.
                 let mut probe = Vec::new();
                 let mut all_float = true;
                 for a in arg_nodes {
-                    all_float &= self.expr(*a, &mut probe)?.ty == float;
+                    all_float &= super::widens(&self.expr(*a, &mut probe)?.ty, &float);
                 }
                 let ty = if all_float {
                     float.clone()

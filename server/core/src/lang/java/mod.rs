@@ -25,8 +25,9 @@
 //!   inlined into it. Other initialisers are ignored.
 //! - Calls resolve by name and arity in the named class, else the current
 //!   class and its enclosing classes, else anywhere in the file; among
-//!   overloads the exact parameter types win, then the first applicable by
-//!   widening, then the first.
+//!   overloads the most specific one applicable by widening wins, as in
+//!   Java (JLS 15.12.2.5), whatever the declaration order; a call with no
+//!   such overload (it would need boxing, or is ambiguous) is refused.
 //! - An operand is spilled to a temporary only when a later operand lifts
 //!   statements that could change it (a write to a variable it reads; any
 //!   call for globals and array elements) or when it could fault (division,
@@ -39,6 +40,7 @@
 mod expr;
 mod jdk;
 mod objects;
+mod statics;
 mod stmt;
 #[cfg(test)]
 mod tests;
@@ -107,6 +109,7 @@ fn lower_here(source: &str, tree: &Tree) -> Program {
         globals: Vec::new(),
         imports: Vec::new(),
         values: Vec::new(),
+        static_blocks: Vec::new(),
     };
     let root = tree.root_node();
     let mut walk = root.walk();
@@ -222,6 +225,8 @@ struct Ctx<'t> {
     /// Per class: the fields of its objects, if it is a value class (see
     /// [`objects`]), as indices into `fields`.
     values: Vec<Option<Vec<usize>>>,
+    /// The static initialiser blocks, with their classes, in textual order.
+    static_blocks: Vec<(Option<usize>, Node<'t>)>,
 }
 
 impl<'t> Ctx<'t> {
@@ -268,10 +273,12 @@ impl<'t> Ctx<'t> {
             // Constructors are listed (so that pairing and `--method` find
             // them); only those of value classes are lowered (objects.rs).
             "method_declaration" | "constructor_declaration" => self.collect_method(n, class),
-            // Initialiser blocks are not functions; method bodies contain no
+            // Initialiser blocks are not functions, but a static one changes
+            // the constants (see [`statics`]); method bodies contain no
             // further methods we lower (local and anonymous classes are
             // unsupported inside them).
-            "static_initializer" | "block" | "compact_constructor_declaration" => {}
+            "static_initializer" => self.static_blocks.push((class, n)),
+            "block" | "compact_constructor_declaration" => {}
             _ => {
                 for c in named_children(n) {
                     self.collect(c, class, depth + 1);
@@ -411,10 +418,22 @@ impl<'t> Ctx<'t> {
 
     /// Evaluates the initialisers of `final` fields that are constant
     /// expressions (literals, operators, other constants, `Math` functions,
-    /// array initialisers). Initialisers of other fields are ignored: fields
-    /// are inputs at method entry.
+    /// array initialisers), and the static blocks between them in textual
+    /// order, as the class initialiser runs them (see [`statics`]).
+    /// Initialisers of other fields are ignored: fields are inputs at
+    /// method entry.
     fn compute_constants(&mut self) {
+        let blocks = self.static_blocks.clone();
+        let mut next = blocks.iter().peekable();
         for i in 0..self.fields.len() {
+            let at = self.fields[i].span.start.byte as usize;
+            while let Some(&&(class, b)) = next.peek() {
+                if b.start_byte() > at {
+                    break;
+                }
+                self.run_static_block(class, b);
+                next.next();
+            }
             let f = &self.fields[i];
             let (Some(init), Some(gid), Ok(ty), true) =
                 (f.init, f.global, f.ty.clone(), f.is_final)
@@ -430,6 +449,9 @@ impl<'t> Ctx<'t> {
             {
                 g.constant = Some(v);
             }
+        }
+        for &(class, b) in next {
+            self.run_static_block(class, b);
         }
     }
 

@@ -1152,7 +1152,7 @@ pub(super) enum ObjectCall {
 }
 
 /// The default value of a field of type `ty`.
-fn zero_of(ty: &Type, sp: Span) -> R<Expr> {
+pub(super) fn zero_of(ty: &Type, sp: Span) -> R<Expr> {
     let kind = match ty {
         Type::Bool => ExprKind::BoolLit(false),
         Type::Int(_) => ExprKind::IntLit(0),

@@ -1307,6 +1307,118 @@ fn calls_qualified_and_overloaded() {
 }
 
 #[test]
+fn overloads_resolve_to_the_most_specific() {
+    // Java calls the most specific applicable overload (JLS 15.12.2.5),
+    // whatever the declaration order.
+    for members in [
+        "static double p(double a, double b) { return 1.0; } static double p(float a, double b) { return 2.0; }",
+        "static double p(float a, double b) { return 2.0; } static double p(double a, double b) { return 1.0; }",
+    ] {
+        let p = prog(&format!(
+            "class A {{ {members} double f(float x) {{ return p(x, x); }} double g(double x) {{ return p(x, x); }} }}"
+        ));
+        let float_one = func(&p, "p");
+        let float_first = matches!(&float_one.body[..], [s] if matches!(&s.kind, StmtKind::Return(Some(e)) if matches!(&e.kind, ExprKind::FloatLit(l) if l.value == 2.0)));
+        let (pf, pd) = if float_first { (0, 1) } else { (1, 0) };
+        assert_eq!(
+            body_of_p(&p, "f"),
+            format!("$t1 = p#{pf}(x, (double)x); return $t1")
+        );
+        assert_eq!(
+            body_of_p(&p, "g"),
+            format!("$t1 = p#{pd}(x, x); return $t1")
+        );
+    }
+    // (int, int) fits both; neither (long, int) nor (int, long) is more
+    // specific than the other: Java rejects the call, and so do we.
+    let p = prog(
+        "class A { static int q(long a, int b) { return 1; } static int q(int a, long b) { return 2; } int f(int x) { return q(x, x); } int g(long x) { return q(x, 1); } }",
+    );
+    assert_eq!(
+        err(&p, "f").what,
+        "call to q(int, int): no overload is most specific (ambiguous)"
+    );
+    assert_eq!(body_of_p(&p, "g"), "$t1 = q#0(x, 1); return $t1");
+    // No overload takes a boolean by widening (boxing is not modelled).
+    let p = prog(
+        "class A { static int r(int a) { return 1; } static int r(long a) { return 2; } int f(boolean b) { return r(b); } }",
+    );
+    assert!(
+        err(&p, "f")
+            .what
+            .contains("no overload takes these argument types"),
+        "{}",
+        err(&p, "f").what
+    );
+    // Math.copySign's float overload is the more specific for int arguments.
+    assert_eq!(
+        body_of(
+            "float f(int a, float b) { return Math.copySign(a, b); }",
+            "f"
+        ),
+        body_of(
+            "float f(int a, float b) { return Math.copySign((float) a, b); }",
+            "f"
+        )
+    );
+}
+
+#[test]
+fn static_initializers_change_constants() {
+    let p = prog(
+        "class A {
+            static final double[] T = new double[3];
+            static final int N;
+            static final int[] U = {1, 2};
+            static final int[] V = {1, 2};
+            static final int K = 5;
+            static {
+                T[1] = 0.5;
+                N = K + 1;
+            }
+            static { for (int i = 0; i < 2; i++) U[i] = i; }
+            double f() { return T[1]; }
+        }",
+    );
+    let c = |n: &str| p.global(p.find_global(n).unwrap()).constant.clone();
+    let t = c("T").expect("T is evaluated");
+    let ExprKind::ArrayLit(elems) = &t.kind else {
+        panic!("T: {t:?}")
+    };
+    let values: Vec<f64> = elems
+        .iter()
+        .map(|e| match &e.kind {
+            ExprKind::FloatLit(l) => l.value,
+            other => panic!("element {other:?}"),
+        })
+        .collect();
+    assert_eq!(values, [0.0, 0.5, 0.0]);
+    assert!(c("N").is_some(), "a blank final assigned a constant");
+    // A block that is not evaluated leaves the fields it may write inputs:
+    // U, which it writes by name, but not V.
+    assert!(c("U").is_none());
+    assert!(c("V").is_some());
+    assert!(c("K").is_some(), "a scalar final with an initialiser stays");
+    // A call could write any array field; scalar finals keep their values.
+    let p = prog(
+        "class A { static final int[] V = {1, 2}; static final int K = 5; static { fill(); } static void fill() { } }",
+    );
+    let c = |n: &str| p.global(p.find_global(n).unwrap()).constant.clone();
+    assert!(c("V").is_none());
+    assert!(c("K").is_some());
+    // So could an alias.
+    let p = prog("class A { static final int[] V = {1, 2}; static { int[] a = V; a[0] = 3; } }");
+    assert!(p.global(p.find_global("V").unwrap()).constant.is_none());
+    // A block that is not evaluated does not keep what it began.
+    let p = prog(
+        "class A { static final int[] T = {1, 2}; static final int M; static { T[0] = 3; M = 4; T[1] = g(); } static int g() { return 1; } }",
+    );
+    let c = |n: &str| p.global(p.find_global(n).unwrap()).constant.clone();
+    assert!(c("T").is_none());
+    assert!(c("M").is_none());
+}
+
+#[test]
 fn unsupported_constructs_have_positions() {
     let src = "class A {\n  int f(int x) {\n    synchronized (this) { x = 1; }\n    return x;\n  }\n  int g(int x) { return x; }\n}";
     let p = prog(src);
