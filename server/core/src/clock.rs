@@ -348,12 +348,12 @@ mod tests {
             // beyond the cap.
             let [x, y] = ["x", "y"].map(|n| z3::ast::BV::new_const(n, 64));
             solver.assert(
-                &x.bvmul(&y)
+                x.bvmul(&y)
                     .eq(z3::ast::BV::from_u64(0x9e37_79b9_7f4a_7c15, 64)),
             );
             for v in [&x, &y] {
-                solver.assert(&v.bvugt(z3::ast::BV::from_u64(1, 64)));
-                solver.assert(&v.bvult(z3::ast::BV::from_u64(u64::from(u32::MAX), 64)));
+                solver.assert(v.bvugt(z3::ast::BV::from_u64(1, 64)));
+                solver.assert(v.bvult(z3::ast::BV::from_u64(u64::from(u32::MAX), 64)));
             }
             let (start, before) = (now(), solver_work());
             let deadline = start + Duration::from_secs(600);
@@ -371,7 +371,7 @@ mod tests {
     fn nothing_left_means_no_call() {
         run(|| {
             let solver = Solver::new();
-            solver.assert(&Int::new_const("x").eq(&Int::from_i64(1)));
+            solver.assert(Int::new_const("x").eq(Int::from_i64(1)));
             let deadline = now();
             assert_eq!(
                 solve(&solver, Limit::until(deadline), &[]),
