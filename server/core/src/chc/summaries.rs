@@ -68,7 +68,7 @@ pub fn prove(
                 continue;
             };
             loop {
-                if expired(until) {
+                if crate::cancel::expired(until) {
                     return None;
                 }
                 let goals: Vec<(usize, Bool)> = cands[*k]
@@ -110,7 +110,7 @@ pub fn prove(
         }
     }
     for clause in clauses.iter().filter(|c| c.head.is_none()) {
-        if expired(until) {
+        if crate::cancel::expired(until) {
             return None;
         }
         let solver = Solver::new();
@@ -145,7 +145,7 @@ fn shortest(c: &Candidates, until: Instant) -> String {
     // From the back: the weakest candidates (case splits, bounds) go
     // first, unconditional equalities stay.
     for i in (0..kept.len()).rev() {
-        if expired(until) {
+        if crate::cancel::expired(until) {
             break;
         }
         let mut assumptions: Vec<Bool> = (0..kept.len())
@@ -163,10 +163,6 @@ fn shortest(c: &Candidates, until: Instant) -> String {
         .filter_map(|(f, l)| l.then_some(f))
         .collect();
     Bool::and(&kept).simplify().to_string()
-}
-
-fn expired(until: Instant) -> bool {
-    crate::cancel::expired(until)
 }
 
 /// A call's limit: at most `CHECK_MS` of work, nothing past `until`.

@@ -74,17 +74,9 @@ impl Checker for AbstractingChecker {
 
     fn check(&self, pair: &MethodPair<'_>, options: &Options) -> Decision {
         let deadline = crate::clock::now() + Duration::from_millis(options.timeout_ms);
-        let Some(ctx) = Context::for_pair_until(
-            pair.old_program,
-            pair.new_program,
-            pair.old,
-            pair.new,
-            deadline,
-        ) else {
-            return Decision::plain(
-                super::timeout(Phase::Matching, options.timeout_ms),
-                self.decider(),
-            );
+        let ctx = match pair_context(pair, deadline, options.timeout_ms, self.decider()) {
+            Ok(ctx) => ctx,
+            Err(timeout) => return *timeout,
         };
         self.run(pair, options, &ctx, deadline, Stages::all())
     }
@@ -472,6 +464,29 @@ fn impacted(dse: &Abstraction) -> HashSet<StmtKey> {
             return out;
         }
     }
+}
+
+/// The pair's matching context, built by `deadline`; a timeout in the
+/// matching phase (decided by `by`) when the deadline passes first.
+pub(crate) fn pair_context<'p>(
+    pair: &MethodPair<'p>,
+    deadline: Instant,
+    timeout_ms: u64,
+    by: Decider,
+) -> Result<Context<'p>, Box<Decision>> {
+    Context::for_pair_until(
+        pair.old_program,
+        pair.new_program,
+        pair.old,
+        pair.new,
+        deadline,
+    )
+    .ok_or_else(|| {
+        Box::new(Decision::plain(
+            super::timeout(Phase::Matching, timeout_ms),
+            by,
+        ))
+    })
 }
 
 #[cfg(test)]

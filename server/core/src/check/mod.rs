@@ -980,9 +980,14 @@ fn report_of(
 fn share_constants(old: &Program, new: &Program) -> Option<(Program, Program, Vec<String>)> {
     // (old index, new index, constant, whether it goes into old): found by
     // name first, so that a file without such a global costs a scan only.
+    // The first global of each name, as a lookup by position would find.
+    let mut new_index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for (j, g) in new.globals.iter().enumerate() {
+        new_index.entry(g.name.as_str()).or_insert(j);
+    }
     let mut candidates = Vec::new();
     for (i, og) in old.globals.iter().enumerate() {
-        let Some(j) = new.globals.iter().position(|g| g.name == og.name) else {
+        let Some(&j) = new_index.get(og.name.as_str()) else {
             continue;
         };
         let ng = &new.globals[j];

@@ -23,7 +23,6 @@ use super::{
     Checker, CheckerKind, Decider, Decision, MethodPair, Options, Phase, Proof, UnknownReason,
     Verdict,
 };
-use crate::abstraction::Context;
 use std::time::Duration;
 
 /// Share of the budget `ardiff` gets before the full checker takes over.
@@ -54,17 +53,14 @@ impl Checker for PortfolioChecker {
             Ok(b) => b,
             Err(v) => return Decision::plain(v, Decider::Syntax),
         };
-        let Some(ctx) = Context::for_pair_until(
-            pair.old_program,
-            pair.new_program,
-            pair.old,
-            pair.new,
+        let ctx = match super::abstracted::pair_context(
+            pair,
             deadline,
-        ) else {
-            return Decision::plain(
-                super::timeout(Phase::Matching, options.timeout_ms),
-                Decider::Syntax,
-            );
+            options.timeout_ms,
+            Decider::Syntax,
+        ) {
+            Ok(ctx) => ctx,
+            Err(timeout) => return *timeout,
         };
         if ctx.identical(pair.old, pair.new) {
             return Decision::plain(
