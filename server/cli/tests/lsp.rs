@@ -793,3 +793,46 @@ fn run_git_off_means_no_git_baseline() {
     );
     c.shutdown();
 }
+
+#[test]
+fn a_baseline_setting_changed_while_git_runs_is_the_one_used() {
+    // Back-to-back setting changes: the check started by the first one may
+    // still be reading the git baseline when the second arrives. What it
+    // resolves belongs to a superseded setting and must not be kept.
+    let dir = Scratch::new("rebase-race");
+    let path = dir.write("A.java", JAVA_OLD);
+    dir.git(&["init", "-q"]);
+    dir.git(&["add", "A.java"]);
+    dir.git(&["commit", "-qm", "base"]);
+    let mut c = Client::start(json!({"debounceMs": 0}), &dir.0);
+    let u = c.open(&path, "java", &java_new());
+    c.wait_lens(&u, |t| t.starts_with("≢"));
+    for round in 0..8 {
+        c.notify(
+            "workspace/didChangeConfiguration",
+            json!({"settings": {"eqlens": {"baseline": "git", "debounceMs": 0}}}),
+        );
+        c.notify(
+            "workspace/didChangeConfiguration",
+            json!({"settings": {"eqlens": {"baseline": "paired", "debounceMs": 0}}}),
+        );
+        // Long enough for the first check's git to finish: under the race,
+        // it would store the superseded baseline now, and the edit below
+        // would be checked against it.
+        std::thread::sleep(Duration::from_millis(300));
+        let version = 2 + round;
+        c.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": u, "version": version},
+                   "contentChanges": [{"text": format!("{}// {round}\n", java_new())}]}),
+        );
+        let s = c.status(&u, |p| {
+            p["version"] == version && (p["state"] == "idle" || p["state"] == "done")
+        });
+        assert!(
+            s["note"].as_str().unwrap_or("").contains("no paired file"),
+            "round {round}: the git baseline of the superseded setting was used: {s}"
+        );
+    }
+    c.shutdown();
+}

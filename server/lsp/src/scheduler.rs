@@ -219,8 +219,24 @@ impl Inner {
     /// Bumps the generation (superseding the document's pending plan) and
     /// starts a (debounced) check.
     pub fn schedule(self: &Arc<Self>, uri: &Uri, debounce: bool) {
+        self.schedule_with(uri, debounce, false);
+    }
+
+    /// Like [`schedule`](Self::schedule), after forgetting the resolved
+    /// baseline (a setting, pin or partner changed). The reset and the new
+    /// generation are one step under the document's lock: a check of an
+    /// older generation still resolving its baseline cannot store it in
+    /// between, and the new check resolves the baseline afresh.
+    pub fn schedule_rebased(self: &Arc<Self>, uri: &Uri, debounce: bool) {
+        self.schedule_with(uri, debounce, true);
+    }
+
+    fn schedule_with(self: &Arc<Self>, uri: &Uri, debounce: bool, rebase: bool) {
         let generation = match self.docs.get_mut(uri) {
             Some(mut d) => {
+                if rebase {
+                    d.baseline = None;
+                }
                 d.generation += 1;
                 d.generation
             }
@@ -301,8 +317,12 @@ impl Inner {
                     .log_message(MessageType::WARNING, format!("eqlens: {reason}"))
                     .await;
             }
-            if let Some(mut d) = self.docs.get_mut(&uri) {
-                d.baseline = Some(b);
+            // A baseline resolved for a superseded generation may be the
+            // wrong one (the setting changed while git ran): only the
+            // current generation stores it.
+            match self.docs.get_mut(&uri) {
+                Some(mut d) if d.generation == generation => d.baseline = Some(b),
+                _ => return,
             }
         }
         let Some((

@@ -275,10 +275,7 @@ impl LanguageServer for Backend {
         }
         let uris: Vec<Uri> = self.inner.docs.iter().map(|d| d.uri.clone()).collect();
         for uri in uris {
-            if let Some(mut d) = self.inner.docs.get_mut(&uri) {
-                d.baseline = None;
-            }
-            self.inner.schedule(&uri, false);
+            self.inner.schedule_rebased(&uri, false);
         }
     }
 
@@ -419,10 +416,9 @@ impl LanguageServer for Backend {
             CMD_PIN | CMD_UNPIN => {
                 let pinned = self.inner.docs.get_mut(&a.uri).map(|mut d| {
                     d.pin = (p.command == CMD_PIN).then(|| d.text.as_str().into());
-                    d.baseline = None;
                     (d.path.clone(), d.pin.clone())
                 });
-                self.inner.schedule(&a.uri, false);
+                self.inner.schedule_rebased(&a.uri, false);
                 if let (true, Some(root), Some((Some(path), pin))) = (
                     self.inner.settings().persist_pins,
                     self.inner.root(),
@@ -469,13 +465,12 @@ impl LanguageServer for Backend {
                         eqlens_core::check::LOOP_BOUND_RANGE.end()
                     )));
                 }
-                if let Some(mut d) = self.inner.docs.get_mut(&a.uri) {
-                    d.baseline = None;
-                    if a.loop_bound.is_some() {
-                        d.loop_bound = a.loop_bound;
-                    }
+                if let Some(mut d) = self.inner.docs.get_mut(&a.uri)
+                    && a.loop_bound.is_some()
+                {
+                    d.loop_bound = a.loop_bound;
                 }
-                self.inner.schedule(&a.uri, false);
+                self.inner.schedule_rebased(&a.uri, false);
                 Ok(None)
             }
             CMD_DETAILS => {
@@ -538,10 +533,7 @@ impl Backend {
             .map(|d| d.uri.clone())
             .collect();
         for u in partners {
-            if let Some(mut d) = self.inner.docs.get_mut(&u) {
-                d.baseline = None;
-            }
-            self.inner.schedule(&u, true);
+            self.inner.schedule_rebased(&u, true);
         }
     }
 }
