@@ -1097,6 +1097,14 @@ pub struct Global {
     /// any global's; a proof that reads it assumes the reference was not
     /// `null`.
     pub static_object: Option<String>,
+    /// A value fixed before any method runs (a Java `static final` field, a
+    /// C `const` global) that eqlens does not compute: its initialiser, or
+    /// the static block that sets it, is not evaluated. A proof treats it
+    /// as an input like any global's entry value (it then holds for every
+    /// value, the real one among them); a replay that reads it records it
+    /// as unanalysed, so no counterexample rests on a value the field may
+    /// never hold.
+    pub uncomputed: bool,
     pub span: Span,
 }
 

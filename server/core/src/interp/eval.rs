@@ -529,6 +529,22 @@ impl Interp<'_> {
         Ok(Flow::Normal)
     }
 
+    /// Records a read of an uncomputed global (see [`crate::ir::Global::uncomputed`]):
+    /// the run goes on with the value it was given, but is not evidence of
+    /// what the program does.
+    fn note_uncomputed(&mut self, name: &str) {
+        let what = format!(
+            "the value of {name}, set before the method runs by code eqlens does not evaluate"
+        );
+        if !self
+            .unanalysed
+            .iter()
+            .any(|u| matches!(u, Unanalysed::Code(w) if *w == what))
+        {
+            self.unanalysed.push(Unanalysed::Code(what));
+        }
+    }
+
     fn place(&mut self, fr: &Frame, p: &Place) -> Result<Loc, Stop> {
         Ok(match p {
             Place::Local(id) => Loc::Local(id.0 as usize),
@@ -677,10 +693,17 @@ impl Interp<'_> {
                 Some(v) => v.clone(),
                 None => return Err(internal("unknown local", span)),
             },
-            ExprKind::Global(id) => match self.globals.get(id.0 as usize) {
-                Some(v) => v.clone(),
-                None => return Err(internal("unknown global", span)),
-            },
+            ExprKind::Global(id) => {
+                if let Some(g) = self.program.globals.get(id.0 as usize)
+                    && g.uncomputed
+                {
+                    self.note_uncomputed(&g.name);
+                }
+                match self.globals.get(id.0 as usize) {
+                    Some(v) => v.clone(),
+                    None => return Err(internal("unknown global", span)),
+                }
+            }
             ExprKind::Unary(op, a) => {
                 let a = self.eval(fr, a)?;
                 self.ar.unary(*op, a, &e.ty, span)?

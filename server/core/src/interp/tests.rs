@@ -934,6 +934,7 @@ fn globals_inputs_constants_and_final_state() {
             constant: None,
             return_of: None,
             static_object: None,
+            uncomputed: false,
             span: sp(1),
         },
         Global {
@@ -942,6 +943,7 @@ fn globals_inputs_constants_and_final_state() {
             constant: Some(int(10)),
             return_of: None,
             static_object: None,
+            uncomputed: false,
             span: sp(1),
         },
     ];

@@ -486,6 +486,11 @@ fn lower_here(source: &str, tree: &Tree) -> Program {
             g.constant = Some(e);
         }
     }
+    // A `const` global keeps its initial value (writing it is undefined):
+    // without a computed constant, that value is unknown, not an input.
+    for (g, &is_const) in file.globals.iter_mut().zip(&file.global_const) {
+        g.uncomputed = is_const && g.constant.is_none();
+    }
 
     let functions = defs
         .iter()
@@ -776,6 +781,7 @@ impl<'t> FileCx<'t> {
                 constant: None,
                 return_of: None,
                 static_object: None,
+                uncomputed: false,
                 span: span_of(d),
             });
             self.global_const.push(is_const);

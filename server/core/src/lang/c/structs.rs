@@ -229,6 +229,7 @@ impl super::FileCx<'_> {
                 constant: None,
                 return_of: None,
                 static_object: None,
+                uncomputed: false,
                 span,
             }));
         }
@@ -247,6 +248,7 @@ impl super::FileCx<'_> {
                     constant: None,
                     return_of: Some(func.to_string()),
                     static_object: None,
+                    uncomputed: false,
                     span,
                 })
             })

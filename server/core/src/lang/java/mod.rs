@@ -319,6 +319,7 @@ impl<'t> Ctx<'t> {
                         constant: None,
                         return_of: None,
                         static_object: None,
+                        uncomputed: false,
                         span: span(d),
                     });
                     Some(GlobalId((self.globals.len() - 1) as u32))
@@ -452,6 +453,19 @@ impl<'t> Ctx<'t> {
         }
         for &(class, b) in next {
             self.run_static_block(class, b);
+        }
+        // What is left without a constant among the fields no method can
+        // assign: static finals (set once, by code not evaluated) and
+        // instance finals with an initialiser (the same value in every
+        // object). A blank instance final is set by each constructor from
+        // its arguments: an input like any field of the receiver.
+        for f in &self.fields {
+            if let (true, Some(g)) = (f.is_final && (f.is_static || f.init.is_some()), f.global)
+                && let Some(g) = self.globals.get_mut(g.0 as usize)
+                && g.constant.is_none()
+            {
+                g.uncomputed = true;
+            }
         }
     }
 

@@ -122,6 +122,7 @@ impl<'t> Ctx<'t> {
                     constant: None,
                     return_of: Some(name.clone()),
                     static_object: None,
+                    uncomputed: false,
                     span: self.methods[i].name_span,
                 });
                 slots.push(GlobalId((self.globals.len() - 1) as u32));
@@ -166,6 +167,7 @@ impl<'t> Ctx<'t> {
                     constant: None,
                     return_of: None,
                     static_object: Some(name.clone()),
+                    uncomputed: false,
                     span: sp,
                 });
                 globals.push(GlobalId((self.globals.len() - 1) as u32));
