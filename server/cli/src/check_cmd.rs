@@ -146,6 +146,30 @@ fn method_not_found(report: &FileReport, name: &str, old: &Path, new: &Path) -> 
     CliError::usage(msg)
 }
 
+/// With `--method NAME` matching more than one method (`f` in two classes,
+/// or overloads): which ones, and how to name one. All of them are checked.
+fn ambiguity_note(report: &FileReport, name: &str) -> Option<String> {
+    if report.methods.len() < 2 {
+        return None;
+    }
+    let labels: Vec<&str> = report.methods.iter().map(|m| m.label.as_str()).collect();
+    let nested = report
+        .methods
+        .iter()
+        .map(|m| m.qualified.as_str())
+        .filter(|q| *q != report.methods[0].qualified)
+        .max_by_key(|q| q.matches('.').count());
+    let how = match nested {
+        Some(q) => format!("name one with its class (--method {q})"),
+        None => format!("add the parameter types (--method '{name}(int)')"),
+    };
+    Some(format!(
+        "--method {name} matches {} methods ({}), all checked; {how} to check one",
+        labels.len(),
+        labels.join(", ")
+    ))
+}
+
 pub fn run(args: &CheckArgs) -> Result<u8, CliError> {
     check_operand(&args.old, "OLD")?;
     check_operand(&args.new, "NEW")?;
@@ -209,6 +233,13 @@ pub fn run(args: &CheckArgs) -> Result<u8, CliError> {
     {
         return Err(method_not_found(&report, name, &args.old, &args.new));
     }
+    if let Some(note) = args
+        .method
+        .as_deref()
+        .and_then(|name| ambiguity_note(&report, name))
+    {
+        let _ = writeln!(anstream::stderr().lock(), "eqlens: {note}");
+    }
     let summary = file_summary(&report);
     let text = match args.format {
         Format::Text => render::render_text(&report),
@@ -225,6 +256,29 @@ pub fn run(args: &CheckArgs) -> Result<u8, CliError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_ambiguous_method_name_is_explained() {
+        let src = "class A { static int f(int x) { return x; } static class B { static int f(int x) { return x + 1; } } }";
+        let report = eqlens_core::check::check_sources(
+            Lang::Java,
+            src,
+            src,
+            &Selection::Method("f".into()),
+            &eqlens_core::check::Options::default(),
+        );
+        let note = ambiguity_note(&report, "f").expect("two methods named f");
+        assert!(note.contains("A.f(1), A.B.f(1)"), "{note}");
+        assert!(note.contains("--method A.B.f"), "{note}");
+        let one = eqlens_core::check::check_sources(
+            Lang::Java,
+            src,
+            src,
+            &Selection::Method("B.f".into()),
+            &eqlens_core::check::Options::default(),
+        );
+        assert_eq!(ambiguity_note(&one, "B.f"), None);
+    }
 
     #[test]
     fn exit_statuses_follow_diff() {

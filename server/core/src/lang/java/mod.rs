@@ -287,6 +287,40 @@ impl<'t> Ctx<'t> {
         }
     }
 
+    /// The name a field is known by in reports and paired by across
+    /// versions: a top-level class's field by its own name, a nested
+    /// class's as `B.f` — what a reader of the file would write — and with
+    /// the enclosing classes (`A.B.f`) where that name is taken already.
+    /// Nesting, not declaration order, decides: adding a class before
+    /// another does not rename the other's fields.
+    fn field_global_name(&self, class: Option<usize>, name: &str) -> String {
+        let taken = |n: &str| self.globals.iter().any(|g| g.name == n);
+        let mut path = Vec::new();
+        let mut c = class;
+        while let Some(k) = c.and_then(|c| self.classes.get(c)) {
+            path.push(k.name.as_str());
+            c = k.outer;
+            if path.len() > self.classes.len() {
+                break;
+            }
+        }
+        path.reverse();
+        let mut candidates = (0..path.len())
+            .rev()
+            .map(|from| format!("{}.{name}", path[from..].join(".")));
+        let nested = path.len() > 1;
+        let first = if nested {
+            candidates.next()
+        } else {
+            Some(name.to_string())
+        };
+        std::iter::once(first)
+            .flatten()
+            .chain(candidates)
+            .find(|n| !taken(n))
+            .unwrap_or_else(|| name.to_string())
+    }
+
     fn collect_field(&mut self, n: Node<'t>, class: Option<usize>) {
         let (is_static, is_final) = modifiers(n);
         // Interface fields are implicitly static.
@@ -308,11 +342,7 @@ impl<'t> Ctx<'t> {
             };
             let global = match &ty {
                 Ok(t) => {
-                    let qualified = self.globals.iter().any(|g| g.name == name);
-                    let gname = match class.and_then(|c| self.classes.get(c)) {
-                        Some(c) if qualified => format!("{}.{}", c.name, name),
-                        _ => name.clone(),
-                    };
+                    let gname = self.field_global_name(class, &name);
                     self.globals.push(Global {
                         name: gname,
                         ty: t.clone(),

@@ -2076,3 +2076,19 @@ fn objects_range_checks_throw_what_the_jdk_throws() {
         }
     }
 }
+
+#[test]
+fn fields_of_nested_classes_are_named_with_their_class() {
+    // By nesting, not by clashes: `B.d` whether or not another `d` exists,
+    // and a top-level class's field keeps its own name wherever the nested
+    // class is declared.
+    let p = prog(
+        "class A { static class B { static int d; static int x; }
+           static int x; static int d() { return B.d; } }",
+    );
+    let names: Vec<&str> = p.globals.iter().map(|g| g.name.as_str()).collect();
+    assert_eq!(names, ["B.d", "B.x", "x"]);
+    let p = prog("class A { static class B { static class C { static int e; } static int e; } }");
+    let names: Vec<&str> = p.globals.iter().map(|g| g.name.as_str()).collect();
+    assert_eq!(names, ["C.e", "B.e"]);
+}
