@@ -1027,6 +1027,10 @@ pub enum LowerErrorKind {
     SyntaxError,
     /// Code its language's compiler rejects for its types (Java `"a" - 1`).
     TypeError,
+    /// A function defined twice (C: the same name; Java: the same name and
+    /// parameter types in one class): no version of the file is the
+    /// program, so neither definition is checked or called.
+    Redefinition,
 }
 
 impl fmt::Display for LowerError {
@@ -1035,9 +1039,12 @@ impl fmt::Display for LowerError {
             LowerErrorKind::Unsupported => "unsupported",
             LowerErrorKind::SyntaxError => "syntax error",
             LowerErrorKind::TypeError => "type error",
+            LowerErrorKind::Redefinition => "redefinition",
         };
         if self.kind == LowerErrorKind::SyntaxError && self.what == "syntax error" {
             write!(f, "{kind} at {}", self.span)
+        } else if self.kind == LowerErrorKind::Redefinition {
+            write!(f, "{kind} {} at {}", self.what, self.span)
         } else {
             write!(f, "{kind}: {} at {}", self.what, self.span)
         }

@@ -1355,7 +1355,9 @@ pub(crate) fn unsupported(error: &LowerError, in_old: bool) -> Verdict {
                 error.span,
                 if in_old { "old" } else { "new" }
             ),
-            crate::ir::LowerErrorKind::SyntaxError | crate::ir::LowerErrorKind::TypeError => {
+            crate::ir::LowerErrorKind::SyntaxError
+            | crate::ir::LowerErrorKind::TypeError
+            | crate::ir::LowerErrorKind::Redefinition => {
                 format!("{error} ({} version)", if in_old { "old" } else { "new" })
             }
         },

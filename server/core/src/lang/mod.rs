@@ -91,10 +91,50 @@ pub fn lower_parsed(parsed: &Parsed, source: &str) -> Program {
         Lang::C => c::lower(source, &parsed.tree),
     };
     constant_locals::fold(&mut program);
+    refuse_redefinitions(&mut program);
     if parsed.lang.grammar_errors_are_compile_errors() {
         program.syntax_errors = syntax_errors_outside_functions(&parsed.tree, &program);
     }
     program
+}
+
+/// Marks every function defined more than once — in C by name, in Java by
+/// class, name and parameter types — as a redefinition: the compiler
+/// rejects the file, and which definition a call or a pairing would pick is
+/// anybody's guess, so neither is checked and calls to it are unanalysed.
+fn refuse_redefinitions(program: &mut Program) {
+    use std::collections::HashMap;
+    let key = |f: &crate::ir::FunctionDef| match program.lang {
+        Lang::C => (Vec::new(), f.name.clone(), Vec::new()),
+        Lang::Java => (f.owner.clone(), f.name.clone(), f.param_types.clone()),
+    };
+    let mut first: HashMap<_, usize> = HashMap::new();
+    let mut twice = Vec::new();
+    for (i, f) in program.functions.iter().enumerate() {
+        if f.synthetic {
+            continue;
+        }
+        match first.entry(key(f)) {
+            std::collections::hash_map::Entry::Occupied(e) => twice.push((*e.get(), i)),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(i);
+            }
+        }
+    }
+    for (a, b) in twice {
+        let (sa, sb) = (
+            program.functions[a].name_span,
+            program.functions[b].name_span,
+        );
+        let name = program.functions[a].qualified_name();
+        for (i, other) in [(a, sb), (b, sa)] {
+            program.functions[i].body = Err(crate::ir::LowerError {
+                kind: crate::ir::LowerErrorKind::Redefinition,
+                what: format!("of {name} (also defined at {other})"),
+                span: program.functions[i].name_span,
+            });
+        }
+    }
 }
 
 /// The span of a syntax tree node (lines 0-based, columns in bytes).
@@ -246,6 +286,42 @@ mod tests {
                 assert_eq!(format!("{incremental:?}"), format!("{full:?}"), "{text}");
             }
         }
+    }
+
+    #[test]
+    fn a_function_defined_twice_is_refused_in_both_places() {
+        let c = "static int f(int x) { return x; }\nstatic int f(int x) { return 1; }\nint g(void) { return 2; }\n";
+        let p = lower(Lang::C, c);
+        let errs: Vec<String> = p
+            .functions
+            .iter()
+            .filter_map(|f| f.body.as_ref().err().map(|e| e.to_string()))
+            .collect();
+        assert_eq!(errs.len(), 2, "{errs:?}");
+        assert!(
+            errs[0].starts_with("redefinition of f (also defined at 2:"),
+            "{errs:?}"
+        );
+        assert!(p.functions[2].body.is_ok());
+        // Java: the same name and parameter types in one class only.
+        let j = "class A { int f(int x) { return x; } int f(long x) { return 1; }
+                 static class B { int f(int y) { return 2; } } int f(int z) { return 3; } }";
+        let p = lower(Lang::Java, j);
+        let refused: Vec<(String, bool)> = p
+            .functions
+            .iter()
+            .filter(|f| !f.synthetic)
+            .map(|f| (f.qualified_name(), f.body.is_err()))
+            .collect();
+        assert_eq!(
+            refused,
+            [
+                ("A.f".to_string(), true),
+                ("A.f".to_string(), false),
+                ("A.B.f".to_string(), false),
+                ("A.f".to_string(), true)
+            ]
+        );
     }
 
     #[test]
