@@ -5,8 +5,8 @@
 //! "math_only"?, "machine_wraps"?, "loop_inputs"?, "loop_input_max"?,
 //! "speed_dependent"?}` — `speed_dependent` says why a full proof depends
 //! on the machine's speed, so that a proof up to the bound is accepted in
-//! its place (the budgets are wall-clock until they are made
-//! deterministic);
+//! its place (budgets are work, but the wall-time safety net can end a
+//! proof that needs most of its budget on an overloaded machine);
 //! `native` says why the differential harness cannot build the case, e.g.
 //! calls to a library that is not here; `math_only` why its `math`
 //! counterexample cannot reproduce natively, where integers wrap;
@@ -66,8 +66,8 @@ struct Case {
     /// C: the verdict under `machine` with `-fwrapv`, when the case says.
     machine_wraps: Option<String>,
     loop_bound: Option<u32>,
-    /// Why a full proof of the case depends on the machine's speed (the
-    /// loop checker's wall-clock caps): a proof only up to the bound is
+    /// Why a full proof of the case may depend on the machine's load (the
+    /// wall-time safety net of a budget): a proof only up to the bound is
     /// then accepted in its place, and said on stderr. Never a wrong
     /// verdict: only the precision may vary.
     speed_dependent: Option<String>,

@@ -1,5 +1,5 @@
-//! Unbounded loop equivalence with constrained Horn clauses (issue 6:
-//! lockstep, after decomposition and alignment).
+//! Unbounded loop equivalence with constrained Horn clauses: lockstep,
+//! after decomposition and alignment.
 //!
 //! Two versions whose top-level loops correspond one to one are run as a
 //! product program: loop `k` of each version in step with the other's,

@@ -1,5 +1,5 @@
 //! Semantics-preserving rewrites of a [`Shape`] that bring two versions'
-//! loops into lockstep when they are not (issue 6, after ALIEN: Hamza and
+//! loops into lockstep when they are not (after ALIEN: Hamza and
 //! Fedyukovich, TACAS 2023): splitting a loop into phases, unrolling it,
 //! fission, and an empty loop standing for a peeled last iteration.
 //!

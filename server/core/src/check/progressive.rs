@@ -9,8 +9,7 @@
 //! interim verdict and the portfolio runs with what is left of the budget.
 //! The final verdict is never weaker than the interim one.
 //!
-//! Later checkers (loops, classes) add stages here; the caller only sees
-//! "interim" and "final".
+//! The caller only sees "interim" and "final", whatever the stages.
 
 use super::{CheckerKind, MethodPair, MethodReport, Options, check_pair};
 use crate::cancel::{Cancellation, with_cancellation};

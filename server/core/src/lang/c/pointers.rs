@@ -14,8 +14,8 @@
 //! Forming a pointer outside the array without dereferencing it is also
 //! undefined in ISO C; here only the dereference is (as GCC behaves). The
 //! rest is refused, naming the construct: a pointer whose array is not
-//! known statically (assigned from two arrays, returned by a call such as
-//! `memchr`), `NULL` and pointers as conditions, a moved pointer passed to
+//! known statically (assigned from two arrays, returned by a call other
+//! than `memchr`), `NULL` and pointers as conditions, a moved pointer passed to
 //! a call or returned, pointers to pointers, and conversions between
 //! pointer types.
 
