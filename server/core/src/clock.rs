@@ -7,7 +7,9 @@
 //! - in solver calls (made through [`solve`]), by the resource units Z3
 //!   counts, converted at [`UNITS_PER_MS`]. Each call's `rlimit` is the
 //!   work left, so whether a query is decided in its budget is the same on
-//!   every machine under every load.
+//!   every machine under every load. A search that counts units slowly
+//!   (nonlinear arithmetic) is bounded and charged by its CPU time instead
+//!   (see [`CPU_FACTOR`]).
 //! - elsewhere (encoding, testing, replay, building terms), by the CPU
 //!   time of the checking thread, which a loaded machine does not inflate
 //!   the way it inflates wall time.
@@ -41,6 +43,16 @@ pub const UNITS_PER_MS: u64 = 4_000;
 /// The wall-time safety net: the clock runs at least at 1/`SAFETY` of wall
 /// time once [`SLACK`] has passed.
 pub const SAFETY: u32 = 5;
+
+/// A solver call also stops when it has used `CPU_FACTOR` times its
+/// allowance in CPU time, and is charged at least its CPU time divided by
+/// it: searches that count few units per millisecond (nonlinear real
+/// arithmetic counts about 0.1 per µs, bit-blasting about 3) would
+/// otherwise run until the wall-time safety net. Calls that count units
+/// faster than `UNITS_PER_MS / CPU_FACTOR` per millisecond of CPU — the
+/// bit-vector and linear queries — are still bounded and charged by their
+/// units alone, independent of the machine's load.
+pub const CPU_FACTOR: u32 = 2;
 pub const SLACK: Duration = Duration::from_secs(1);
 
 #[derive(Clone, Copy)]
@@ -90,6 +102,50 @@ fn thread_cpu() -> Duration {
         u64::try_from(ts.tv_sec).unwrap_or(0),
         u32::try_from(ts.tv_nsec).unwrap_or(0),
     )
+}
+
+/// A thread's CPU clock, readable from another thread (the watchdog's).
+#[derive(Clone, Copy)]
+struct CpuClock(#[cfg(unix)] Option<libc::clockid_t>);
+
+impl CpuClock {
+    /// This thread's.
+    #[cfg(unix)]
+    fn of_this_thread() -> CpuClock {
+        let mut id: libc::clockid_t = 0;
+        // SAFETY: `pthread_self` is this thread; `id` is a valid, writable
+        // clockid_t the call only writes.
+        let rc = unsafe { libc::pthread_getcpuclockid(libc::pthread_self(), &mut id) };
+        CpuClock((rc == 0).then_some(id))
+    }
+
+    #[cfg(not(unix))]
+    fn of_this_thread() -> CpuClock {
+        CpuClock()
+    }
+
+    /// The CPU time the thread has used, if it can be read.
+    #[cfg(unix)]
+    fn read(&self) -> Option<Duration> {
+        let id = self.0?;
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `ts` is a valid, writable timespec; the call only writes it.
+        let rc = unsafe { libc::clock_gettime(id, &mut ts) };
+        (rc == 0).then(|| {
+            Duration::new(
+                u64::try_from(ts.tv_sec).unwrap_or(0),
+                u32::try_from(ts.tv_nsec).unwrap_or(0),
+            )
+        })
+    }
+
+    #[cfg(not(unix))]
+    fn read(&self) -> Option<Duration> {
+        None
+    }
 }
 
 /// Without a per-thread CPU clock, wall time stands in for it.
@@ -264,7 +320,15 @@ pub fn solve(solver: &Solver, limit: Limit, assumptions: &[Bool]) -> SatResult {
         .min(wall_limit(limit.deadline));
     let before = units_counted(solver);
     let cpu = thread_cpu();
-    let result = crate::check::watchdog::until(wall, || {
+    let cpu_clock = CpuClock::of_this_thread();
+    let cpu_cap = cpu_clock
+        .read()
+        .map(|start| start + to_duration(allowed).saturating_mul(CPU_FACTOR));
+    let over_cpu = || match (cpu_cap, cpu_clock.read()) {
+        (Some(cap), Some(now)) => now >= cap,
+        _ => false,
+    };
+    let result = crate::check::watchdog::until_or(wall, over_cpu, || {
         if assumptions.is_empty() {
             solver.check()
         } else {
@@ -277,14 +341,15 @@ pub fn solve(solver: &Solver, limit: Limit, assumptions: &[Bool]) -> SatResult {
     };
     // A call stopped by its limit or by the safety net used all it was
     // allowed: what follows is the same as when the units ran out.
+    let spent = thread_cpu().saturating_sub(cpu);
     let used = if result == SatResult::Unknown
         && solver.get_reason_unknown().is_some_and(|r| stopped(&r))
     {
         counted.max(allowed)
     } else {
-        counted
+        counted.max(to_units(spent / CPU_FACTOR))
     };
-    charge_solver(used, thread_cpu().saturating_sub(cpu));
+    charge_solver(used, spent);
     result
 }
 

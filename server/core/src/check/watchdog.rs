@@ -27,6 +27,12 @@ const POLL: Duration = Duration::from_millis(20);
 /// Runs `f` (which calls Z3 on this thread's context), interrupting it at
 /// `deadline`.
 pub fn until<T>(deadline: Instant, f: impl FnOnce() -> T) -> T {
+    until_or(deadline, || false, f)
+}
+
+/// Like [`until`], also interrupting `f` as soon as `stop` (asked from the
+/// watchdog's thread at each poll) says so.
+pub fn until_or<T>(deadline: Instant, stop: impl Fn() -> bool + Sync, f: impl FnOnce() -> T) -> T {
     let token = crate::cancel::current();
     let ctx = z3::Context::thread_local();
     let handle = ctx.handle();
@@ -34,7 +40,7 @@ pub fn until<T>(deadline: Instant, f: impl FnOnce() -> T) -> T {
     let state = Mutex::new((true, false));
     let (done, finished) = channel::<()>();
     let out = std::thread::scope(|s| {
-        let state = &state;
+        let (state, stop) = (&state, &stop);
         s.spawn(move || {
             // Wake at the deadline, and every POLL to see a cancellation;
             // from then on interrupt every POLL until f returns. Z3 clears
@@ -45,7 +51,7 @@ pub fn until<T>(deadline: Instant, f: impl FnOnce() -> T) -> T {
             loop {
                 let left = deadline.saturating_duration_since(Instant::now());
                 let cancelled = token.as_ref().is_some_and(Cancellation::is_cancelled);
-                if left.is_zero() || cancelled {
+                if left.is_zero() || cancelled || stop() {
                     match state.lock() {
                         Ok(mut st) if st.0 => {
                             handle.interrupt();
