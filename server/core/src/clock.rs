@@ -43,6 +43,7 @@ pub const UNITS_PER_MS: u64 = 4_000;
 /// The wall-time safety net: the clock runs at least at 1/`SAFETY` of wall
 /// time once [`SLACK`] has passed.
 pub const SAFETY: u32 = 5;
+pub const SLACK: Duration = Duration::from_secs(1);
 
 /// A solver call also stops when it has used `CPU_FACTOR` times its
 /// allowance in CPU time, and is charged at least its CPU time divided by
@@ -53,7 +54,6 @@ pub const SAFETY: u32 = 5;
 /// bit-vector and linear queries — are still bounded and charged by their
 /// units alone, independent of the machine's load.
 pub const CPU_FACTOR: u32 = 2;
-pub const SLACK: Duration = Duration::from_secs(1);
 
 #[derive(Clone, Copy)]
 struct Clock {
