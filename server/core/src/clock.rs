@@ -89,19 +89,24 @@ impl Clock {
 /// The CPU time this thread has used.
 #[cfg(unix)]
 fn thread_cpu() -> Duration {
+    read_clock(libc::CLOCK_THREAD_CPUTIME_ID).unwrap_or_else(wall_since_first_use)
+}
+
+/// The time of clock `id`, if it can be read.
+#[cfg(unix)]
+fn read_clock(id: libc::clockid_t) -> Option<Duration> {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
     // SAFETY: `ts` is a valid, writable timespec; the call only writes it.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    if rc != 0 {
-        return wall_since_first_use();
-    }
-    Duration::new(
-        u64::try_from(ts.tv_sec).unwrap_or(0),
-        u32::try_from(ts.tv_nsec).unwrap_or(0),
-    )
+    let rc = unsafe { libc::clock_gettime(id, &mut ts) };
+    (rc == 0).then(|| {
+        Duration::new(
+            u64::try_from(ts.tv_sec).unwrap_or(0),
+            u32::try_from(ts.tv_nsec).unwrap_or(0),
+        )
+    })
 }
 
 /// A thread's CPU clock, readable from another thread (the watchdog's).
@@ -127,19 +132,7 @@ impl CpuClock {
     /// The CPU time the thread has used, if it can be read.
     #[cfg(unix)]
     fn read(&self) -> Option<Duration> {
-        let id = self.0?;
-        let mut ts = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: `ts` is a valid, writable timespec; the call only writes it.
-        let rc = unsafe { libc::clock_gettime(id, &mut ts) };
-        (rc == 0).then(|| {
-            Duration::new(
-                u64::try_from(ts.tv_sec).unwrap_or(0),
-                u32::try_from(ts.tv_nsec).unwrap_or(0),
-            )
-        })
+        read_clock(self.0?)
     }
 
     #[cfg(not(unix))]
@@ -321,13 +314,9 @@ pub fn solve(solver: &Solver, limit: Limit, assumptions: &[Bool]) -> SatResult {
     let before = units_counted(solver);
     let cpu = thread_cpu();
     let cpu_clock = CpuClock::of_this_thread();
-    let cpu_cap = cpu_clock
-        .read()
-        .map(|start| start + to_duration(allowed).saturating_mul(CPU_FACTOR));
-    let over_cpu = || match (cpu_cap, cpu_clock.read()) {
-        (Some(cap), Some(now)) => now >= cap,
-        _ => false,
-    };
+    // The same clock `thread_cpu` reads, read from the watchdog's thread.
+    let cpu_cap = cpu + to_duration(allowed).saturating_mul(CPU_FACTOR);
+    let over_cpu = || cpu_clock.read().is_some_and(|now| now >= cpu_cap);
     let result = crate::check::watchdog::until_or(wall, over_cpu, || {
         if assumptions.is_empty() {
             solver.check()
