@@ -323,7 +323,9 @@ def cli_verdicts(exe, old, new, settings):
             v = "equivalent_bounded"
         elif v == "unknown":
             v = "unknown:" + m["reason"]["kind"]
-        out[(m["name"], m["arity"])] = (v, m.get("decided_by"))
+        # The server's lenses name a method by its qualified key (New.f in
+        # Java, the bare name in C), as the CLI's `qualified` field does.
+        out[(m.get("qualified") or m["name"], m["arity"])] = (v, m.get("decided_by"))
     return out
 
 
