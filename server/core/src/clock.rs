@@ -9,7 +9,7 @@
 //!   work left, so whether a query is decided in its budget is the same on
 //!   every machine under every load. A search that counts units slowly
 //!   (nonlinear arithmetic) is bounded and charged by its CPU time instead
-//!   (see [`CPU_FACTOR`]).
+//!   (see [`CPU_FACTOR`] and [`CPU_CHARGE_DIVISOR`]).
 //! - elsewhere (encoding, testing, replay, building terms), by the CPU
 //!   time of the checking thread, which a loaded machine does not inflate
 //!   the way it inflates wall time.
@@ -46,14 +46,23 @@ pub const SAFETY: u32 = 5;
 pub const SLACK: Duration = Duration::from_secs(1);
 
 /// A solver call also stops when it has used `CPU_FACTOR` times its
-/// allowance in CPU time, and is charged at least its CPU time divided by
-/// it: searches that count few units per millisecond (nonlinear real
-/// arithmetic counts about 0.1 per µs, bit-blasting about 3) would
-/// otherwise run until the wall-time safety net. Calls that count units
-/// faster than `UNITS_PER_MS / CPU_FACTOR` per millisecond of CPU — the
-/// bit-vector and linear queries — are still bounded and charged by their
-/// units alone, independent of the machine's load.
+/// allowance in CPU time: searches that count few units per millisecond
+/// (nonlinear real arithmetic counts about 0.1 per µs, bit-blasting about
+/// 3) would otherwise run until the wall-time safety net.
 pub const CPU_FACTOR: u32 = 2;
+
+/// A solver call is charged at least its CPU time divided by
+/// `CPU_CHARGE_DIVISOR`, so that searches that count few units still move
+/// the clock. Calls that count units faster than `UNITS_PER_MS /
+/// CPU_CHARGE_DIVISOR` per millisecond of CPU are charged their units
+/// alone, independent of the machine's load. The divisor leaves room below
+/// the slowest ordinary queries (loop invariants over bit-vectors count
+/// about 2 units per µs), so that CPU time inflated by a busy machine (two
+/// threads sharing a core run each at about two thirds of its speed) still
+/// charges units: with the divisor at `CPU_FACTOR`, such queries were
+/// charged their CPU time, and a loop proof near its budget was proved on
+/// a quiet machine and not on a busy one.
+pub const CPU_CHARGE_DIVISOR: u32 = 4;
 
 #[derive(Clone, Copy)]
 struct Clock {
@@ -336,7 +345,7 @@ pub fn solve(solver: &Solver, limit: Limit, assumptions: &[Bool]) -> SatResult {
     {
         counted.max(allowed)
     } else {
-        counted.max(to_units(spent / CPU_FACTOR))
+        counted.max(to_units(spent / CPU_CHARGE_DIVISOR))
     };
     charge_solver(used, spent);
     result

@@ -2,11 +2,7 @@
 //!
 //! Every case directory holds `old.<ext>`, `new.<ext>` and `expect.json`
 //! (`{"method", "math", "machine", "why", "loop_bound"?, "native"?,
-//! "math_only"?, "machine_wraps"?, "loop_inputs"?, "loop_input_max"?,
-//! "speed_dependent"?}` — `speed_dependent` says why a full proof depends
-//! on the machine's speed, so that a proof up to the bound is accepted in
-//! its place (budgets are work, but the wall-time safety net can end a
-//! proof that needs most of its budget on an overloaded machine);
+//! "math_only"?, "machine_wraps"?, "loop_inputs"?, "loop_input_max"?}` —
 //! `native` says why the differential harness cannot build the case, e.g.
 //! calls to a library that is not here; `math_only` why its `math`
 //! counterexample cannot reproduce natively, where integers wrap;
@@ -66,11 +62,6 @@ struct Case {
     /// C: the verdict under `machine` with `-fwrapv`, when the case says.
     machine_wraps: Option<String>,
     loop_bound: Option<u32>,
-    /// Why a full proof of the case may depend on the machine's load (the
-    /// wall-time safety net of a budget): a proof only up to the bound is
-    /// then accepted in its place, and said on stderr. Never a wrong
-    /// verdict: only the precision may vary.
-    speed_dependent: Option<String>,
 }
 
 /// One way a case is checked: the semantics, and for C under `machine`
@@ -254,10 +245,6 @@ fn read_case(dir: &Path, lang: Lang, ext: &str) -> Result<Case, String> {
         }
         Some(_) => Some(verdict_field("machine_wraps")?),
     };
-    let speed_dependent = match expect.get("speed_dependent") {
-        None => None,
-        Some(_) => Some(field("speed_dependent")?),
-    };
     Ok(Case {
         id,
         lang,
@@ -268,7 +255,6 @@ fn read_case(dir: &Path, lang: Lang, ext: &str) -> Result<Case, String> {
         machine,
         machine_wraps,
         loop_bound,
-        speed_dependent,
     })
 }
 
@@ -357,15 +343,8 @@ fn run_one(
             }
             Some(m) => {
                 let got = label(&m.verdict);
-                let slower = expected == "equivalent" && got == "equivalent_bounded";
-                match &case.speed_dependent {
-                    Some(why) if slower => {
-                        eprintln!("{}: {got} on this machine ({why})", case.id);
-                        None
-                    }
-                    _ => (got != expected)
-                        .then(|| mismatch(got, severity(expected, got), detail(&m.verdict))),
-                }
+                (got != expected)
+                    .then(|| mismatch(got, severity(expected, got), detail(&m.verdict)))
             }
         },
     };

@@ -37,11 +37,6 @@ pub fn solve(enc: &Encoding, deadline: Instant) -> Answer {
     for r in &enc.rules {
         solver.assert(r);
     }
-    // For diagnosing the encoding: the clauses as SMT-LIB, e.g. to replay
-    // with `z3 fp.engine=spacer`.
-    if let Some(path) = std::env::var_os("EQLENS_DUMP_CHC") {
-        let _ = std::fs::write(path, format!("{solver}\n(check-sat)\n"));
-    }
     let result = crate::clock::solve(&solver, crate::clock::Limit::until(deadline), &[]);
     match result {
         SatResult::Sat => {

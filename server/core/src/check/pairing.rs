@@ -56,15 +56,29 @@ fn groups(p: &Program) -> Groups<'_> {
 /// complete.
 pub fn pair_functions(old: &Program, new: &Program, selection: &Selection) -> Pairing {
     let (old_groups, new_groups) = (groups(old), groups(new));
-    let counterpart = |f: &FunctionDef, mine: &Groups<'_>, theirs: &Groups<'_>, other: &Program| {
+    // The k-th definition of a signature pairs with the k-th of the other
+    // version: a signature defined twice (a program no compiler accepts,
+    // refused when lowered) still pairs each definition once.
+    let counterpart = |i: usize, mine: &Groups<'_>, theirs: &Groups<'_>, other: &Program| {
+        let f = &new.functions[i];
         let key = (f.owner.as_slice(), f.name.as_str(), f.arity);
         let candidates = theirs.get(&key)?;
+        let siblings = mine.get(&key).map(Vec::as_slice).unwrap_or_default();
         match candidates.as_slice() {
-            [j] if mine.get(&key).is_some_and(|m| m.len() == 1) => Some(*j),
-            _ => candidates
-                .iter()
-                .copied()
-                .find(|&j| other.functions[j].param_types == f.param_types),
+            [j] if siblings.len() == 1 => Some(*j),
+            _ => {
+                let same_types = |g: &FunctionDef| g.param_types == f.param_types;
+                let rank = siblings
+                    .iter()
+                    .take_while(|&&s| s != i)
+                    .filter(|&&s| same_types(&new.functions[s]))
+                    .count();
+                candidates
+                    .iter()
+                    .copied()
+                    .filter(|&j| same_types(&other.functions[j]))
+                    .nth(rank)
+            }
         }
     };
     let mut old_taken = vec![false; old.functions.len()];
@@ -73,7 +87,7 @@ pub fn pair_functions(old: &Program, new: &Program, selection: &Selection) -> Pa
         if nf.synthetic {
             continue;
         }
-        if let Some(j) = counterpart(nf, &new_groups, &old_groups, old) {
+        if let Some(j) = counterpart(i, &new_groups, &old_groups, old) {
             new_partner[i] = Some(j);
             old_taken[j] = true;
         }
@@ -206,10 +220,22 @@ fn label_in(f: &FunctionDef, group: &[&FunctionDef]) -> String {
     } else {
         f.name.clone()
     };
-    if overloaded && f.param_types.len() == f.arity {
+    let label = if overloaded && f.param_types.len() == f.arity {
         format!("{name}({})", f.param_types.join(", "))
     } else {
         format!("{name}({})", f.arity)
+    };
+    // A signature defined twice (refused when lowered) is told apart by
+    // the line of each definition.
+    let defined_again = group
+        .iter()
+        .filter(|g| g.owner == f.owner && g.param_types == f.param_types)
+        .count()
+        > 1;
+    if defined_again {
+        format!("{label} (line {})", f.name_span.start.line + 1)
+    } else {
+        label
     }
 }
 
@@ -354,5 +380,24 @@ mod tests {
         let sel = |s: &str| Selection::Method(s.into());
         assert!(selects(&sel("g(double)"), &p.functions[1]));
         assert!(!selects(&sel("g(double)"), &p.functions[0]));
+    }
+
+    #[test]
+    fn each_definition_of_a_signature_defined_twice_pairs_once_and_is_labelled_by_its_line() {
+        let at_line = |line: u32| {
+            let mut f = function("f", &[]);
+            f.arity = 1;
+            f.name_span.start.line = line;
+            f
+        };
+        let old = program(vec![at_line(0), at_line(1)]);
+        let new = program(vec![at_line(0), at_line(1)]);
+        let p = pair_functions(&old, &new, &Selection::All);
+        assert_eq!(
+            p.pairs,
+            vec![(FuncId(0), FuncId(0)), (FuncId(1), FuncId(1))]
+        );
+        assert!(p.added.is_empty() && p.removed.is_empty());
+        assert_eq!(labels(&new), vec!["f(1) (line 1)", "f(1) (line 2)"]);
     }
 }
