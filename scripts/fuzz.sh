@@ -62,11 +62,11 @@ for t in "${selected[@]}"; do
     if nice -n 19 cargo fuzz run -O -s none "$t" "${dirs[@]}" -- \
         -max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb="$rss" \
         -print_final_stats=1 >"$log" 2>&1; then
-        grep -E '^stat::(number_of_executed_units|new_units_added)|^#[0-9]+ *DONE' "$log" \
+        grep -aE '^stat::(number_of_executed_units|new_units_added)|^#[0-9]+ *DONE' "$log" \
             | sed "s/^/fuzz: $t: /" || true
     else
         failed=1
-        grep -E 'ERROR: libFuzzer|panicked at|SUMMARY' "$log" | head -n 5 | sed "s/^/fuzz: $t: /" || true
+        grep -aE 'ERROR: libFuzzer|panicked at|SUMMARY' "$log" | head -n 5 | sed "s/^/fuzz: $t: /" || true
         new=$(comm -13 <(echo "$before") <(ls "artifacts/$t" | grep -v last-run.log | sort) || true)
         for a in $new; do
             echo "fuzz: $t FAILED; reproducer: $ROOT/fuzz/artifacts/$t/$a"

@@ -59,9 +59,7 @@ pub const CPU_FACTOR: u32 = 2;
 /// the slowest ordinary queries (loop invariants over bit-vectors count
 /// about 2 units per µs), so that CPU time inflated by a busy machine (two
 /// threads sharing a core run each at about two thirds of its speed) still
-/// charges units: with the divisor at `CPU_FACTOR`, such queries were
-/// charged their CPU time, and a loop proof near its budget was proved on
-/// a quiet machine and not on a busy one.
+/// charges their units (docs/benchmarks.md, "Work budgets").
 pub const CPU_CHARGE_DIVISOR: u32 = 4;
 
 #[derive(Clone, Copy)]
