@@ -120,9 +120,18 @@ pub fn prove_lockstep(
     prove_with(ops, old, new, deadline, &|_| true)
 }
 
-/// The reason a bit-vector encoding was left unproved: no candidate
-/// invariant held (Spacer is not run there).
-const NO_CANDIDATE: &str = "no candidate invariant";
+/// How the last alignment tried was left unproved.
+enum Outcome {
+    /// Some lockstep run reaches a bad state.
+    Unsafe,
+    /// Cut short by its time: more time may still prove it.
+    Timeout,
+    /// Over bit-vectors, no candidate invariant held (Spacer is not run
+    /// there).
+    NoCandidate,
+    /// The solver gave up for another reason (its words).
+    GaveUp(String),
+}
 
 /// [`prove_lockstep`] over the candidates `keep` lets through, after
 /// turning reversed reduction loops around (`reverse.rs`).
@@ -236,9 +245,9 @@ fn prove_turned(
             // with more: a timeout (the portfolio retries those).
             None if enc.bit_vectors => {
                 if crate::clock::now() >= candidates_until.min(deadline) {
-                    last = Some(solve::Answer::Unknown("timeout".into()));
+                    last = Some(Outcome::Timeout);
                 } else if last.is_none() {
-                    last = Some(solve::Answer::Unknown(NO_CANDIDATE.into()));
+                    last = Some(Outcome::NoCandidate);
                 }
                 continue;
             }
@@ -272,14 +281,18 @@ fn prove_turned(
             // the portfolio gives a timed-out loop checker a second try).
             solve::Answer::Unsafe => {
                 if last.is_none() {
-                    last = Some(solve::Answer::Unsafe);
+                    last = Some(Outcome::Unsafe);
                 }
             }
-            solve::Answer::Unknown(r) if r == "timeout" && !crate::cancel::expired(deadline) => {
-                last = Some(solve::Answer::Unknown(r));
+            solve::Answer::Timeout if !crate::cancel::expired(deadline) => {
+                last = Some(Outcome::Timeout);
             }
-            other => {
-                last = Some(other);
+            solve::Answer::Timeout => {
+                last = Some(Outcome::Timeout);
+                break;
+            }
+            solve::Answer::GaveUp(r) => {
+                last = Some(Outcome::GaveUp(r));
                 break;
             }
         }
@@ -288,7 +301,7 @@ fn prove_turned(
     // loops may still agree wherever both terminate, one of them running
     // alone where only its guard holds (REVE `whileif`: the new loop spins
     // forever where the old one is skipped).
-    if matches!(last, Some(solve::Answer::Unsafe))
+    if matches!(last, Some(Outcome::Unsafe))
         && !ops.machine()
         && !crate::cancel::expired(deadline)
         && let Some(proof) = prove_interleaved(ops, &old, &new, deadline)
@@ -300,14 +313,17 @@ fn prove_turned(
     // a timeout with more time; under load the first alignment's
     // candidates can take the whole first share).
     if ops.machine()
-        && matches!(&last, Some(solve::Answer::Unknown(r)) if r == NO_CANDIDATE)
+        && matches!(last, Some(Outcome::NoCandidate))
         && crate::cancel::expired(deadline)
     {
-        last = Some(solve::Answer::Unknown("timeout".into()));
+        last = Some(Outcome::Timeout);
     }
-    let solver_gave_up = matches!(last, Some(solve::Answer::Unknown(_)));
+    let solver_gave_up = matches!(
+        last,
+        Some(Outcome::Timeout | Outcome::NoCandidate | Outcome::GaveUp(_))
+    );
     let unknown = match last {
-        Some(solve::Answer::Unknown(r)) if r == "timeout" => Unknown {
+        Some(Outcome::Timeout) => Unknown {
             reason: UnknownReason::Timeout {
                 phase: crate::check::Phase::Solving,
             },
@@ -317,7 +333,7 @@ fn prove_turned(
                 "the CHC solver ran out of time".into()
             },
         },
-        Some(solve::Answer::Unknown(r)) if r == NO_CANDIDATE => Unknown {
+        Some(Outcome::NoCandidate) => Unknown {
             reason: UnknownReason::SolverUnknown,
             detail: format!(
                 "no relational invariant among the candidates (variables equal, at a constant \
@@ -331,7 +347,7 @@ fn prove_turned(
                 refused.map(|r| format!(" ({r})")).unwrap_or_default()
             ),
         },
-        Some(solve::Answer::Unknown(r)) => Unknown {
+        Some(Outcome::GaveUp(r)) => Unknown {
             reason: UnknownReason::SolverUnknown,
             detail: format!("the CHC solver gave up: {r}"),
         },

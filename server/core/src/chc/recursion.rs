@@ -880,13 +880,13 @@ pub fn prove_recursive(
                      may differ, or the summaries need nonlinear arithmetic)"
                 .into(),
         }),
-        solve::Answer::Unknown(r) if r == "timeout" => Err(Unknown {
+        solve::Answer::Timeout => Err(Unknown {
             reason: UnknownReason::Timeout {
                 phase: crate::check::Phase::Solving,
             },
             detail: "the CHC solver ran out of time on the recursion summaries".into(),
         }),
-        solve::Answer::Unknown(r) => Err(Unknown {
+        solve::Answer::GaveUp(r) => Err(Unknown {
             reason: UnknownReason::SolverUnknown,
             detail: format!("the CHC solver gave up on the recursion summaries: {r}"),
         }),

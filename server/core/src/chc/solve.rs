@@ -22,17 +22,20 @@ pub enum Answer {
     /// `false` is derivable: some lockstep run reaches a bad state (a real
     /// difference, or a pair of runs the lockstep product cannot align).
     Unsafe,
-    /// No answer; the solver's reason.
-    Unknown(String),
+    /// Stopped by its deadline, its work budget or a cancellation: more
+    /// time may still give an answer.
+    Timeout,
+    /// No answer for another reason (Z3's words).
+    GaveUp(String),
 }
 
 /// Checks the clauses with Spacer, interrupting it at `deadline`.
 pub fn solve(enc: &Encoding, deadline: Instant) -> Answer {
     let Some(solver) = Solver::new_for_logic("HORN") else {
-        return Answer::Unknown("Z3 has no HORN solver".into());
+        return Answer::GaveUp("Z3 has no HORN solver".into());
     };
     if crate::cancel::expired(deadline) {
-        return Answer::Unknown("timeout".into());
+        return Answer::Timeout;
     }
     for r in &enc.rules {
         solver.assert(r);
@@ -65,9 +68,9 @@ pub fn solve(enc: &Encoding, deadline: Instant) -> Answer {
                 .get_reason_unknown()
                 .unwrap_or_else(|| "unknown".into());
             if crate::cancel::expired(deadline) || crate::clock::stopped(&reason) {
-                Answer::Unknown("timeout".into())
+                Answer::Timeout
             } else {
-                Answer::Unknown(reason)
+                Answer::GaveUp(reason)
             }
         }
     }

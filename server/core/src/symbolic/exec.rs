@@ -325,7 +325,7 @@ impl<'a> Executor<'a> {
 
     fn check_time(&self) -> EResult<()> {
         if crate::cancel::expired(self.deadline) {
-            Err(EncodeError::new("timeout"))
+            Err(EncodeError::timeout())
         } else {
             Ok(())
         }
@@ -750,10 +750,7 @@ impl<'a> Executor<'a> {
             Err(e) => {
                 let mut lowering = e.clone();
                 lowering.what = format!("{} (in {})", e.what, def.name);
-                return Err(EncodeError {
-                    what: lowering.to_string(),
-                    lowering: Some(lowering),
-                });
+                return Err(EncodeError::lowering(lowering.to_string(), lowering));
             }
         };
         if !self.stack.is_empty() && self.summarized.contains(&func) {

@@ -54,6 +54,8 @@ pub struct EncodeError {
     /// Set when the cause is a callee that could not be lowered: its own
     /// error, with the precise position.
     pub lowering: Option<crate::ir::LowerError>,
+    /// The deadline stopped the encoding (nothing was found unsupported).
+    timed_out: bool,
 }
 
 impl EncodeError {
@@ -61,10 +63,27 @@ impl EncodeError {
         EncodeError {
             what: what.into(),
             lowering: None,
+            timed_out: false,
+        }
+    }
+    /// The encoding ran out of time.
+    pub fn timeout() -> Self {
+        EncodeError {
+            what: "timeout".into(),
+            lowering: None,
+            timed_out: true,
+        }
+    }
+    /// A callee that could not be lowered, with its own error.
+    pub fn lowering(what: impl Into<String>, error: crate::ir::LowerError) -> Self {
+        EncodeError {
+            what: what.into(),
+            lowering: Some(error),
+            timed_out: false,
         }
     }
     pub fn is_timeout(&self) -> bool {
-        self.lowering.is_none() && self.what == "timeout"
+        self.timed_out
     }
 }
 
