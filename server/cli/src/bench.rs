@@ -208,7 +208,9 @@ fn classify_json(doc: &serde_json::Value) -> (PairOutcome, Option<u32>, usize, S
                     && m["assumptions"].as_array().is_some_and(|a| {
                         a.iter().any(|x| {
                             x.as_str().is_some_and(|x| {
-                                x.starts_with(eqlens_core::check::symbolic::TERMINATION_DIFFERENCE)
+                                x.starts_with(
+                                    eqlens_core::check::assumption::TERMINATION_DIFFERENCE,
+                                )
                             })
                         })
                     })

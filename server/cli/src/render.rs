@@ -216,7 +216,7 @@ fn method_row(m: &MethodReport) -> Row {
                 extra: p
                     .assumptions
                     .iter()
-                    .map(|a| labelled("assumes", a))
+                    .map(|a| labelled("assumes", &a.to_string()))
                     .chain(p.invariants.iter().map(|i| {
                         labelled(
                             "invariant",
@@ -711,14 +711,14 @@ mod tests {
         let mut r = sample();
         r.methods[0].verdict = Verdict::Equivalent(Proof {
             bounded: None,
-            assumptions: vec!["array parameters do not alias".into()],
+            assumptions: vec![eqlens_core::check::Assumption::ArraysDoNotAlias],
             invariants: Vec::new(),
             partial: false,
             summaries: Vec::new(),
         });
         let text = plain(&render_text(&r));
         assert!(
-            text.contains("assumes:    array parameters do not alias"),
+            text.contains("assumes:    array inputs do not alias each other"),
             "{text}"
         );
     }

@@ -38,6 +38,7 @@ pub mod solve;
 pub mod summaries;
 pub mod tail;
 
+use crate::check::Assumption;
 use crate::check::{LoopInvariant, Unknown, UnknownReason};
 use crate::ir::{FuncId, Program};
 use crate::symbolic::ops::Ops;
@@ -50,7 +51,7 @@ pub struct LoopProof {
     /// One per pair of loops: the certificate.
     pub invariants: Vec<LoopInvariant>,
     /// What the proof assumes, in words.
-    pub assumptions: Vec<String>,
+    pub assumptions: Vec<Assumption>,
     /// Equivalence only where both versions terminate (the interleaved
     /// product, [`encode::Product::Interleaved`]).
     pub partial: bool,
@@ -71,18 +72,10 @@ impl LoopProof {
         // one does not are not compared (said as an assumption, as ARDiff
         // says it of common code with loops that it abstracts).
         if !enc.opaque_calls.is_empty() {
-            assumptions.push(format!(
-                "calls of {} (unchanged, with loops) treated as uninterpreted functions: \
-                 equal arguments give equal results and faults; runs in which such a call \
-                 does not return are not compared",
-                enc.opaque_calls.join(", ")
-            ));
+            assumptions.push(Assumption::OpaqueCalls(enc.opaque_calls.clone()));
         }
         if !enc.uninterpreted.is_empty() {
-            assumptions.push(format!(
-                "{} treated as uninterpreted functions (equal arguments give equal results)",
-                enc.uninterpreted.join(", ")
-            ));
+            assumptions.push(Assumption::Uninterpreted(enc.uninterpreted.clone()));
         }
         let invariants = enc
             .relations
@@ -904,7 +897,7 @@ mod tests {
             proof
                 .assumptions
                 .iter()
-                .any(|a| a.starts_with("calls of h (unchanged, with loops)")),
+                .any(|a| *a == Assumption::OpaqueCalls(vec!["h".into()])),
             "{:?}",
             proof.assumptions
         );
@@ -1099,7 +1092,7 @@ mod tests {
             .unwrap_or_else(|u| panic!("expected a proof, got {u:?}"));
         assert_eq!(
             proof.assumptions,
-            vec!["sqrt treated as uninterpreted functions (equal arguments give equal results)"]
+            vec![Assumption::Uninterpreted(vec!["sqrt".into()])]
         );
         not_proved(
             "double f(int n) { double s = 0; for (int i = 0; i < n; i++) { s += Math.sqrt(i); } return s; }",

@@ -33,6 +33,7 @@
 use super::encode::{Encoding, Relation};
 use super::solve;
 use crate::abstraction::effects::function_effects;
+use crate::check::Assumption;
 use crate::check::{FunctionSummary, Unknown, UnknownReason};
 use crate::ir::{FuncId, Program, Semantics, Type};
 use crate::symbolic::exec::{CallAtom, Executor, Summary};
@@ -57,7 +58,7 @@ pub struct RecursionProof {
     /// Spacer's summary of each recursive function: the certificate.
     pub summaries: Vec<FunctionSummary>,
     /// What the proof assumes, in words.
-    pub assumptions: Vec<String>,
+    pub assumptions: Vec<Assumption>,
 }
 
 /// Each function's direct callees.
@@ -856,17 +857,11 @@ pub fn prove_recursive(
             });
             let mut assumptions = Vec::new();
             if source_recursion {
-                assumptions.push("recursion depth is unbounded (no stack overflow)".to_string());
+                assumptions.push(Assumption::UnboundedRecursion);
             }
             if !system.uninterpreted.is_empty() {
-                assumptions.push(format!(
-                    "{} treated as uninterpreted functions (equal arguments give equal results)",
-                    system
-                        .uninterpreted
-                        .iter()
-                        .cloned()
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                assumptions.push(Assumption::Uninterpreted(
+                    system.uninterpreted.iter().cloned().collect(),
                 ));
             }
             Ok(RecursionProof {
@@ -1110,10 +1105,7 @@ mod tests {
                    if (x == 1) { return 1; } return 0; }";
         let proof = check(COUNT, new).expect("a proof");
         assert!(
-            proof
-                .assumptions
-                .iter()
-                .any(|a| a.contains("stack overflow")),
+            proof.assumptions.contains(&Assumption::UnboundedRecursion),
             "{:?}",
             proof.assumptions
         );
@@ -1141,7 +1133,10 @@ mod tests {
         let proof = check(old, new).expect("a proof by coupling");
         // `x * x` is abstracted, an exact operation: no assumption.
         assert!(
-            !proof.assumptions.iter().any(|a| a.contains("mul")),
+            !proof
+                .assumptions
+                .iter()
+                .any(|a| a.to_string().contains("mul")),
             "{:?}",
             proof.assumptions
         );

@@ -23,6 +23,7 @@
 //! among the top-level loops; the down version is rewritten, the up one
 //! kept. Anything else is left unchanged.
 
+use crate::check::Assumption;
 use crate::ir::{BinOp, Expr, ExprKind, FuncId, Function, LocalId, Place, Program, Stmt, StmtKind};
 
 /// The versions with their down-counting reduction loops turned around.
@@ -31,7 +32,7 @@ pub struct Reversed {
     pub old: Option<Program>,
     pub new: Option<Program>,
     /// What was turned, in words, for the proof.
-    pub notes: Vec<String>,
+    pub notes: Vec<Assumption>,
 }
 
 /// The two programs with each down-counting reduction loop of one version
@@ -55,13 +56,9 @@ pub fn reversed(old: (&Program, FuncId), new: (&Program, FuncId)) -> Option<Reve
     let mut gn = fnew.clone();
     let (mut changed_old, mut changed_new) = (false, false);
     let mut notes = Vec::new();
-    let note = |version: &str, f: &Function, at: usize| {
-        format!(
-            "the {version} loop at line {} counts down over the index set the other counts up \
-             over and only adds terms of the index: run upwards (a sum does not depend on the \
-             order of its terms)",
-            f.body[at].span.line()
-        )
+    let note = |version: &'static str, f: &Function, at: usize| Assumption::LoopReversed {
+        version,
+        line: f.body[at].span.line(),
     };
     for (&a, &b) in lo_old.iter().zip(&lo_new) {
         let (ca, cb) = (counted(fo, a), counted(fnew, b));
@@ -360,7 +357,11 @@ mod tests {
         let r = reversed((&old, FuncId(0)), (&new, FuncId(0))).expect("matched");
         assert!(r.old.is_none());
         assert!(
-            r.notes[0].starts_with("the new loop at line 1 counts down"),
+            r.notes[0]
+                == Assumption::LoopReversed {
+                    version: "new",
+                    line: 1
+                },
             "{:?}",
             r.notes
         );

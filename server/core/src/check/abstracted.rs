@@ -404,7 +404,7 @@ fn explain_abstraction(v: Verdict, applied: &[crate::abstraction::BlockId]) -> V
 fn termination_assumptions(
     abs: &Abstraction,
     applied: &[crate::abstraction::BlockId],
-) -> Vec<String> {
+) -> Vec<super::Assumption> {
     let lines: Vec<String> = abs
         .blocks
         .iter()
@@ -421,10 +421,7 @@ fn termination_assumptions(
     if lines.is_empty() {
         return Vec::new();
     }
-    vec![format!(
-        "common code with loops abstracted (lines {} of the new version): executions in which it does not terminate are not compared",
-        lines.join(", ")
-    )]
+    vec![super::Assumption::AbstractedLoopsTerminate(lines)]
 }
 
 /// IMP-S: the common statements impacted by the change. Forward: reading a

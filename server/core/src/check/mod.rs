@@ -6,6 +6,7 @@
 //! here does I/O or knows who asked.
 
 pub mod abstracted;
+pub mod assumption;
 mod counterexample;
 pub mod loops;
 pub mod pairing;
@@ -20,6 +21,7 @@ pub use crate::abstraction::{Override, OverrideAction, OverrideReport};
 use crate::interp::Outcome;
 use crate::ir::{FuncId, Lang, LowerError, Program, Semantics, SignedOverflow, Span};
 use crate::value::Value;
+pub use assumption::Assumption;
 pub use counterexample::{Behaviour, Counterexample};
 use serde::Serialize;
 use std::time::Duration;
@@ -385,9 +387,9 @@ pub struct Proof {
     /// `Some(k)`: holds only for executions within `k` loop iterations /
     /// call depth `k`.
     pub bounded: Option<u32>,
-    /// Assumptions the proof rests on, in words (e.g. array parameters do
-    /// not alias).
-    pub assumptions: Vec<String>,
+    /// Assumptions the proof rests on (e.g. array parameters do not
+    /// alias).
+    pub assumptions: Vec<Assumption>,
     /// The certificate of a proof by the loop checker: the inductive
     /// relational invariant of each pair of loops (empty otherwise).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -404,7 +406,7 @@ pub struct Proof {
 
 impl Proof {
     /// A proof for all inputs, or up to `bounded`, with no certificate.
-    pub fn new(bounded: Option<u32>, assumptions: Vec<String>) -> Proof {
+    pub fn new(bounded: Option<u32>, assumptions: Vec<Assumption>) -> Proof {
         Proof {
             bounded,
             assumptions,
@@ -923,11 +925,12 @@ fn check_pair_labelled(pair: &MethodPair<'_>, options: &Options, label: String) 
             };
             let mut read = reads(pair.old_program, pair.old);
             read.extend(reads(pair.new_program, pair.new));
-            proof.assumptions.extend(names.iter().filter(|n| read.contains(n)).map(|n| {
-                format!(
-                    "{n} has the same initial value in both versions (its initialiser is evaluated in one only)"
-                )
-            }));
+            proof.assumptions.extend(
+                names
+                    .iter()
+                    .filter(|n| read.contains(n))
+                    .map(|n| Assumption::SameInitialValue(n.clone())),
+            );
         }
     }
     report_of(pair, options, label, decision, start)
@@ -1206,7 +1209,7 @@ fn impure_call(pair: &MethodPair<'_>, callees: &CalleeDeclarations) -> Option<Ve
 /// outside the files, whichever checker proved it: Java exceptions compare
 /// by class only; each unseen callee is a pure function (as assumed, or as
 /// the project declares).
-fn outcome_assumptions(pair: &MethodPair<'_>, declared: &CalleeDeclarations) -> Vec<String> {
+fn outcome_assumptions(pair: &MethodPair<'_>, declared: &CalleeDeclarations) -> Vec<Assumption> {
     use crate::ir::{StmtKind, Thrown};
     let mut throws = false;
     let mut callees = std::collections::BTreeSet::new();
@@ -1258,30 +1261,23 @@ fn outcome_assumptions(pair: &MethodPair<'_>, declared: &CalleeDeclarations) -> 
             arrays.clone()
         };
     if !non_null.is_empty() {
-        let null = if pair.old_program.lang == Lang::Java {
-            "null"
-        } else {
-            "NULL"
-        };
-        let (what, are) = if non_null.len() == 1 {
-            ("array input", "is")
-        } else {
-            ("array inputs", "are")
-        };
-        out.push(format!("{what} {} {are} not {null}", non_null.join(", ")));
+        out.push(Assumption::ArraysNotNull {
+            names: non_null,
+            c: pair.old_program.lang == Lang::C,
+        });
     }
     // Every checker gives each array input an object of its own, so a
     // write through one is never seen through another.
     if arrays.len() > 1 {
-        out.push("array inputs do not alias each other".into());
+        out.push(Assumption::ArraysDoNotAlias);
     }
-    out.extend(static_objects.into_iter().map(|o| {
-        format!(
-            "static field {o} is not null when the method starts (its object's fields are inputs)"
-        )
-    }));
+    out.extend(
+        static_objects
+            .into_iter()
+            .map(Assumption::StaticFieldNotNull),
+    );
     if throws {
-        out.push("exceptions compare by class: their messages are not compared".into());
+        out.push(Assumption::ExceptionsCompareByClass);
     }
     // Java object parameters are their fields (see lang/java/objects.rs):
     // a null reference is not among the inputs.
@@ -1300,24 +1296,18 @@ fn outcome_assumptions(pair: &MethodPair<'_>, declared: &CalleeDeclarations) -> 
         out.extend(
             objects
                 .into_iter()
-                .map(|o| {
-                    format!(
-                        "object parameter {o} is not null and of exactly its declared class, not a subclass overriding its methods (its fields are the inputs)"
-                    )
-                }),
+                .map(|o| Assumption::ObjectParameter(o.to_string())),
         );
     }
     out.extend(callees.into_iter().filter_map(|c| {
-        let how = match declared.purity(&c) {
-            Purity::AssumedPure => "is pure",
-            Purity::DeclaredPure => "is pure, as the project declares",
+        let declared = match declared.purity(&c) {
+            Purity::AssumedPure => false,
+            Purity::DeclaredPure => true,
             // Only identical code reaches here: it calls the callee the
             // same way in both versions, whatever the callee does.
             Purity::DeclaredImpure => return None,
         };
-        Some(format!(
-            "{c} {how}: for equal arguments it returns the same value or ends the run the same way (throws the same exception), and does nothing else the caller can observe"
-        ))
+        Some(Assumption::PureCallee { name: c, declared })
     }));
     out
 }
@@ -1516,7 +1506,7 @@ mod callee_tests {
 
     fn assumptions(v: &Verdict) -> Vec<String> {
         match v {
-            Verdict::Equivalent(p) => p.assumptions.clone(),
+            Verdict::Equivalent(p) => p.assumptions.iter().map(|a| a.to_string()).collect(),
             other => panic!("expected equivalent, got {other:?}"),
         }
     }

@@ -3,6 +3,7 @@
 //! counterexample replayed on both versions by the interpreter before it is
 //! reported.
 
+use super::Assumption;
 use super::counterexample::Runs;
 use super::{
     Behaviour, Binding, Checker, CheckerKind, Counterexample, Decider, Decision, MethodPair,
@@ -419,7 +420,7 @@ fn proved(
         && pair.new_program.lang == crate::ir::Lang::C
         && options.signed_overflow == crate::ir::SignedOverflow::Wraps
     {
-        assumptions.push("signed overflow wraps (the project compiles with -fwrapv)".to_string());
+        assumptions.push(Assumption::SignedOverflowWraps);
     }
     // Calls outside the files are named by `check_pair`, checker-independently.
     let intrinsics: Vec<String> = enc
@@ -430,10 +431,7 @@ fn proved(
         .cloned()
         .collect();
     if !intrinsics.is_empty() {
-        let names = intrinsics.join(", ");
-        assumptions.push(format!(
-            "{names} treated as uninterpreted functions (equal arguments give equal results)"
-        ));
+        assumptions.push(Assumption::Uninterpreted(intrinsics));
     }
     let exceeded = Bool::or(&[&enc.old.bound_exceeded, &enc.new.bound_exceeded]);
     let bounded = match exceeded.simplify().as_bool() {
@@ -692,11 +690,6 @@ pub(crate) fn test_concretely(
 /// [`termination_difference`].
 const SMALL_INPUT: u32 = 16;
 
-/// How the assumption [`termination_difference`] writes begins: a proof's
-/// consumers (the bench) tell by it that the versions were seen to differ
-/// in termination.
-pub const TERMINATION_DIFFERENCE: &str = "only inputs on which both terminate: on ";
-
 /// An input on which one version returns and the other does not finish
 /// within the interpreter's limits, in words — evidence (not proof) that
 /// the versions differ in termination, for proofs that hold only where
@@ -706,7 +699,7 @@ pub(crate) fn termination_difference(
     old_fn: &Function,
     new_fn: &Function,
     options: &Options,
-) -> Option<String> {
+) -> Option<Assumption> {
     // Its own testing budget only: it runs after a proof, which it
     // qualifies (the proof stands without it).
     let own = crate::clock::now() + testing::Budget::default().time;
@@ -757,12 +750,12 @@ pub(crate) fn termination_difference(
             })
             .collect();
         named.extend(inputs.globals.iter().map(|(g, v)| format!("{g} = {v}")));
-        Some(format!(
-            "{TERMINATION_DIFFERENCE}{} the {stuck} version {} (interpreter) while the {done} one {}",
+        Some(Assumption::TerminationDiffers(format!(
+            "{} the {stuck} version {} (interpreter) while the {done} one {}",
             named.join(", "),
             limit.describe(),
             super::describe_outcome(outcome)
-        ))
+        )))
     })
 }
 
