@@ -4,6 +4,7 @@
 //! terminals; see `docs/ARCHITECTURE.md`.
 
 pub mod abstraction;
+pub(crate) mod budget;
 pub mod cancel;
 pub mod chc;
 pub mod check;

@@ -43,7 +43,7 @@ use crate::check::{LoopInvariant, Unknown, UnknownReason};
 use crate::ir::{FuncId, Program};
 use crate::symbolic::ops::Ops;
 use encode::EncodeFailure;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// A proof by the loop checker.
 #[derive(Debug)]
@@ -227,7 +227,7 @@ fn prove_turned(
             + if tried == 1 {
                 left
             } else {
-                (left / 3).min(Duration::from_secs(2))
+                crate::budget::LATER_ALIGNMENT_CANDIDATES.of(left)
             };
         let answer = match houdini::prove(&enc, cand.exits, candidates_until.min(deadline)) {
             Some(formulas) => solve::Answer::Safe(formulas),
@@ -253,9 +253,9 @@ fn prove_turned(
                 // under one).
                 let left = deadline.saturating_duration_since(crate::clock::now());
                 let share = if tried == 1 {
-                    (left / 2).max(Duration::from_secs(1))
+                    crate::budget::FIRST_ALIGNMENT_SPACER.of(left)
                 } else {
-                    (left / 3).clamp(Duration::from_secs(1), Duration::from_secs(2))
+                    crate::budget::LATER_ALIGNMENT_SPACER.of(left)
                 };
                 solve::solve(&enc, (crate::clock::now() + share).min(deadline))
             }
@@ -761,6 +761,7 @@ fn not_encodable(e: EncodeFailure) -> Unknown {
 mod tests {
     use super::*;
     use crate::ir::{Lang, Semantics};
+    use std::time::Duration;
 
     fn prove_java(old: &str, new: &str) -> Result<Vec<LoopInvariant>, Unknown> {
         prove_java_proof(old, new).map(|p| p.invariants)

@@ -49,8 +49,6 @@ use z3::{FuncDecl, Sort};
 const MAX_ATOMS_PER_BODY: usize = 6;
 /// Recursive calls in both entry methods together, for the query.
 const MAX_ATOMS_IN_QUERY: usize = 8;
-/// Share of the budget for candidate summaries before Spacer.
-const HOUDINI_SHARE: f64 = 0.3;
 
 /// A proof by the recursion rule.
 #[derive(Debug)]
@@ -798,9 +796,8 @@ pub fn prove_recursive(
     // Spacer, which finds each summary alone at once but can lose itself
     // on the conjunction of two.
     let houdini_until = crate::clock::now()
-        + deadline
-            .saturating_duration_since(crate::clock::now())
-            .mul_f64(HOUDINI_SHARE);
+        + crate::budget::RECURSION_CANDIDATES
+            .of(deadline.saturating_duration_since(crate::clock::now()));
     let answer = match super::summaries::prove(
         &system.relations,
         &system.results,

@@ -102,13 +102,6 @@ impl Stages {
     }
 }
 
-/// Share of the time left that `ardiff` gives the loop checker at its first
-/// proof up to the bound, and its cap: the loop checker proves most pairs
-/// it can prove in 0.1–0.6 s (EqBench `ell/dbrent` needs about 2 s), and
-/// fails at once on most it cannot; the rest stays with refinement.
-const LOOP_CHECKER_SHARE: f64 = 0.3;
-const LOOP_CHECKER_MAX: Duration = Duration::from_secs(3);
-
 impl AbstractingChecker {
     pub(crate) fn run(
         &self,
@@ -228,7 +221,7 @@ impl AbstractingChecker {
             // query the abstraction makes hard does not eat the budget of
             // the refinements that would make it easy.
             let iteration_deadline = if self.mode == Mode::Ardiff && !abs.blocks.is_empty() {
-                crate::clock::now() + (left / 2).max(left.min(Duration::from_secs(1)))
+                crate::clock::now() + crate::budget::ARDIFF_QUERY.of(left)
             } else {
                 deadline
             };
@@ -285,7 +278,7 @@ impl AbstractingChecker {
                     // refinement gets there (if it can at all).
                     if bounded && loops.enabled && !loops.tried {
                         let left = deadline.saturating_duration_since(crate::clock::now());
-                        let slice = left.mul_f64(LOOP_CHECKER_SHARE).min(LOOP_CHECKER_MAX);
+                        let slice = crate::budget::ARDIFF_LOOPS.of(left);
                         if let Some(full) = loops.prove(pair, options, crate::clock::now() + slice)
                         {
                             report.loop_invariant = true;

@@ -25,21 +25,6 @@ use super::{
 };
 use std::time::Duration;
 
-/// Share of the budget `ardiff` gets before the full checker takes over.
-const ARDIFF_SHARE: f64 = 0.5;
-
-/// Share of the time left after `ardiff` that the loop checker may use
-/// (it answers in well under a second on the pairs it proves; the rest is
-/// kept for the full checker, which can still find counterexamples).
-const LOOPS_SHARE: f64 = 0.5;
-
-/// Budget of the loop checker's first try, before ARDiff: 40 % of the
-/// timeout, at most 4 s (EqBench `ell/dbrent`, a 60-line loop body with
-/// many branches, needs about 2 s; most loop pairs it proves take 0.1–0.6 s,
-/// most it cannot prove fail at once, outside the encoding).
-const FIRST_LOOPS_SHARE: f64 = 0.4;
-const FIRST_LOOPS_MAX: Duration = Duration::from_secs(4);
-
 pub struct PortfolioChecker;
 
 impl Checker for PortfolioChecker {
@@ -97,9 +82,7 @@ impl Checker for PortfolioChecker {
                     Decider::Testing,
                 );
             }
-            let first = Duration::from_millis(options.timeout_ms)
-                .mul_f64(FIRST_LOOPS_SHARE)
-                .min(FIRST_LOOPS_MAX);
+            let first = crate::budget::FIRST_LOOPS.of(Duration::from_millis(options.timeout_ms));
             let verdict =
                 super::loops::prove_on_own_context(pair, options, crate::clock::now() + first);
             if verdict.is_proved() {
@@ -112,7 +95,7 @@ impl Checker for PortfolioChecker {
         // budget for the full checker, which some loop-heavy pairs need
         // whole (abstraction can turn a constant loop bound symbolic).
         let budget = Duration::from_millis(options.timeout_ms);
-        let ardiff_deadline = crate::clock::now() + budget.mul_f64(ARDIFF_SHARE);
+        let ardiff_deadline = crate::clock::now() + crate::budget::ARDIFF.of(budget);
         // The portfolio schedules the loop checker itself (before ARDiff
         // and after it), so ARDiff does not hand off to it.
         let stages = Stages {
@@ -144,7 +127,7 @@ impl Checker for PortfolioChecker {
         // taken; the loop checker answers at once on pairs without loops.
         if !run.verdict.is_conclusive() && !loops_done && !crate::cancel::expired(deadline) {
             let left = deadline.saturating_duration_since(crate::clock::now());
-            let loops_deadline = crate::clock::now() + left.mul_f64(LOOPS_SHARE);
+            let loops_deadline = crate::clock::now() + crate::budget::LOOPS_AFTER_ARDIFF.of(left);
             let by_loops = super::loops::prove_on_own_context(pair, options, loops_deadline);
             if by_loops.is_proved() {
                 return Decision {

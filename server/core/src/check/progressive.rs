@@ -15,17 +15,13 @@ use super::{CheckerKind, MethodPair, MethodReport, Options, check_pair};
 use crate::cancel::{Cancellation, with_cancellation};
 use std::time::{Duration, Instant};
 
-/// The fast stage's share of the budget, and its cap.
-const FAST_SHARE: f64 = 0.1;
-const FAST_CAP: Duration = Duration::from_millis(1_000);
-
 /// The stages for `options`: each checker with its budget.
 fn stages(options: &Options) -> Vec<Options> {
     if options.checker != CheckerKind::Portfolio {
         return vec![options.clone()];
     }
     let budget = Duration::from_millis(options.timeout_ms);
-    let fast = budget.mul_f64(FAST_SHARE).min(FAST_CAP);
+    let fast = crate::budget::FAST_STAGE.of(budget);
     vec![
         Options {
             checker: CheckerKind::Dse,

@@ -14,13 +14,11 @@
 
 use crate::abstraction::{Abstraction, Applications, BlockId, Plan, StmtKey, Version};
 use crate::symbolic::PairEncoding;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use z3::ast::{Ast, Bool, Dynamic, exists_const, forall_const};
 use z3::{Params, SatResult};
 
-/// Time box of one H1 question, and of all of them together.
-const H1_CHECK: Duration = Duration::from_millis(150);
-const H1_TOTAL: Duration = Duration::from_millis(600);
+use crate::budget::{H1_QUESTION, H1_TOTAL};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Choice {
@@ -180,7 +178,7 @@ pub fn h1(enc: &PairEncoding, blocks: &[BlockId], deadline: Instant) -> Vec<Bloc
         params.set_bool("arith.nl.nra", false);
         solver.set_params(&params);
         solver.assert(&query);
-        let box_end = all_end.min(crate::clock::now() + H1_CHECK);
+        let box_end = all_end.min(crate::clock::now() + H1_QUESTION);
         let limit = crate::clock::Limit::until(box_end);
         if crate::clock::solve(&solver, limit, &[]) == SatResult::Unsat {
             out.push(b);

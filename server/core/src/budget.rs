@@ -1,0 +1,123 @@
+//! How a method's budget is shared out: every share a checker or a phase
+//! gets, in one table.
+//!
+//! A share is taken of what is left at the moment it is handed out (or of
+//! the whole budget, where a step says so), on the check's clock
+//! ([`crate::clock`]): work, not wall time. It never exceeds what is left.
+//! What a step does not use stays with the steps after it.
+//!
+//! The portfolio's schedule (`check/portfolio.rs`): concrete tests, then
+//! for loops or recursion [`FIRST_LOOPS`] of the budget, then ARDiff with
+//! [`ARDIFF`] of the budget (within which [`ARDIFF_QUERY`] of what is left
+//! per query and [`ARDIFF_LOOPS`] for the loop checker on a bounded
+//! proof), then [`LOOPS_AFTER_ARDIFF`] of what is left for the loop
+//! checker, then the full symbolic checker with the rest. The editor's
+//! progressive run first gives `dse` [`FAST_STAGE`] of the budget.
+
+use std::time::Duration;
+
+/// A fraction of a duration, at least `at_least` and at most `at_most`,
+/// and never more than the duration itself.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Share {
+    pub fraction: f64,
+    pub at_least: Duration,
+    pub at_most: Duration,
+}
+
+impl Share {
+    pub const fn fraction(fraction: f64) -> Share {
+        Share {
+            fraction,
+            at_least: Duration::ZERO,
+            at_most: Duration::MAX,
+        }
+    }
+
+    pub const fn at_least(self, at_least: Duration) -> Share {
+        Share { at_least, ..self }
+    }
+
+    pub const fn at_most(self, at_most: Duration) -> Share {
+        Share { at_most, ..self }
+    }
+
+    /// This share of `left`.
+    pub fn of(self, left: Duration) -> Duration {
+        left.mul_f64(self.fraction)
+            .max(self.at_least)
+            .min(self.at_most)
+            .min(left)
+    }
+}
+
+/// The loop checker's first try in the portfolio, before ARDiff, of the
+/// whole budget, for pairs with loops in both versions or recursion: most
+/// pairs it proves take 0.1–0.6 s, and most it cannot prove fail at once.
+pub const FIRST_LOOPS: Share = Share::fraction(0.4).at_most(Duration::from_secs(4));
+
+/// ARDiff in the portfolio, of the whole budget: it decides most pairs it
+/// can decide quickly; the rest is kept for the full checker, which some
+/// loop-heavy pairs need whole.
+pub const ARDIFF: Share = Share::fraction(0.5);
+
+/// The loop checker after ARDiff left a pair undecided or proved only up
+/// to the bound, of what is left (the rest stays with the full checker,
+/// which can still find counterexamples).
+pub const LOOPS_AFTER_ARDIFF: Share = Share::fraction(0.5);
+
+/// One query of ARDiff's refinement loop, of what is left, when blocks are
+/// abstracted: a query the abstraction makes hard does not eat the budget
+/// of the refinements that would make it easy.
+pub const ARDIFF_QUERY: Share = Share::fraction(0.5).at_least(Duration::from_secs(1));
+
+/// The loop checker inside an abstracting checker, of what is left, on a
+/// proof only up to the bound (outside the portfolio, which schedules the
+/// loop checker itself).
+pub const ARDIFF_LOOPS: Share = Share::fraction(0.3).at_most(Duration::from_secs(3));
+
+/// ARDiff's H1 heuristic: each of its questions, and all of them together.
+pub const H1_QUESTION: Duration = Duration::from_millis(150);
+pub const H1_TOTAL: Duration = Duration::from_millis(600);
+
+/// The loop checker's candidate invariants for an alignment of the loops
+/// after the first, of what is left (the first alignment, plain lockstep,
+/// may use all that is left: it proves most pairs).
+pub const LATER_ALIGNMENT_CANDIDATES: Share =
+    Share::fraction(1.0 / 3.0).at_most(Duration::from_secs(2));
+
+/// Spacer on the first alignment of the loops (plain lockstep, the
+/// likeliest), of what is left: one hard alignment must not starve the
+/// others.
+pub const FIRST_ALIGNMENT_SPACER: Share = Share::fraction(0.5).at_least(Duration::from_secs(1));
+
+/// Spacer on each later alignment, of what is left.
+pub const LATER_ALIGNMENT_SPACER: Share = Share::fraction(1.0 / 3.0)
+    .at_least(Duration::from_secs(1))
+    .at_most(Duration::from_secs(2));
+
+/// Candidate function summaries before Spacer in the recursion rule, of
+/// what is left.
+pub const RECURSION_CANDIDATES: Share = Share::fraction(0.3);
+
+/// The fast stage of the editor's progressive run (`dse`, one query with
+/// every common block abstract), of the whole budget.
+pub const FAST_STAGE: Share = Share::fraction(0.1).at_most(Duration::from_secs(1));
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_share_is_its_fraction_within_its_bounds_and_never_more_than_what_is_left() {
+        let s = |ms| Duration::from_millis(ms);
+        assert_eq!(FIRST_LOOPS.of(s(5_000)), s(2_000));
+        assert_eq!(FIRST_LOOPS.of(s(20_000)), s(4_000));
+        assert_eq!(ARDIFF_QUERY.of(s(10_000)), s(5_000));
+        assert_eq!(ARDIFF_QUERY.of(s(1_500)), s(1_000));
+        assert_eq!(ARDIFF_QUERY.of(s(600)), s(600));
+        assert_eq!(LATER_ALIGNMENT_SPACER.of(s(9_000)), s(2_000));
+        assert_eq!(LATER_ALIGNMENT_SPACER.of(s(1_200)), s(1_000));
+        assert_eq!(FAST_STAGE.of(s(10_000)), s(1_000));
+    }
+}
