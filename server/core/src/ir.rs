@@ -31,6 +31,7 @@
 //! integers wrap in two's complement at their width and floats are IEEE-754.
 //! Integer `/` and `%` truncate toward zero in both.
 
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::fmt;
 
@@ -1157,7 +1158,7 @@ pub struct Program {
 /// comparing or cloning programs (a clone computes its own).
 #[derive(Default)]
 pub struct ProgramCache {
-    by_name: std::sync::OnceLock<(usize, std::collections::HashMap<String, Vec<FuncId>>)>,
+    by_name: std::sync::OnceLock<(usize, FxHashMap<String, Vec<FuncId>>)>,
     tests_null: std::sync::OnceLock<(usize, bool)>,
 }
 
@@ -1189,8 +1190,7 @@ impl Program {
     /// Functions with this name (several when overloaded).
     pub fn find(&self, name: &str) -> impl Iterator<Item = (FuncId, &FunctionDef)> {
         let (built_for, index) = self.cache.by_name.get_or_init(|| {
-            let mut m: std::collections::HashMap<String, Vec<FuncId>> =
-                std::collections::HashMap::new();
+            let mut m: FxHashMap<String, Vec<FuncId>> = FxHashMap::default();
             for (i, f) in self.functions.iter().enumerate() {
                 m.entry(f.name.clone()).or_default().push(FuncId(i as u32));
             }

@@ -12,7 +12,8 @@ use eqlens_core::check::{
 };
 use eqlens_core::ir::{FuncId, Lang, Program, Span};
 use eqlens_core::lang::Parsed;
-use std::collections::{BTreeSet, HashMap};
+use rustc_hash::FxHashMap;
+use std::collections::BTreeSet;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
@@ -133,7 +134,7 @@ pub fn plan(
     new_text: &str,
     settings: &Settings,
     loop_bound: Option<u32>,
-    overrides: &HashMap<MethodId, Vec<RelOverride>>,
+    overrides: &FxHashMap<MethodId, Vec<RelOverride>>,
 ) -> Plan {
     let (old, new) = (versions.old.clone(), versions.new.clone());
     let unchanged = eqlens_core::abstraction::canonical::Unchanged::compute(&old, &new);
@@ -360,7 +361,7 @@ mod tests {
             new,
             &Settings::default(),
             None,
-            &HashMap::new(),
+            &FxHashMap::default(),
         )
     }
 

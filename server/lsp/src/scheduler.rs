@@ -23,7 +23,8 @@ use dashmap::DashMap;
 use eqlens_core::cancel::Cancellation;
 use eqlens_core::ir::{Lang, Program};
 use eqlens_core::lang::Parsed;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
+
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
@@ -94,10 +95,10 @@ pub struct Doc {
     /// change or `eqlens.recheck`).
     pub baseline: Option<Baseline>,
     pub pin: Option<Arc<str>>,
-    pub overrides: HashMap<MethodId, Vec<RelOverride>>,
+    pub overrides: FxHashMap<MethodId, Vec<RelOverride>>,
     pub loop_bound: Option<u32>,
     pub view: Arc<View>,
-    running: HashMap<u64, RunningJob>,
+    running: FxHashMap<u64, RunningJob>,
     /// The syntax tree of the last parsed version, with the edits made
     /// since applied (see [`Doc::edit`]): the next parse is incremental.
     parsed: Option<Parsed>,
@@ -119,10 +120,10 @@ impl Doc {
             generation: 0,
             baseline: None,
             pin: None,
-            overrides: HashMap::new(),
+            overrides: FxHashMap::default(),
             loop_bound: None,
             view: Arc::default(),
-            running: HashMap::new(),
+            running: FxHashMap::default(),
             parsed: None,
             old_program: None,
             recent: Vec::new(),
@@ -166,7 +167,7 @@ pub struct Inner {
     /// Serialises each document's publications (see [`Inner::publish`]).
     publishing: DashMap<Uri, Arc<tokio::sync::Mutex<()>>>,
     /// The open `$/progress` of each document that is being checked.
-    progress: tokio::sync::Mutex<HashMap<Uri, ProgressToken>>,
+    progress: tokio::sync::Mutex<FxHashMap<Uri, ProgressToken>>,
     next_id: AtomicU64,
     /// Settings problems found in `initialize`, shown once `initialized`.
     pub startup_problems: std::sync::Mutex<Vec<String>>,
@@ -504,7 +505,7 @@ impl Inner {
         if d.generation != generation {
             return None;
         }
-        let keys: HashSet<u64> = wanted.iter().map(|m| m.key).collect();
+        let keys: FxHashSet<u64> = wanted.iter().map(|m| m.key).collect();
         d.running.retain(|key, job| {
             let keep = keys.contains(key);
             if !keep {

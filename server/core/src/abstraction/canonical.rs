@@ -14,14 +14,14 @@ use crate::ir::{
     Expr, ExprKind, FuncId, Function, GlobalId, LabelId, LocalId, Place, Program, Stmt, StmtKind,
 };
 use crate::scope::Scope;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Functions (by index in the old program) whose old and new versions are
 /// equal modulo renaming, and whose callees are too.
 #[derive(Clone, Debug, Default)]
 pub struct Unchanged {
     /// Old function → its new counterpart.
-    pairs: HashMap<FuncId, FuncId>,
+    pairs: FxHashMap<FuncId, FuncId>,
 }
 
 impl Unchanged {
@@ -42,7 +42,7 @@ impl Unchanged {
 
     /// [`Unchanged::compute`] for the functions in `scope`.
     pub fn compute_in(old: &Program, new: &Program, scope: &Scope) -> Unchanged {
-        let mut pairs = HashMap::new();
+        let mut pairs = FxHashMap::default();
         for &i in scope.old_members() {
             let d = old.function(i);
             if d.body.is_err() {
@@ -86,10 +86,10 @@ pub struct Canon<'a> {
     new_prog: &'a Program,
     new_fn: &'a Function,
     unchanged: &'a Unchanged,
-    locals: HashMap<LocalId, LocalId>,
-    locals_back: HashMap<LocalId, LocalId>,
-    labels: HashMap<LabelId, LabelId>,
-    labels_back: HashMap<LabelId, LabelId>,
+    locals: FxHashMap<LocalId, LocalId>,
+    locals_back: FxHashMap<LocalId, LocalId>,
+    labels: FxHashMap<LabelId, LabelId>,
+    labels_back: FxHashMap<LabelId, LabelId>,
     /// Every correspondence added, in order, so that [`Canon::try_stmts`]
     /// can take back those of a failed comparison. Each local and label
     /// is added at most once, so it holds at most that many entries.
@@ -117,10 +117,10 @@ impl<'a> Canon<'a> {
             new_prog,
             new_fn,
             unchanged,
-            locals: HashMap::new(),
-            locals_back: HashMap::new(),
-            labels: HashMap::new(),
-            labels_back: HashMap::new(),
+            locals: FxHashMap::default(),
+            locals_back: FxHashMap::default(),
+            labels: FxHashMap::default(),
+            labels_back: FxHashMap::default(),
             journal: Vec::new(),
         }
     }
@@ -349,7 +349,13 @@ impl<'a> Canon<'a> {
     }
 
     fn global(&self, a: GlobalId, b: GlobalId) -> bool {
-        same_global(self.old_prog, a, self.new_prog, b, &mut HashSet::new())
+        same_global(
+            self.old_prog,
+            a,
+            self.new_prog,
+            b,
+            &mut FxHashSet::default(),
+        )
     }
 
     fn expr(&mut self, a: &Expr, b: &Expr) -> bool {
@@ -397,7 +403,7 @@ fn same_global(
     a: GlobalId,
     new: &Program,
     b: GlobalId,
-    visiting: &mut HashSet<(GlobalId, GlobalId)>,
+    visiting: &mut FxHashSet<(GlobalId, GlobalId)>,
 ) -> bool {
     let (ga, gb) = (old.global(a), new.global(b));
     if ga.name != gb.name || ga.ty != gb.ty {
@@ -420,7 +426,7 @@ fn const_expr_equal(
     a: &Expr,
     new: &Program,
     b: &Expr,
-    visiting: &mut HashSet<(GlobalId, GlobalId)>,
+    visiting: &mut FxHashSet<(GlobalId, GlobalId)>,
 ) -> bool {
     if a.ty != b.ty {
         return false;

@@ -11,7 +11,8 @@ use crate::ir::{
     BinOp, Block, Expr, ExprKind, FuncId, GlobalId, LabelId, Lang, LocalId, Place, Program, Stmt,
     StmtKind, Type,
 };
-use std::collections::{BTreeSet, HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::BTreeSet;
 
 /// An array an element store goes through.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -100,7 +101,7 @@ impl FunctionEffects {
 }
 
 /// [`FunctionEffects`] by function, for the functions a table was built for.
-pub type FunctionEffectsMap = HashMap<FuncId, FunctionEffects>;
+pub type FunctionEffectsMap = FxHashMap<FuncId, FunctionEffects>;
 
 /// [`FunctionEffects`] of every function of a program, as a fixpoint over
 /// the call graph (recursion included).
@@ -115,9 +116,10 @@ pub fn function_effects(program: &Program) -> FunctionEffectsMap {
 /// contributes nothing here; [`run_effects`] refuses a call of a function
 /// the table lacks.
 pub fn function_effects_in(program: &Program, members: &[FuncId]) -> FunctionEffectsMap {
-    let mut out = FunctionEffectsMap::with_capacity(members.len());
+    let mut out = FunctionEffectsMap::with_capacity_and_hasher(members.len(), Default::default());
     // Direct effects and callees.
-    let mut callees: HashMap<FuncId, BTreeSet<FuncId>> = HashMap::with_capacity(members.len());
+    let mut callees: FxHashMap<FuncId, BTreeSet<FuncId>> =
+        FxHashMap::with_capacity_and_hasher(members.len(), Default::default());
     for &id in members {
         let Some(def) = program.functions.get(id.0 as usize) else {
             continue;
@@ -142,7 +144,7 @@ pub fn function_effects_in(program: &Program, members: &[FuncId]) -> FunctionEff
         };
         let mut w = Walker::new(program, None);
         w.block(&f.body);
-        let own_arrays: HashSet<LocalId> = f
+        let own_arrays: FxHashSet<LocalId> = f
             .locals
             .iter()
             .enumerate()
@@ -206,8 +208,8 @@ pub fn function_effects_in(program: &Program, members: &[FuncId]) -> FunctionEff
     out
 }
 
-fn reaches(callees: &HashMap<FuncId, BTreeSet<FuncId>>, from: FuncId, to: FuncId) -> bool {
-    let mut seen = HashSet::new();
+fn reaches(callees: &FxHashMap<FuncId, BTreeSet<FuncId>>, from: FuncId, to: FuncId) -> bool {
+    let mut seen = FxHashSet::default();
     let mut stack: Vec<FuncId> = callees
         .get(&from)
         .map(|c| c.iter().copied().collect())
@@ -322,10 +324,10 @@ pub fn expr_locals(e: &Expr, out: &mut BTreeSet<LocalId>) {
 }
 
 /// Number of times each local is read in `body`.
-pub fn read_counts(body: &Block) -> HashMap<LocalId, usize> {
-    let mut counts = HashMap::new();
+pub fn read_counts(body: &Block) -> FxHashMap<LocalId, usize> {
+    let mut counts = FxHashMap::default();
     let mut w = CountingWalker {
-        read_counts: HashMap::new(),
+        read_counts: FxHashMap::default(),
     };
     w.block(body);
     for (l, n) in w.read_counts {
@@ -347,14 +349,14 @@ struct Walker<'a> {
     prints: bool,
     unnamed_store: bool,
     calls: BTreeSet<FuncId>,
-    bound_labels: HashSet<LabelId>,
-    escaping_labels: HashSet<LabelId>,
+    bound_labels: FxHashSet<LabelId>,
+    escaping_labels: FxHashSet<LabelId>,
     lang: Lang,
 }
 
 /// A walker that only counts local reads (see [`read_counts`]).
 struct CountingWalker {
-    read_counts: HashMap<LocalId, usize>,
+    read_counts: FxHashMap<LocalId, usize>,
 }
 
 impl CountingWalker {
@@ -426,8 +428,8 @@ impl<'a> Walker<'a> {
             prints: false,
             unnamed_store: false,
             calls: BTreeSet::new(),
-            bound_labels: HashSet::new(),
-            escaping_labels: HashSet::new(),
+            bound_labels: FxHashSet::default(),
+            escaping_labels: FxHashSet::default(),
             lang: Lang::Java,
         }
     }
@@ -440,8 +442,8 @@ impl<'a> Walker<'a> {
             prints: false,
             unnamed_store: false,
             calls: BTreeSet::new(),
-            bound_labels: HashSet::new(),
-            escaping_labels: HashSet::new(),
+            bound_labels: FxHashSet::default(),
+            escaping_labels: FxHashSet::default(),
             lang: program.lang,
         }
     }

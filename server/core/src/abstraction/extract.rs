@@ -18,7 +18,8 @@ use super::{
 };
 use crate::diff::StatementDiff;
 use crate::ir::{Block, FuncId, Function, LocalId, Span, Stmt, StmtKind, Type};
-use std::collections::{BTreeSet, HashMap};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::BTreeSet;
 use std::time::Instant;
 
 /// The abstraction of every paired function under `plan`.
@@ -139,10 +140,10 @@ pub(super) fn partners(
     old_fn: &Function,
     new_fn: &Function,
     diff: &StatementDiff,
-) -> HashMap<StmtKey, StmtKey> {
+) -> FxHashMap<StmtKey, StmtKey> {
     let old_pre = preorder(&old_fn.body);
     let new_pre = preorder(&new_fn.body);
-    let mut out = HashMap::new();
+    let mut out = FxHashMap::default();
     if old_pre.len() != diff.old.len() || new_pre.len() != diff.new.len() {
         // The diff does not describe these bodies; abstract nothing.
         return out;
@@ -156,8 +157,8 @@ pub(super) fn partners(
 }
 
 /// Every statement of a body → (its statement list, its index there).
-fn positions(body: &Block) -> HashMap<StmtKey, (&[Stmt], usize)> {
-    let mut out = HashMap::new();
+fn positions(body: &Block) -> FxHashMap<StmtKey, (&[Stmt], usize)> {
+    let mut out = FxHashMap::default();
     let mut stack: Vec<&[Stmt]> = vec![body];
     while let Some(list) = stack.pop() {
         for (i, s) in list.iter().enumerate() {
@@ -176,10 +177,10 @@ struct Extractor<'c, 'a> {
     old_fn: &'a Function,
     new_fn: &'a Function,
     new_id: FuncId,
-    partners: HashMap<StmtKey, StmtKey>,
-    old_positions: HashMap<StmtKey, (&'a [Stmt], usize)>,
-    new_reads: HashMap<LocalId, usize>,
-    old_reads: HashMap<LocalId, usize>,
+    partners: FxHashMap<StmtKey, StmtKey>,
+    old_positions: FxHashMap<StmtKey, (&'a [Stmt], usize)>,
+    new_reads: FxHashMap<LocalId, usize>,
+    old_reads: FxHashMap<LocalId, usize>,
     next_id: &'c mut u32,
     out: &'c mut Abstraction,
     deadline: Option<Instant>,
@@ -263,7 +264,7 @@ impl<'a> Extractor<'_, 'a> {
             .cloned()
             .unwrap_or_default();
         let new_pre = preorder(&self.new_fn.body);
-        let equal_partners: std::collections::HashSet<StmtKey> = new_pre
+        let equal_partners: FxHashSet<StmtKey> = new_pre
             .iter()
             .filter(|s| self.equal_to_partner(s))
             .filter_map(|s| self.partners.get(&StmtKey::of(s)).copied())

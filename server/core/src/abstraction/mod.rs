@@ -29,8 +29,9 @@ use crate::ir::{FuncId, GlobalId, LocalId, Program, Span, Stmt, Type};
 use crate::scope::Scope;
 use canonical::Unchanged;
 use effects::FunctionEffectsMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
-use std::collections::{HashMap, HashSet};
+
 use std::time::Instant;
 use z3::ast::{Ast, Bool, Dynamic};
 
@@ -195,7 +196,7 @@ pub struct OverrideReport {
 /// version) which refinement or the user made concrete.
 #[derive(Clone, Debug, Default)]
 pub struct Plan {
-    pub refined: HashSet<StmtKey>,
+    pub refined: FxHashSet<StmtKey>,
     pub overrides: Vec<Override>,
     /// Keep loop-free blocks without inputs concrete: they compute
     /// constants, hiding them gains nothing and costs refinements (a
@@ -207,7 +208,7 @@ pub struct Plan {
 /// Sites of one version.
 #[derive(Clone, Debug, Default)]
 pub struct Sites {
-    map: HashMap<StmtKey, Site>,
+    map: FxHashMap<StmtKey, Site>,
 }
 
 impl Sites {
@@ -258,9 +259,9 @@ pub struct Context<'a> {
     /// Function pairs (old, new) paired by name and arity, both lowered.
     pub pairs: Vec<(FuncId, FuncId)>,
     /// Per new function of a pair: each new statement's GumTree partner.
-    pub partners: HashMap<FuncId, HashMap<StmtKey, StmtKey>>,
+    pub partners: FxHashMap<FuncId, FxHashMap<StmtKey, StmtKey>>,
     /// Per new function of a pair: the matcher's old → new local bijection.
-    pub locals: HashMap<FuncId, HashMap<LocalId, LocalId>>,
+    pub locals: FxHashMap<FuncId, FxHashMap<LocalId, LocalId>>,
 }
 
 impl<'a> Context<'a> {
@@ -312,8 +313,8 @@ impl<'a> Context<'a> {
             }
         }
         let diff_cx = crate::diff::DiffContext::for_scope_until(old, new, scope, deadline)?;
-        let mut partners = HashMap::new();
-        let mut locals = HashMap::new();
+        let mut partners = FxHashMap::default();
+        let mut locals = FxHashMap::default();
         for &(o, n) in &pairs {
             if expired() {
                 return None;

@@ -22,7 +22,7 @@
 //! a few hundred milliseconds were then often slower by cases (the split
 //! phases fixtures under `machine`: 0.5–0.7 s → 1.1–2.5 s).
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet;
 use std::time::{Duration, Instant};
 use z3::ast::{Ast, Bool, Dynamic};
 use z3::{Model, SatResult, Solver};
@@ -129,7 +129,7 @@ pub fn capped_solver(deadline: Instant, cap_ms: u128) -> Option<(Solver, crate::
 /// is visited once; the walk is iterative because a long chain of
 /// branches nests deep.
 pub fn innermost_condition(formulas: &[Bool]) -> Option<Bool> {
-    let mut seen: HashSet<usize> = HashSet::new();
+    let mut seen: FxHashSet<usize> = FxHashSet::default();
     // (term, whether its children were pushed)
     let mut stack: Vec<(Dynamic, bool)> = formulas
         .iter()

@@ -34,7 +34,8 @@ use crate::symbolic::exec::{
 };
 use crate::symbolic::ops::{EncodeError, Ops, Sym, UfApplication, Ufs};
 use crate::symbolic::{InputSpace, InputVar, Strings, index_type};
-use std::collections::{BTreeMap, HashMap};
+use rustc_hash::FxHashMap;
+use std::collections::BTreeMap;
 use std::time::Instant;
 use z3::ast::{Ast, Bool, Dynamic};
 use z3::{FuncDecl, Sort};
@@ -180,7 +181,7 @@ impl Layout {
         at_first_loop: Option<&State>,
         loop_spans: &[Span],
     ) -> Result<Layout, EncodeError> {
-        let mut seen: HashMap<String, usize> = HashMap::new();
+        let mut seen: FxHashMap<String, usize> = FxHashMap::default();
         let mut name = |base: &str| {
             let n = seen.entry(base.to_string()).or_insert(0);
             *n += 1;
@@ -196,7 +197,7 @@ impl Layout {
         let mut unsigned = Vec::new();
         let is_unsigned = |ty: &Type| matches!(ty, Type::Int(t) if !t.signed);
         let mut array_locals = Vec::new();
-        let mut object_names: HashMap<usize, String> = HashMap::new();
+        let mut object_names: FxHashMap<usize, String> = FxHashMap::default();
         for (i, l) in f.locals.iter().enumerate() {
             let id = LocalId(i as u32);
             if let Type::Array(_) = l.ty {
@@ -323,7 +324,7 @@ impl Layout {
         for (id, value) in &self.array_locals {
             *locals.get_mut(id.0 as usize).ok_or_else(internal)? = value.clone();
         }
-        let mut globals = HashMap::new();
+        let mut globals = FxHashMap::default();
         for (id, ty) in &self.globals {
             let v = vars.next().ok_or_else(internal)?;
             globals.insert(*id, ops.from_dyn(ty, v)?);

@@ -39,7 +39,8 @@ use crate::ir::{FuncId, Program, Semantics, Type};
 use crate::symbolic::exec::{CallAtom, Executor, Summary};
 use crate::symbolic::ops::{EncodeError, Ops, UfApplication, Ufs};
 use crate::symbolic::{InputSpace, InputVar, Strings};
-use std::collections::{BTreeSet, HashMap};
+use rustc_hash::FxHashMap;
+use std::collections::BTreeSet;
 use std::time::Instant;
 use z3::ast::{Ast, Bool, Dynamic};
 use z3::{FuncDecl, Sort};
@@ -212,7 +213,7 @@ impl Side<'_> {
 struct System {
     ops: Ops,
     relations: Vec<Relation>,
-    index: HashMap<(bool, FuncId), usize>,
+    index: FxHashMap<(bool, FuncId), usize>,
     clauses: Vec<HornClause>,
     /// Per relation, how many of its last parameters are results.
     results: Vec<usize>,
@@ -702,7 +703,7 @@ pub fn prove_recursive(
     let mut system = System {
         ops,
         relations: Vec::new(),
-        index: HashMap::new(),
+        index: FxHashMap::default(),
         clauses: Vec::new(),
         results: Vec::new(),
         guards: Vec::new(),

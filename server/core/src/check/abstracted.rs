@@ -29,7 +29,7 @@ use super::{
     AbstractionReport, Checker, CheckerKind, Decider, Decision, MethodPair, Options, Phase, Verdict,
 };
 use crate::abstraction::{Abstraction, Context, Plan, StmtKey};
-use std::collections::HashSet;
+use rustc_hash::FxHashSet;
 use std::time::{Duration, Instant};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -188,7 +188,7 @@ impl AbstractingChecker {
             }
         }
         let mut plan = Plan {
-            refined: HashSet::new(),
+            refined: FxHashSet::default(),
             overrides: options.overrides.clone(),
             keep_constants: self.mode == Mode::Ardiff,
         };
@@ -422,10 +422,10 @@ fn termination_assumptions(
 /// writing a variable the changed code (or an impacted statement) reads.
 /// Control: nested in a changed `if` or loop. Variable-level and
 /// flow-insensitive, like the impacted-summaries analysis of Backes et al.
-fn impacted(dse: &Abstraction) -> HashSet<StmtKey> {
+fn impacted(dse: &Abstraction) -> FxHashSet<StmtKey> {
     let mut fwd = dse.changed_writes.clone();
     let mut bwd = dse.changed_reads.clone();
-    let mut out = HashSet::new();
+    let mut out = FxHashSet::default();
     for b in dse.blocks.iter().filter(|b| b.under_change) {
         for s in &b.statements {
             if !s.pinned {

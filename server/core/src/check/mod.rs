@@ -23,6 +23,7 @@ use crate::ir::{FuncId, Lang, LowerError, Program, Semantics, SignedOverflow, Sp
 use crate::value::Value;
 pub use assumption::Assumption;
 pub use counterexample::{Behaviour, Counterexample};
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::time::Duration;
 
@@ -984,7 +985,7 @@ fn share_constants(old: &Program, new: &Program) -> Option<(Program, Program, Ve
     // (old index, new index, constant, whether it goes into old): found by
     // name first, so that a file without such a global costs a scan only.
     // The first global of each name, as a lookup by position would find.
-    let mut new_index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let mut new_index: FxHashMap<&str, usize> = FxHashMap::default();
     for (j, g) in new.globals.iter().enumerate() {
         new_index.entry(g.name.as_str()).or_insert(j);
     }

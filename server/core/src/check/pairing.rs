@@ -8,7 +8,7 @@
 
 use super::{Selection, Unpaired};
 use crate::ir::{FuncId, FunctionDef, Program};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 pub struct Pairing {
     /// (old, new), in the order of the new file.
@@ -30,14 +30,14 @@ fn unpaired(f: &FunctionDef, label: String) -> Unpaired {
 }
 
 /// Functions grouped by (enclosing classes, name, arity), in file order.
-type Groups<'p> = HashMap<(&'p [String], &'p str, usize), Vec<usize>>;
+type Groups<'p> = FxHashMap<(&'p [String], &'p str, usize), Vec<usize>>;
 
 fn group_key(f: &FunctionDef) -> (&[String], &str, usize) {
     (&f.owner, &f.name, f.arity)
 }
 
 fn groups(p: &Program) -> Groups<'_> {
-    let mut g: Groups<'_> = HashMap::new();
+    let mut g: Groups<'_> = FxHashMap::default();
     for (i, f) in p.functions.iter().enumerate() {
         if !f.synthetic {
             g.entry((&f.owner, &f.name, f.arity)).or_default().push(i);
@@ -140,8 +140,8 @@ pub fn pair_functions(old: &Program, new: &Program, selection: &Selection) -> Pa
 fn leftovers<'p>(
     p: &'p Program,
     taken: &dyn Fn(usize) -> bool,
-) -> HashMap<(&'p str, usize), Vec<usize>> {
-    let mut by_name: HashMap<(&str, usize), Vec<usize>> = HashMap::new();
+) -> FxHashMap<(&'p str, usize), Vec<usize>> {
+    let mut by_name: FxHashMap<(&str, usize), Vec<usize>> = FxHashMap::default();
     for (i, f) in p.functions.iter().enumerate() {
         if !f.synthetic && !taken(i) {
             by_name.entry((&f.name, f.arity)).or_default().push(i);
@@ -185,7 +185,7 @@ pub fn selects(selection: &Selection, f: &FunctionDef) -> bool {
 /// long)`) when an overload of its class has as many parameters. With the
 /// arity, unique in the file.
 pub fn keys(p: &Program) -> Vec<String> {
-    let mut by_class: HashMap<(&[String], &str, usize), usize> = HashMap::new();
+    let mut by_class: FxHashMap<(&[String], &str, usize), usize> = FxHashMap::default();
     for f in p.functions.iter().filter(|f| !f.synthetic) {
         *by_class.entry((&f.owner, &f.name, f.arity)).or_default() += 1;
     }
@@ -245,7 +245,7 @@ fn label_in(f: &FunctionDef, group: &[&FunctionDef]) -> String {
 /// class has one too; its parameter types (`f(int, long)`) when an
 /// overload of its class has as many parameters.
 pub fn labels(p: &Program) -> Vec<String> {
-    let mut by_name: HashMap<(&str, usize), Vec<usize>> = HashMap::new();
+    let mut by_name: FxHashMap<(&str, usize), Vec<usize>> = FxHashMap::default();
     for (i, f) in p.functions.iter().enumerate() {
         if !f.synthetic {
             by_name.entry((&f.name, f.arity)).or_default().push(i);

@@ -21,8 +21,9 @@
 //! Nothing here recurses on the tree: work lists and preorder ranges only.
 
 use super::tree::{NodeId, Tree};
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::cmp::{Ordering, Reverse};
-use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::collections::BinaryHeap;
 
 /// Smallest height of a subtree matched top-down: leaves alone (a lone `x`)
 /// are too common to be evidence of anything.
@@ -162,7 +163,7 @@ fn top_down(t1: &Tree, t2: &Tree, m: &mut Mapping) {
             continue;
         }
         let (a_level, b_level) = (pop_level(&mut l1, h1), pop_level(&mut l2, h2));
-        let mut by_hash: HashMap<u64, (Vec<NodeId>, Vec<NodeId>)> = HashMap::new();
+        let mut by_hash: FxHashMap<u64, (Vec<NodeId>, Vec<NodeId>)> = FxHashMap::default();
         for &a in &a_level {
             by_hash.entry(t1.nodes[a].hash).or_default().0.push(a);
         }
@@ -171,9 +172,9 @@ fn top_down(t1: &Tree, t2: &Tree, m: &mut Mapping) {
         }
         let mut matched1 = vec![false; a_level.len()];
         let mut matched2 = vec![false; b_level.len()];
-        let pos1: HashMap<NodeId, usize> =
+        let pos1: FxHashMap<NodeId, usize> =
             a_level.iter().enumerate().map(|(i, &a)| (a, i)).collect();
-        let pos2: HashMap<NodeId, usize> =
+        let pos2: FxHashMap<NodeId, usize> =
             b_level.iter().enumerate().map(|(i, &b)| (b, i)).collect();
         let mut keys: Vec<u64> = by_hash.keys().copied().collect();
         keys.sort_unstable(); // deterministic order
@@ -232,7 +233,7 @@ fn top_down(t1: &Tree, t2: &Tree, m: &mut Mapping) {
 /// Orders the ambiguous isomorphic pairs by equality of local names, parent
 /// similarity, then closeness of position, and links them greedily.
 fn resolve_ambiguous(t1: &Tree, t2: &Tree, m: &mut Mapping, pairs: Vec<(NodeId, NodeId)>) {
-    let mut parent_dice: HashMap<(NodeId, NodeId), f64> = HashMap::new();
+    let mut parent_dice: FxHashMap<(NodeId, NodeId), f64> = FxHashMap::default();
     let n1 = t1.len().max(1) as f64;
     let n2 = t2.len().max(1) as f64;
     let mut scored: Vec<(bool, f64, usize, f64, NodeId, NodeId)> = pairs
@@ -380,7 +381,7 @@ fn gaps(
     k2: &[NodeId],
     m: &Mapping,
 ) -> Vec<(std::ops::Range<usize>, std::ops::Range<usize>)> {
-    let pos2: HashMap<NodeId, usize> = k2.iter().enumerate().map(|(j, &c)| (c, j)).collect();
+    let pos2: FxHashMap<NodeId, usize> = k2.iter().enumerate().map(|(j, &c)| (c, j)).collect();
     let cand: Vec<(usize, usize)> = k1
         .iter()
         .enumerate()
@@ -444,7 +445,7 @@ fn pair_free(
 
 /// Indices of one longest strictly increasing subsequence of `xs`
 /// (patience sorting, O(n log n)).
-pub(crate) fn longest_increasing(xs: &[usize]) -> HashSet<usize> {
+pub(crate) fn longest_increasing(xs: &[usize]) -> FxHashSet<usize> {
     let mut tails: Vec<usize> = Vec::new(); // indices into xs
     let mut prev: Vec<Option<usize>> = vec![None; xs.len()];
     for (i, &x) in xs.iter().enumerate() {
@@ -458,7 +459,7 @@ pub(crate) fn longest_increasing(xs: &[usize]) -> HashSet<usize> {
             tails[pos] = i;
         }
     }
-    let mut out = HashSet::new();
+    let mut out = FxHashSet::default();
     let mut cur = tails.last().copied();
     while let Some(i) = cur {
         out.insert(i);

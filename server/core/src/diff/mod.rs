@@ -34,8 +34,9 @@ pub mod tree;
 use crate::ir::{FuncId, Function, LocalId, LocalKind, Program, Span, Stmt, StmtKind};
 use crate::scope::Scope;
 use matcher::{Mapping, longest_increasing, match_trees};
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::BTreeSet;
 use std::time::Instant;
 use tree::{Names, NodeId, Tree};
 
@@ -405,7 +406,7 @@ fn local_bijection(
             .get(l.0 as usize)
             .is_none_or(|l| l.kind == LocalKind::Param)
     };
-    let mut votes: HashMap<(LocalId, LocalId), u32> = HashMap::new();
+    let mut votes: FxHashMap<(LocalId, LocalId), u32> = FxHashMap::default();
     for (a, b) in m.pairs() {
         let (na, nb) = (&t1.nodes[a], &t2.nodes[b]);
         if let (Some(x), Some(y)) = (na.local, nb.local)
@@ -497,8 +498,8 @@ fn changed_functions_until(
     deadline: Option<Instant>,
 ) -> Option<ChangedFunctions> {
     type Key<'p> = (&'p [String], &'p str, usize);
-    fn keys<'p>(p: &'p Program, members: &[FuncId]) -> HashMap<Key<'p>, Vec<FuncId>> {
-        let mut k: HashMap<Key<'_>, Vec<FuncId>> = HashMap::new();
+    fn keys<'p>(p: &'p Program, members: &[FuncId]) -> FxHashMap<Key<'p>, Vec<FuncId>> {
+        let mut k: FxHashMap<Key<'_>, Vec<FuncId>> = FxHashMap::default();
         for &i in members {
             let f = p.function(i);
             k.entry((f.owner.as_slice(), f.name.as_str(), f.arity))
@@ -521,12 +522,12 @@ fn changed_functions_until(
         )
         .collect();
     pairs.sort();
-    let pair_of_old: HashMap<FuncId, usize> = pairs
+    let pair_of_old: FxHashMap<FuncId, usize> = pairs
         .iter()
         .enumerate()
         .map(|(i, &(a, _))| (a, i))
         .collect();
-    let pair_of_new: HashMap<FuncId, usize> = pairs
+    let pair_of_new: FxHashMap<FuncId, usize> = pairs
         .iter()
         .enumerate()
         .map(|(i, &(_, b))| (b, i))
@@ -639,8 +640,8 @@ pub fn callees(f: &Function) -> Vec<FuncId> {
 /// Old statement nodes that moved: their parent is not matched to the new
 /// parent, or they fall outside the longest increasing run of matched
 /// siblings (the classic GumTree/Chawathe child alignment).
-fn moved_nodes(t1: &Tree, t2: &Tree, m: &Mapping) -> HashSet<NodeId> {
-    let mut moved = HashSet::new();
+fn moved_nodes(t1: &Tree, t2: &Tree, m: &Mapping) -> FxHashSet<NodeId> {
+    let mut moved = FxHashSet::default();
     for (a, b) in m.pairs() {
         if !t1.nodes[a].is_stmt {
             continue;

@@ -1,6 +1,7 @@
 use super::*;
 use crate::ir::{Function, Lang, Program};
 use crate::lang::lower;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
 
 fn program(lang: Lang, src: &str) -> Program {
@@ -164,9 +165,9 @@ fn check_oracle(
             assert_eq!(e.partner, None);
         }
     }
-    let news: HashSet<LocalId> = d.locals.iter().map(|&(_, n)| n).collect();
+    let news: FxHashSet<LocalId> = d.locals.iter().map(|&(_, n)| n).collect();
     assert_eq!(news.len(), d.locals.len(), "bijection is injective");
-    let bij: HashMap<u64, i64> = d
+    let bij: FxHashMap<u64, i64> = d
         .locals
         .iter()
         .map(|&(o, n)| (u64::from(o.0), i64::from(n.0)))

@@ -29,7 +29,7 @@ use crate::ir::{
     Block, Expr, ExprKind, FuncId, Function, GlobalId, LocalId, LocalKind, Place, PrintKind,
     Program, Span, Stmt, StmtKind,
 };
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 
@@ -43,7 +43,7 @@ const MAX_CONSTANT_DEPTH: usize = 32;
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Names {
     /// `None`: no program known, every callee/global is opaque and tainted.
-    callees: Option<HashMap<FuncId, (String, bool)>>,
+    callees: Option<FxHashMap<FuncId, (String, bool)>>,
     globals: Option<Vec<(String, bool)>>,
 }
 

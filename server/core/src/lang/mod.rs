@@ -13,6 +13,7 @@ mod constant_locals;
 mod java;
 
 use crate::ir::{Lang, Program};
+use rustc_hash::FxHashMap;
 use tree_sitter::{InputEdit, Parser, Point, Tree};
 
 /// Parses and lowers a whole source file.
@@ -103,12 +104,11 @@ pub fn lower_parsed(parsed: &Parsed, source: &str) -> Program {
 /// rejects the file, and which definition a call or a pairing would pick is
 /// anybody's guess, so neither is checked and calls to it are unanalysed.
 fn refuse_redefinitions(program: &mut Program) {
-    use std::collections::HashMap;
     let key = |f: &crate::ir::FunctionDef| match program.lang {
         Lang::C => (Vec::new(), f.name.clone(), Vec::new()),
         Lang::Java => (f.owner.clone(), f.name.clone(), f.param_types.clone()),
     };
-    let mut first: HashMap<_, usize> = HashMap::new();
+    let mut first: FxHashMap<_, usize> = FxHashMap::default();
     let mut twice = Vec::new();
     for (i, f) in program.functions.iter().enumerate() {
         if f.synthetic {

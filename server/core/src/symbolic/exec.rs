@@ -15,7 +15,8 @@ use crate::ir::{
     BinOp, Block, Expr, ExprKind, FuncId, GlobalId, LabelId, LocalId, LoopKind, Place, PrintKind,
     Program, Stmt, StmtKind, Type, UnOp,
 };
-use std::collections::{BTreeMap, HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 use z3::Sort;
 use z3::ast::{Array, Ast, BV, Bool, Dynamic, Float, Int};
@@ -64,7 +65,7 @@ pub mod tag {
 pub struct State {
     pub pc: Bool,
     pub locals: Vec<Sym>,
-    pub globals: HashMap<GlobalId, Sym>,
+    pub globals: FxHashMap<GlobalId, Sym>,
     pub heap: Vec<ArrObj>,
     pub prints: PrintLog,
     /// Which exception a method outside the file threw, when the run ended
@@ -159,8 +160,8 @@ enum Target {
 
 struct Frame {
     returns: Vec<(State, Sym)>,
-    breaks: HashMap<LabelId, Vec<State>>,
-    continues: HashMap<LabelId, Vec<State>>,
+    breaks: FxHashMap<LabelId, Vec<State>>,
+    continues: FxHashMap<LabelId, Vec<State>>,
 }
 
 /// The prefix of the uninterpreted functions standing for opaque callees.
@@ -198,7 +199,7 @@ pub struct Executor<'a> {
     stack: Vec<FuncId>,
     /// Functions whose calls (below the top-level one) are not inlined but
     /// recorded as [`CallAtom`]s: the recursion rule's summaries.
-    summarized: HashSet<FuncId>,
+    summarized: FxHashSet<FuncId>,
     /// Callees run as uninterpreted functions of their arguments (the loop
     /// checker's unchanged callees with loops, `chc::callees`).
     opaque: BTreeMap<FuncId, OpaqueCallee>,
@@ -213,7 +214,7 @@ pub struct Executor<'a> {
     try_depth: u32,
     /// Classes of the exceptions thrown so far, by outcome code (besides
     /// the implicit ones), for matching `catch` clauses.
-    thrown_classes: HashMap<i64, String>,
+    thrown_classes: FxHashMap<i64, String>,
     /// The outcome code of exceptions of unseen callees, once one was
     /// called: their class is unknown.
     unseen_code: Option<i64>,
@@ -290,7 +291,7 @@ impl<'a> Executor<'a> {
             faults: Vec::new(),
             bound: Vec::new(),
             stack: Vec::new(),
-            summarized: HashSet::new(),
+            summarized: FxHashSet::default(),
             opaque: BTreeMap::new(),
             entry: None,
             atoms: Vec::new(),
@@ -298,7 +299,7 @@ impl<'a> Executor<'a> {
             feasibility_spent: 0,
             feasibility_time: Duration::ZERO,
             try_depth: 0,
-            thrown_classes: HashMap::new(),
+            thrown_classes: FxHashMap::default(),
             unseen_code: None,
         }
     }
@@ -357,7 +358,7 @@ impl<'a> Executor<'a> {
     pub fn run_summarizing(
         mut self,
         func: FuncId,
-        summarized: HashSet<FuncId>,
+        summarized: FxHashSet<FuncId>,
     ) -> EResult<(Summary, Vec<CallAtom>)> {
         self.summarized = summarized;
         let (state, args, param_arrays) = self.entry_inputs(func)?;
@@ -482,7 +483,7 @@ impl<'a> Executor<'a> {
         let mut state = State {
             pc: Bool::from_bool(true),
             locals: Vec::new(),
-            globals: HashMap::new(),
+            globals: FxHashMap::default(),
             heap: Vec::new(),
             prints: empty_log,
             thrown: None,
@@ -538,8 +539,8 @@ impl<'a> Executor<'a> {
         let bound_before = self.bound.len();
         let mut frame = Frame {
             returns: Vec::new(),
-            breaks: HashMap::new(),
-            continues: HashMap::new(),
+            breaks: FxHashMap::default(),
+            continues: FxHashMap::default(),
         };
         self.stack.push(func);
         let end = self.block(&mut frame, stmts, state);
@@ -769,8 +770,8 @@ impl<'a> Executor<'a> {
         self.stack.push(func);
         let mut frame = Frame {
             returns: Vec::new(),
-            breaks: HashMap::new(),
-            continues: HashMap::new(),
+            breaks: FxHashMap::default(),
+            continues: FxHashMap::default(),
         };
         let faults_before = self.faults.len();
         let end = self.block(&mut frame, &f.body, state)?;
@@ -803,7 +804,7 @@ impl<'a> Executor<'a> {
         let mut out = State {
             pc: Bool::or(&[&a.pc, &b.pc]),
             locals: Vec::with_capacity(a.locals.len()),
-            globals: HashMap::new(),
+            globals: FxHashMap::default(),
             heap: Vec::new(),
             prints: PrintLog {
                 len: ite(&c, &a.prints.len, &b.prints.len),
@@ -1271,7 +1272,7 @@ impl<'a> Executor<'a> {
     ) -> EResult<Option<State>> {
         let faults_before = self.faults.len();
         let returns_before = frame.returns.len();
-        let jumps_before = |m: &HashMap<LabelId, Vec<State>>| -> HashMap<LabelId, usize> {
+        let jumps_before = |m: &FxHashMap<LabelId, Vec<State>>| -> FxHashMap<LabelId, usize> {
             m.iter().map(|(k, v)| (*k, v.len())).collect()
         };
         let (breaks_before, continues_before) =

@@ -15,7 +15,7 @@ pub mod ops;
 use crate::ir::{Lang, Program, Semantics, Type};
 use exec::{ArrObj, PrintLog, Summary};
 use ops::{EResult, EncodeError, Ops, Sym};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use z3::ast::{Array, Bool, Dynamic, Int};
 
 /// One input of the pair (shared by both versions).
@@ -65,7 +65,7 @@ impl InputVar {
 #[derive(Default)]
 pub struct InputSpace {
     pub vars: Vec<InputVar>,
-    index: HashMap<String, usize>,
+    index: FxHashMap<String, usize>,
     /// Array parameters may be `null`: set for a Java pair where either
     /// version tests an array against `null` ([`nullable_arrays`]).
     /// Elsewhere every array input is an object, an assumption the
@@ -297,7 +297,7 @@ pub fn display_name(name: &str) -> &str {
 /// versions.
 #[derive(Default)]
 pub struct Strings {
-    tags: HashMap<String, i64>,
+    tags: FxHashMap<String, i64>,
 }
 
 impl Strings {

@@ -9,6 +9,7 @@
 use crate::ir::{BinOp, FloatTy, IntTy, Intrinsic, Lang, Semantics, SignedOverflow, Type};
 use num_bigint::BigInt;
 use num_rational::BigRational;
+use rustc_hash::FxHashMap;
 use z3::ast::RoundingMode;
 use z3::ast::{Ast, BV, Bool, Dynamic, Float, Int, Real};
 use z3::{FuncDecl, Sort};
@@ -1033,7 +1034,7 @@ fn commuted<'t, T: Ast>(x: &'t T, y: &'t T) -> (&'t T, &'t T) {
 /// same symbol), plus the facts asserted about their applications.
 #[derive(Default)]
 pub struct Ufs {
-    decls: std::collections::HashMap<String, FuncDecl>,
+    decls: FxHashMap<String, FuncDecl>,
     pub facts: Vec<Bool>,
     /// Names of the functions used, for the verdict's explanation.
     pub used: std::collections::BTreeSet<String>,

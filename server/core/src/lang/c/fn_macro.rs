@@ -9,7 +9,7 @@
 //! Out of scope, and refused by name: `#` and `##` (stringizing and token
 //! pasting) and variadic macros.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// A function-like macro's definition.
 #[derive(Clone, Debug, PartialEq)]
@@ -19,7 +19,7 @@ pub(super) struct FnMacro {
 }
 
 /// Definitions by name: the macro, or why it cannot be expanded.
-pub(super) type FnMacros = HashMap<String, Result<FnMacro, String>>;
+pub(super) type FnMacros = FxHashMap<String, Result<FnMacro, String>>;
 
 /// Nested expansions allowed (C has no limit; real macros nest a few deep).
 const MAX_DEPTH: usize = 32;

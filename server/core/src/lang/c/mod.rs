@@ -41,8 +41,7 @@ mod types;
 #[cfg(test)]
 mod tests;
 
-use std::collections::HashMap;
-
+use rustc_hash::FxHashMap;
 use tree_sitter::{Node, Parser, Tree};
 
 use crate::ir::{
@@ -279,29 +278,29 @@ struct Param {
 struct FileCx<'t> {
     src: &'t str,
     /// Typedef name → type, or why the type is unsupported.
-    typedefs: HashMap<String, Result<Type, String>>,
-    enum_consts: HashMap<String, i128>,
+    typedefs: FxHashMap<String, Result<Type, String>>,
+    enum_consts: FxHashMap<String, i128>,
     /// Enum tag → the integer type gcc gives it.
-    enum_types: HashMap<String, Type>,
-    macros: HashMap<String, Macro>,
+    enum_types: FxHashMap<String, Type>,
+    macros: FxHashMap<String, Macro>,
     /// `(f(x)) * y` misparsed as a cast of `*y` to type `f(x)`: start byte
     /// of the cast → the parenthesised text reparsed as an expression.
-    reparsed_casts: HashMap<usize, Macro>,
+    reparsed_casts: FxHashMap<usize, Macro>,
     fn_macros: fn_macro::FnMacros,
     /// Uses of function-like macros in the file: start byte of the call →
     /// its expansion, parsed on its own (or why it has none).
-    macro_calls: HashMap<usize, Result<Macro, String>>,
+    macro_calls: FxHashMap<usize, Result<Macro, String>>,
     globals: Vec<Global>,
-    global_map: HashMap<String, GlobalId>,
+    global_map: FxHashMap<String, GlobalId>,
     /// Globals left out because of their type → why.
-    bad_globals: HashMap<String, String>,
+    bad_globals: FxHashMap<String, String>,
     /// Globals declared `const` (not assignable).
     global_const: Vec<bool>,
     sigs: Vec<Sig>,
-    fn_map: HashMap<String, FuncId>,
+    fn_map: FxHashMap<String, FuncId>,
     /// Functions the file declares (a prototype) but does not define:
     /// calls outside the file.
-    prototypes: HashMap<String, Sig>,
+    prototypes: FxHashMap<String, Sig>,
     structs: structs::Structs,
 }
 
@@ -328,9 +327,9 @@ struct Fx<'t> {
     /// While lowering a macro body: the span of the use site.
     span_override: Option<Span>,
     locals: Vec<Local>,
-    scopes: Vec<HashMap<String, structs::Binding>>,
+    scopes: Vec<FxHashMap<String, structs::Binding>>,
     /// Lengths of local arrays of constant size (for `sizeof`).
-    array_len: HashMap<LocalId, u64>,
+    array_len: FxHashMap<LocalId, u64>,
     next_label: u32,
     jumps: Vec<Jump>,
     ret: Type,
@@ -371,20 +370,20 @@ fn lower_here(source: &str, tree: &Tree) -> Program {
     let root = tree.root_node();
     let mut file = FileCx {
         src: source,
-        typedefs: HashMap::new(),
-        enum_consts: HashMap::new(),
-        enum_types: HashMap::new(),
-        macros: HashMap::new(),
-        reparsed_casts: HashMap::new(),
-        fn_macros: HashMap::new(),
-        macro_calls: HashMap::new(),
+        typedefs: FxHashMap::default(),
+        enum_consts: FxHashMap::default(),
+        enum_types: FxHashMap::default(),
+        macros: FxHashMap::default(),
+        reparsed_casts: FxHashMap::default(),
+        fn_macros: FxHashMap::default(),
+        macro_calls: FxHashMap::default(),
         globals: Vec::new(),
-        global_map: HashMap::new(),
-        bad_globals: HashMap::new(),
+        global_map: FxHashMap::default(),
+        bad_globals: FxHashMap::default(),
         global_const: Vec::new(),
         sigs: Vec::new(),
-        fn_map: HashMap::new(),
-        prototypes: HashMap::new(),
+        fn_map: FxHashMap::default(),
+        prototypes: FxHashMap::default(),
         structs: structs::Structs::default(),
     };
     // Macros first (anywhere in the file), then the builtin ones the source
@@ -441,7 +440,7 @@ fn lower_here(source: &str, tree: &Tree) -> Program {
     }
 
     // Function-like macros expanded where they are used.
-    let mut calls = HashMap::new();
+    let mut calls = FxHashMap::default();
     for n in descendants(root) {
         if n.kind() != "call_expression" {
             continue;
@@ -468,7 +467,7 @@ fn lower_here(source: &str, tree: &Tree) -> Program {
     file.macro_calls = calls;
 
     // Casts that are really multiplications (needs the typedefs).
-    let mut casts = HashMap::new();
+    let mut casts = FxHashMap::default();
     find_misparsed_casts(root, &file, &mut parser, &mut casts);
     file.reparsed_casts = casts;
 
@@ -515,7 +514,7 @@ fn find_misparsed_casts(
     n: Node,
     file: &FileCx,
     parser: &mut Option<Parser>,
-    out: &mut HashMap<usize, Macro>,
+    out: &mut FxHashMap<usize, Macro>,
 ) {
     for n in descendants(n) {
         if n.kind() != "cast_expression" {
@@ -1037,8 +1036,8 @@ impl<'t> Fx<'t> {
             src: file.src,
             span_override: None,
             locals: Vec::new(),
-            scopes: vec![HashMap::new()],
-            array_len: HashMap::new(),
+            scopes: vec![FxHashMap::default()],
+            array_len: FxHashMap::default(),
             next_label: 0,
             jumps: Vec::new(),
             ret,

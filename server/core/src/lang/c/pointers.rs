@@ -19,6 +19,7 @@
 //! a call or returned, pointers to pointers, and conversions between
 //! pointer types.
 
+use rustc_hash::FxHashSet;
 use tree_sitter::Node;
 
 use super::expr::{element_place, int_lit};
@@ -54,12 +55,8 @@ fn same_array(a: &Expr, b: &Expr) -> bool {
 
 /// Names of the pointer parameters among `params` that the body assigns
 /// (`p++`, `p += n`, `p = q`): they get an offset local.
-pub(super) fn moved_params<'t>(
-    src: &str,
-    body: Node<'t>,
-    params: &[&str],
-) -> std::collections::HashSet<String> {
-    let mut moved = std::collections::HashSet::new();
+pub(super) fn moved_params<'t>(src: &str, body: Node<'t>, params: &[&str]) -> FxHashSet<String> {
+    let mut moved = FxHashSet::default();
     let mut stack = vec![body];
     while let Some(n) = stack.pop() {
         let target = match n.kind() {

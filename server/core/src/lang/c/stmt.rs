@@ -1,7 +1,6 @@
 //! Statements and local declarations.
 
-use std::collections::HashMap;
-
+use rustc_hash::FxHashMap;
 use tree_sitter::Node;
 
 use super::expr::{const_int, int_lit, zero};
@@ -98,7 +97,7 @@ impl<'t> Fx<'t> {
             }
             "do_statement" => self.do_while(n, out)?,
             "for_statement" => {
-                self.scopes.push(HashMap::new());
+                self.scopes.push(FxHashMap::default());
                 let r = self.for_loop(n, out);
                 self.scopes.pop();
                 r?;
@@ -155,7 +154,7 @@ impl<'t> Fx<'t> {
         if n.kind() == "compound_statement" {
             return self.scoped_block(n);
         }
-        self.scopes.push(HashMap::new());
+        self.scopes.push(FxHashMap::default());
         let mut b = Vec::new();
         let r = self.stmt(n, &mut b);
         self.scopes.pop();
@@ -163,7 +162,7 @@ impl<'t> Fx<'t> {
     }
 
     fn scoped_block(&mut self, n: Node<'t>) -> Res<Block> {
-        self.scopes.push(HashMap::new());
+        self.scopes.push(FxHashMap::default());
         let mut b = Vec::new();
         let mut r = Ok(());
         for s in kids(n) {
@@ -368,7 +367,7 @@ impl<'t> Fx<'t> {
             });
 
         self.jumps.push(Jump::Switch { brk: label });
-        self.scopes.push(HashMap::new());
+        self.scopes.push(FxHashMap::default());
         let mut segs = Vec::new();
         let mut result = Ok(());
         for (k, v) in &labels {

@@ -13,7 +13,7 @@
 //! unions, brace initialisers and compound literals, structs defined inside
 //! a function.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::ops::Range;
 
 use tree_sitter::Node;
@@ -49,11 +49,11 @@ pub(super) enum Shape {
 pub(super) struct Structs {
     defs: Vec<StructDef>,
     /// Start byte of a `struct_specifier` with a body → its struct.
-    at: HashMap<usize, usize>,
-    tags: HashMap<String, usize>,
-    pub typedefs: HashMap<String, usize>,
+    at: FxHashMap<usize, usize>,
+    tags: FxHashMap<String, usize>,
+    pub typedefs: FxHashMap<String, usize>,
     /// Globals of struct type: name → struct and leaf globals.
-    pub globals: HashMap<String, (usize, Vec<GlobalId>)>,
+    pub globals: FxHashMap<String, (usize, Vec<GlobalId>)>,
 }
 
 /// Structs nest by value only, so paths are short; the bound guards

@@ -8,7 +8,8 @@ fn lower(src: &str) -> Program {
     crate::lang::lower_unfolded(Lang::Java, src)
 }
 use crate::ir::*;
-use std::collections::{BTreeMap, HashSet};
+use rustc_hash::FxHashSet;
+use std::collections::BTreeMap;
 
 // ---------------------------------------------------------------- helpers
 
@@ -256,7 +257,7 @@ fn show(p: &Program, f: &Function, e: &Expr) -> String {
 /// expressions with explicit conversions, Bool conditions, non-empty spans,
 /// unique labels, breaks/continues targeting enclosing labels.
 fn check_invariants(p: &Program, f: &Function) {
-    let mut labels = HashSet::new();
+    let mut labels = FxHashSet::default();
     check_block(p, f, &f.body, &mut Vec::new(), &mut labels);
 }
 
@@ -282,7 +283,7 @@ fn check_block(
     f: &Function,
     b: &Block,
     open: &mut Vec<(LabelId, bool)>,
-    labels: &mut HashSet<LabelId>,
+    labels: &mut FxHashSet<LabelId>,
 ) {
     for s in b {
         check_span(s.span, "statement");
