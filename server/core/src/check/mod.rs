@@ -709,7 +709,8 @@ pub fn check_sources(
 /// methods' checks, one after another, end close to it. The file's budget
 /// is wall time — it bounds how long the caller waits — while each
 /// method's budget is work on the [clock](crate::clock), which makes its
-/// verdict independent of the machine's load.
+/// verdict independent of the machine's load as far as solver work goes
+/// (see `crate::clock`).
 pub fn check_sources_within(
     lang: Lang,
     old: &str,
