@@ -12,8 +12,8 @@
 //!   (see [`CPU_FACTOR`], [`CPU_CAPPED_DIVISOR`] and [`CPU_CHARGE_DIVISOR`]).
 //! - elsewhere (encoding, testing, replay, building terms), by the CPU
 //!   time of the checking thread, which a loaded machine inflates far less
-//!   than wall time (though not at all is not true on a VM: up to threefold
-//!   beside CPU-bound threads).
+//!   than wall time (on a VM beside CPU-bound threads, still up to
+//!   threefold).
 //!
 //! The solver's part of a check, usually most of it, is then the same work
 //! on every machine under every load; the rest moves the clock with the
