@@ -26,11 +26,12 @@
 use super::refine;
 use super::symbolic::{MAX_CANDIDATES, bodies, decide, encode, test_concretely};
 use super::{
-    AbstractionReport, Checker, CheckerKind, Decider, Decision, MethodPair, Options, Phase, Verdict,
+    AbstractionReport, Budget, Checker, CheckerKind, Decider, Decision, MethodPair, Options, Phase,
+    Verdict,
 };
 use crate::abstraction::{Abstraction, Context, Plan, StmtKey};
 use rustc_hash::FxHashSet;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Mode {
@@ -72,8 +73,8 @@ impl Checker for AbstractingChecker {
         }
     }
 
-    fn check(&self, pair: &MethodPair<'_>, options: &Options) -> Decision {
-        let deadline = crate::clock::now() + Duration::from_millis(options.timeout_ms);
+    fn check(&self, pair: &MethodPair<'_>, options: &Options, budget: Budget) -> Decision {
+        let deadline = budget.deadline;
         let ctx = match pair_context(pair, deadline, options.timeout_ms, self.decider()) {
             Ok(ctx) => ctx,
             Err(timeout) => return *timeout,
@@ -347,7 +348,7 @@ struct LoopHandOff {
 impl LoopHandOff {
     fn prove(&mut self, pair: &MethodPair<'_>, options: &Options, by: Instant) -> Option<Verdict> {
         self.tried = true;
-        let verdict = super::loops::prove_on_own_context(pair, options, by);
+        let verdict = super::loops::on_own_context(pair, options, Budget::until(by));
         verdict.is_proved().then_some(verdict)
     }
 }

@@ -10,9 +10,9 @@
 //! both.
 
 use super::symbolic::bodies;
-use super::{Checker, CheckerKind, Decider, Decision, MethodPair, Options, Proof, Verdict};
+use super::{Budget, Checker, CheckerKind, Decider, Decision, MethodPair, Options, Proof, Verdict};
 use crate::symbolic::ops::Ops;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 pub struct LoopsChecker;
 
@@ -21,26 +21,21 @@ impl Checker for LoopsChecker {
         CheckerKind::Loops
     }
 
-    fn check(&self, pair: &MethodPair<'_>, options: &Options) -> Decision {
-        let deadline = crate::clock::now() + Duration::from_millis(options.timeout_ms);
+    fn check(&self, pair: &MethodPair<'_>, options: &Options, budget: Budget) -> Decision {
         if let Err(v) = bodies(pair) {
             return Decision::plain(v, Decider::Loops);
         }
-        Decision::plain(prove(pair, options, deadline), Decider::Loops)
+        Decision::plain(prove(pair, options, budget.deadline), Decider::Loops)
     }
 }
 
-/// [`prove`] on a Z3 context of its own, for checkers that call the loop
-/// checker after running queries of their own: Spacer's search depends on
-/// the context's history (term ids, caches), and a proof must not depend
-/// on what ran before it (the in-place prefix-sum fixture: proved in 1.7 s
-/// alone, timed out after 14 s on the context ARDiff had used).
-pub(crate) fn prove_on_own_context(
-    pair: &MethodPair<'_>,
-    options: &Options,
-    deadline: Instant,
-) -> Verdict {
-    super::with_fresh_z3_context(|| prove(pair, options, deadline))
+/// The loop checker's verdict within `budget` on a Z3 context of its own,
+/// for checkers that run it after queries of their own: Spacer's search
+/// depends on the context's history (term ids, caches), and a proof must
+/// not depend on what ran before it (the in-place prefix-sum fixture was
+/// proved alone and timed out on the context ARDiff had used).
+pub(crate) fn on_own_context(pair: &MethodPair<'_>, options: &Options, budget: Budget) -> Verdict {
+    super::with_fresh_z3_context(|| LoopsChecker.check(pair, options, budget).verdict)
 }
 
 /// The loop checker's verdict by `deadline`: a proof with its invariants,

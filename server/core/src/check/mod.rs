@@ -25,7 +25,7 @@ pub use assumption::Assumption;
 pub use counterexample::{Behaviour, Counterexample};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Which algorithm decides.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
@@ -314,11 +314,31 @@ pub struct MethodPair<'a> {
     pub new: FuncId,
 }
 
+/// What a checker may spend on one pair: the work before `deadline` on the
+/// check's clock ([`crate::clock`]). A checker that runs others gives each
+/// a share of its own (`crate::budget`). Reports name the method's whole
+/// budget (`Options::timeout_ms`), not a share of it.
+#[derive(Clone, Copy, Debug)]
+pub struct Budget {
+    pub deadline: Instant,
+}
+
+impl Budget {
+    /// `ms` of work from now on this thread's clock.
+    pub fn from_now(ms: u64) -> Budget {
+        Budget::until(crate::clock::now() + Duration::from_millis(ms))
+    }
+
+    pub fn until(deadline: Instant) -> Budget {
+        Budget { deadline }
+    }
+}
+
 /// An equivalence checking algorithm. Checkers hold no state between
 /// checks (`Sync`): each check runs on a Z3 context of its own.
 pub trait Checker: Send + Sync {
     fn kind(&self) -> CheckerKind;
-    fn check(&self, pair: &MethodPair<'_>, options: &Options) -> Decision;
+    fn check(&self, pair: &MethodPair<'_>, options: &Options, budget: Budget) -> Decision;
 }
 
 /// The checker an option names.
@@ -905,7 +925,11 @@ fn check_pair_labelled(pair: &MethodPair<'_>, options: &Options, label: String) 
             .or_else(|| non_real_literal(pair, options.semantics))
         {
             Some(verdict) => Decision::plain(verdict, Decider::Syntax),
-            None => crate::clock::run(|| with_fresh_z3_context(|| checker.check(pair, options))),
+            None => crate::clock::run(|| {
+                with_fresh_z3_context(|| {
+                    checker.check(pair, options, Budget::from_now(options.timeout_ms))
+                })
+            }),
         },
     };
     if let Verdict::Equivalent(proof) = &mut decision.verdict {

@@ -59,11 +59,11 @@ pub fn pair_functions(old: &Program, new: &Program, selection: &Selection) -> Pa
     // The k-th definition of a signature pairs with the k-th of the other
     // version: a signature defined twice (a program no compiler accepts,
     // refused when lowered) still pairs each definition once.
-    let counterpart = |i: usize, mine: &Groups<'_>, theirs: &Groups<'_>, other: &Program| {
+    let old_counterpart = |i: usize| {
         let f = &new.functions[i];
-        let key = (f.owner.as_slice(), f.name.as_str(), f.arity);
-        let candidates = theirs.get(&key)?;
-        let siblings = mine.get(&key).map(Vec::as_slice).unwrap_or_default();
+        let key = group_key(f);
+        let candidates = old_groups.get(&key)?;
+        let siblings = new_groups.get(&key).map(Vec::as_slice).unwrap_or_default();
         match candidates.as_slice() {
             [j] if siblings.len() == 1 => Some(*j),
             _ => {
@@ -76,7 +76,7 @@ pub fn pair_functions(old: &Program, new: &Program, selection: &Selection) -> Pa
                 candidates
                     .iter()
                     .copied()
-                    .filter(|&j| same_types(&other.functions[j]))
+                    .filter(|&j| same_types(&old.functions[j]))
                     .nth(rank)
             }
         }
@@ -87,7 +87,7 @@ pub fn pair_functions(old: &Program, new: &Program, selection: &Selection) -> Pa
         if nf.synthetic {
             continue;
         }
-        if let Some(j) = counterpart(i, &new_groups, &old_groups, old) {
+        if let Some(j) = old_counterpart(i) {
             new_partner[i] = Some(j);
             old_taken[j] = true;
         }

@@ -20,8 +20,8 @@
 use super::abstracted::{AbstractingChecker, Stages};
 use super::symbolic::{MAX_CANDIDATES, bodies, decide, encode, test_concretely};
 use super::{
-    Checker, CheckerKind, Decider, Decision, MethodPair, Options, Phase, Proof, UnknownReason,
-    Verdict,
+    Budget, Checker, CheckerKind, Decider, Decision, MethodPair, Options, Phase, Proof,
+    UnknownReason, Verdict,
 };
 use std::time::Duration;
 
@@ -32,8 +32,8 @@ impl Checker for PortfolioChecker {
         CheckerKind::Portfolio
     }
 
-    fn check(&self, pair: &MethodPair<'_>, options: &Options) -> Decision {
-        let deadline = crate::clock::now() + Duration::from_millis(options.timeout_ms);
+    fn check(&self, pair: &MethodPair<'_>, options: &Options, budget: Budget) -> Decision {
+        let deadline = budget.deadline;
         let (old_fn, new_fn) = match bodies(pair) {
             Ok(b) => b,
             Err(v) => return Decision::plain(v, Decider::Syntax),
@@ -83,8 +83,11 @@ impl Checker for PortfolioChecker {
                 );
             }
             let first = crate::budget::FIRST_LOOPS.of(Duration::from_millis(options.timeout_ms));
-            let verdict =
-                super::loops::prove_on_own_context(pair, options, crate::clock::now() + first);
+            let verdict = super::loops::on_own_context(
+                pair,
+                options,
+                Budget::until(crate::clock::now() + first),
+            );
             if verdict.is_proved() {
                 return Decision::plain(verdict, Decider::Loops);
             }
@@ -128,7 +131,8 @@ impl Checker for PortfolioChecker {
         if !run.verdict.is_conclusive() && !loops_done && !crate::cancel::expired(deadline) {
             let left = deadline.saturating_duration_since(crate::clock::now());
             let loops_deadline = crate::clock::now() + crate::budget::LOOPS_AFTER_ARDIFF.of(left);
-            let by_loops = super::loops::prove_on_own_context(pair, options, loops_deadline);
+            let by_loops =
+                super::loops::on_own_context(pair, options, Budget::until(loops_deadline));
             if by_loops.is_proved() {
                 return Decision {
                     verdict: by_loops,

@@ -6,8 +6,8 @@
 use super::Assumption;
 use super::counterexample::Runs;
 use super::{
-    Behaviour, Binding, Checker, CheckerKind, Counterexample, Decider, Decision, MethodPair,
-    Options, Proof, Unknown, UnknownReason, Verdict, testing,
+    Behaviour, Binding, Budget, Checker, CheckerKind, Counterexample, Decider, Decision,
+    MethodPair, Options, Proof, Unknown, UnknownReason, Verdict, testing,
 };
 use crate::interp::{self, Comparison, Execution, LimitKind, Limits, Outcome};
 use crate::ir::{Function, LowerError, LowerErrorKind, Program};
@@ -33,8 +33,8 @@ impl Checker for SymbolicChecker {
         CheckerKind::Symbolic
     }
 
-    fn check(&self, pair: &MethodPair<'_>, options: &Options) -> Decision {
-        let deadline = crate::clock::now() + Duration::from_millis(options.timeout_ms);
+    fn check(&self, pair: &MethodPair<'_>, options: &Options, budget: Budget) -> Decision {
+        let deadline = budget.deadline;
         let (old_fn, new_fn) = match bodies(pair) {
             Ok(b) => b,
             Err(v) => return Decision::plain(v, Decider::Symbolic),
@@ -920,7 +920,9 @@ mod tests {
             overrides: Vec::new(),
             ..Options::default()
         };
-        SymbolicChecker.check(&pair, &options).verdict
+        SymbolicChecker
+            .check(&pair, &options, Budget::from_now(options.timeout_ms))
+            .verdict
     }
     fn ret(x: Expr) -> Stmt {
         st(StmtKind::Return(Some(x)))
