@@ -12,8 +12,10 @@ use eqlens_core::check::{
     Behaviour, Counterexample, FileReport, MethodReport, Summary, Unknown, UnknownReason, Unpaired,
     Verdict, describe_outcome,
 };
+use eqlens_words::{
+    abstraction_summary, bindings, duration, headline, plural, rearranged, unknown_reason,
+};
 use std::fmt::Write;
-use std::time::Duration;
 
 /// Traces longer than this (in characters, after compression) are cut.
 const TRACE_CHARS: usize = 100;
@@ -32,16 +34,6 @@ fn dim() -> Style {
 }
 fn bold() -> Style {
     Style::new().bold()
-}
-
-/// `12 ms`, `1.4 s`.
-pub fn fmt_duration(d: Duration) -> String {
-    let ms = d.as_secs_f64() * 1000.0;
-    if ms < 1000.0 {
-        format!("{} ms", ms.round() as u64)
-    } else {
-        format!("{:.1} s", ms / 1000.0)
-    }
 }
 
 /// One row of the aligned table.
@@ -67,7 +59,7 @@ fn provenance(m: &MethodReport) -> String {
         Some(d) if d.name() != m.checker.name() => format!("{} → {}", m.checker.name(), d.name()),
         _ => m.checker.name().to_string(),
     };
-    format!("{who} · {} · {}", m.semantics, fmt_duration(m.time))
+    format!("{who} · {} · {}", m.semantics, duration(m.time))
 }
 
 /// `abstraction:` and `override:` lines for checkers that abstract common
@@ -77,24 +69,8 @@ fn abstraction_lines(m: &MethodReport) -> Vec<String> {
         return Vec::new();
     };
     let mut out = Vec::new();
-    if a.blocks > 0 {
-        let mut text = format!(
-            "{} common, {} still abstracted after {}",
-            a.blocks,
-            a.functions_left,
-            if a.iterations == 1 {
-                "1 query".to_string()
-            } else {
-                format!("{} queries", a.iterations)
-            }
-        );
-        if !a.refined.is_empty() {
-            text.push_str(&format!("; refined line {}", a.refined_lines()));
-        }
-        if a.loop_invariant {
-            text.push_str("; loops proved by the loop checker's invariant");
-        }
-        out.push(labelled("blocks", &text));
+    if let Some(summary) = abstraction_summary(a) {
+        out.push(labelled("blocks", &summary));
     }
     for o in &a.overrides {
         let mut text = format!("{} ({})", o.over, plural(o.statements, "statement"));
@@ -104,13 +80,6 @@ fn abstraction_lines(m: &MethodReport) -> Vec<String> {
         out.push(labelled("override", &text));
     }
     out
-}
-
-fn bindings(list: &[eqlens_core::check::Binding]) -> String {
-    list.iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// Label column of the indented lines, so their values line up.
@@ -173,25 +142,6 @@ fn counterexample_lines(cex: &Counterexample) -> Vec<String> {
     out
 }
 
-/// `, 1 iteration of the old loop peeled` when the loops were aligned,
-/// and `, old loop unrolled ×4` when they were rearranged.
-fn peeled(i: &eqlens_core::check::LoopInvariant) -> String {
-    let mut out = String::new();
-    for (n, which) in [(i.old_peeled, "old"), (i.new_peeled, "new")] {
-        if n > 0 {
-            out.push_str(&format!(
-                ", {} of the {which} loop peeled",
-                plural(n as usize, "iteration")
-            ));
-        }
-    }
-    if !i.rearranged.is_empty() {
-        out.push_str(", ");
-        out.push_str(&i.rearranged);
-    }
-    out
-}
-
 /// A solver formula on one line (Z3 pretty-prints over several).
 fn one_line(formula: &str) -> String {
     formula.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -201,10 +151,11 @@ fn method_row(m: &MethodReport) -> Row {
     let name = m.label.clone();
     match &m.verdict {
         Verdict::Equivalent(p) => {
-            let (verdict, style) = match p.bounded {
-                None if p.partial => ("equivalent where both terminate".to_string(), green()),
-                None => ("equivalent".to_string(), green()),
-                Some(k) => (format!("equivalent up to {k} iterations"), yellow()),
+            let verdict = headline(&m.verdict);
+            let style = if p.bounded.is_some() {
+                yellow()
+            } else {
+                green()
             };
             Row {
                 symbol: "≡",
@@ -224,7 +175,7 @@ fn method_row(m: &MethodReport) -> Row {
                                 "loops at lines {} (old) / {} (new){}: {}",
                                 i.old_line,
                                 i.new_line,
-                                peeled(i),
+                                rearranged(i),
                                 one_line(&i.formula)
                             ),
                         )
@@ -249,7 +200,7 @@ fn method_row(m: &MethodReport) -> Row {
             symbol: "≢",
             style: red(),
             name,
-            verdict: "not equivalent".to_string(),
+            verdict: headline(&m.verdict),
             wide: false,
             details: inline_inputs(cex).0,
             extra: counterexample_lines(cex)
@@ -272,18 +223,14 @@ fn method_row(m: &MethodReport) -> Row {
         Verdict::Unknown(u) => {
             // The core's detail already says what happened ("timed out
             // after ..."); the generic words are only a fallback.
-            let mut details = if u.detail.is_empty() {
-                u.reason.words().to_string()
-            } else {
-                u.detail.clone()
-            };
+            let mut details = unknown_reason(u);
             details.push_str(" · ");
             details.push_str(&provenance(m));
             Row {
                 symbol: "?",
                 style: yellow(),
                 name,
-                verdict: "unknown".to_string(),
+                verdict: headline(&m.verdict),
                 wide: false,
                 details,
                 extra: abstraction_lines(m),
@@ -305,14 +252,6 @@ fn unpaired_row(u: &Unpaired, added: bool) -> Row {
         wide: true,
         details: String::new(),
         extra: Vec::new(),
-    }
-}
-
-fn plural(n: usize, word: &str) -> String {
-    if n == 1 {
-        format!("{n} {word}")
-    } else {
-        format!("{n} {word}s")
     }
 }
 
@@ -471,7 +410,7 @@ mod tests {
             abstraction: None,
             semantics: Semantics::Math,
             loop_bound: 8,
-            time: Duration::from_millis(ms),
+            time: std::time::Duration::from_millis(ms),
         }
     }
 
@@ -721,11 +660,5 @@ mod tests {
             text.contains("assumes:    array inputs do not alias each other"),
             "{text}"
         );
-    }
-
-    #[test]
-    fn durations() {
-        assert_eq!(fmt_duration(Duration::from_micros(12_400)), "12 ms");
-        assert_eq!(fmt_duration(Duration::from_millis(1460)), "1.5 s");
     }
 }

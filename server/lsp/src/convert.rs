@@ -111,8 +111,8 @@ pub fn diagnostic(uri: &Uri, view: &View, mv: &MethodView) -> Option<Diagnostic>
                     "{} is not equivalent to the baseline ({}): {} → {}",
                     mv.m.label,
                     view.baseline_label,
-                    render::bindings(&cex.inputs),
-                    render::cex_summary(cex)
+                    eqlens_words::bindings(&cex.inputs),
+                    eqlens_words::cex_summary(cex)
                 ),
                 related_information: Some(related),
                 ..Diagnostic::default()
@@ -133,7 +133,7 @@ pub fn diagnostic(uri: &Uri, view: &View, mv: &MethodView) -> Option<Diagnostic>
             message: format!(
                 "equivalence of {} not decided: {}",
                 mv.m.label,
-                render::unknown_reason(&u.reason, &u.detail)
+                eqlens_words::unknown_reason(u)
             ),
             ..Diagnostic::default()
         }),

@@ -2,11 +2,11 @@
 //! Plain strings only; positions and LSP types are the server's business.
 
 use crate::analysis::CheckResult;
-use eqlens_core::check::{
-    Behaviour, Binding, Counterexample, MethodReport, UnknownReason, Verdict, describe_outcome,
+use eqlens_core::check::{Behaviour, MethodReport, Verdict, describe_outcome};
+use eqlens_words::{
+    abstraction_summary, bindings, cut, decider, duration, headline, plural, unknown_reason,
 };
 use std::fmt::Write;
-use std::time::Duration;
 
 /// Inputs on a lens are cut to this many characters (the hover has them
 /// all).
@@ -14,74 +14,13 @@ const LENS_INPUTS_CHARS: usize = 60;
 /// Line traces in hovers are cut to this many entries.
 const TRACE_ENTRIES: usize = 40;
 
-/// `12 ms`, `1.4 s`.
-pub fn duration(d: Duration) -> String {
-    let ms = d.as_secs_f64() * 1000.0;
-    if ms < 1000.0 {
-        format!("{} ms", ms.round() as u64)
-    } else {
-        format!("{:.1} s", ms / 1000.0)
-    }
-}
-
-pub fn bindings(list: &[Binding]) -> String {
-    if list.is_empty() {
-        return "no inputs".into();
-    }
-    list.iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-fn cut(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        let head: String = s.chars().take(n - 1).collect();
-        format!("{head}…")
-    }
-}
-
-fn plural(n: usize, word: &str) -> String {
-    match (n, word.strip_suffix('y')) {
-        (1, _) => format!("{n} {word}"),
-        (_, Some(stem)) => format!("{n} {stem}ies"), // query → queries
-        _ => format!("{n} {word}s"),
-    }
-}
-
-/// The short reason of an unknown verdict: the core's detail when it has
-/// one.
-pub fn unknown_reason(reason: &UnknownReason, detail: &str) -> String {
-    if detail.is_empty() {
-        reason.words().to_string()
-    } else {
-        detail.to_string()
-    }
-}
-
-/// Who decided: `ardiff`, or `portfolio → syntax` is shortened to the
-/// decider alone (the portfolio is the default, its name adds nothing).
-fn decider(m: &MethodReport) -> String {
-    match m.decided_by {
-        Some(d) => d.name().to_string(),
-        None => m.checker.name().to_string(),
-    }
-}
-
 /// `≡ equivalent · ardiff · 2 refinements · 41 ms`,
 /// `≢ not equivalent · a = 10, b = 10`, `? unknown · timed out after 10 s`,
 /// `≡ equivalent up to 8 iterations · symbolic · 3 ms`.
 pub fn lens_title(m: &MethodReport) -> String {
     match &m.verdict {
-        Verdict::Equivalent(p) => {
-            let mut t = match p.bounded {
-                None if p.partial => "≡ equivalent where both terminate".to_string(),
-                None => "≡ equivalent".to_string(),
-                Some(k) => format!("≡ equivalent up to {k} iterations"),
-            };
-            write!(t, " · {}", decider(m)).ok();
+        Verdict::Equivalent(_) => {
+            let mut t = format!("≡ {} · {}", headline(&m.verdict), decider(m));
             if let Some(a) = &m.abstraction
                 && !a.refined.is_empty()
             {
@@ -92,14 +31,12 @@ pub fn lens_title(m: &MethodReport) -> String {
         }
         Verdict::NotEquivalent(cex) => {
             format!(
-                "≢ not equivalent · {}",
+                "≢ {} · {}",
+                headline(&m.verdict),
                 cut(&bindings(&cex.inputs), LENS_INPUTS_CHARS)
             )
         }
-        Verdict::Unknown(u) if u.reason.is_unsupported() => {
-            format!("? unsupported · {}", unknown_reason(&u.reason, &u.detail))
-        }
-        Verdict::Unknown(u) => format!("? unknown · {}", unknown_reason(&u.reason, &u.detail)),
+        Verdict::Unknown(u) => format!("? {} · {}", headline(&m.verdict), unknown_reason(u)),
     }
 }
 
@@ -110,20 +47,6 @@ pub fn interim_lens_title(m: &MethodReport) -> String {
     match &m.verdict {
         Verdict::Unknown(_) => format!("… checking ({}: inconclusive)", decider(m)),
         _ => format!("{} · proving…", lens_title(m)),
-    }
-}
-
-/// `old returns 1, new returns 2` (the first difference when outcomes
-/// agree).
-pub fn cex_summary(cex: &Counterexample) -> String {
-    let (o, n) = (
-        describe_outcome(&cex.old.outcome),
-        describe_outcome(&cex.new.outcome),
-    );
-    if o != n {
-        format!("old {o}, new {n}")
-    } else {
-        cex.differences.first().cloned().unwrap_or_default()
     }
 }
 
@@ -212,7 +135,7 @@ pub fn hover_markdown(r: &CheckResult, baseline: &str) -> String {
             }
         }
         Verdict::Unknown(u) => {
-            writeln!(out, "Undecided: {}", unknown_reason(&u.reason, &u.detail)).ok();
+            writeln!(out, "Undecided: {}", unknown_reason(u)).ok();
         }
     }
     writeln!(
@@ -228,26 +151,8 @@ pub fn hover_markdown(r: &CheckResult, baseline: &str) -> String {
     )
     .ok();
     if let Some(a) = &m.abstraction {
-        if a.blocks > 0 {
-            let refined = a.refined_lines();
-            writeln!(
-                out,
-                "\nAbstraction: {} common, {} still abstract after {}{}{}.",
-                plural(a.blocks, "block"),
-                a.functions_left,
-                plural(a.iterations as usize, "query"),
-                if refined.is_empty() {
-                    String::new()
-                } else {
-                    format!("; refined line {refined}")
-                },
-                if a.loop_invariant {
-                    "; loops proved by the loop checker's invariant"
-                } else {
-                    ""
-                }
-            )
-            .ok();
+        if let Some(summary) = abstraction_summary(a) {
+            writeln!(out, "\nAbstraction: {summary}.").ok();
         }
         for o in &a.overrides {
             writeln!(

@@ -489,8 +489,8 @@ impl LanguageServer for Backend {
                             Verdict::NotEquivalent(c) => format!(
                                 "{}: {} → {}",
                                 render::lens_title(&r.report),
-                                render::bindings(&c.inputs),
-                                render::cex_summary(c)
+                                eqlens_words::bindings(&c.inputs),
+                                eqlens_words::cex_summary(c)
                             ),
                             _ => render::lens_title(&r.report),
                         };
