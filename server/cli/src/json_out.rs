@@ -1,72 +1,112 @@
 //! `check --format json`: one JSON document per run, schema in `docs/cli.md`.
 //!
-//! The method objects are the core's [`MethodReport`] serialisation with one
-//! change: the proof's `bounded` (a number or null, present only for
-//! `equivalent`) is renamed `bound`, and `bounded` becomes a boolean on
-//! every method, so consumers can tell a full proof from a bounded one
-//! without looking inside the tagged verdict; likewise `partial` (a proof
-//! that holds where both versions terminate). A counterexample lists only
+//! The document's structs are this crate's, field by field in the
+//! documented order; nested values (spans, counterexamples, reasons,
+//! certificates) use the core's serialisation. A method object adds to the
+//! core's report two booleans, `bounded` and `partial`, so consumers can
+//! tell a full proof from a bounded or partial one without looking inside
+//! the verdict; the proof's bound is `bound`. A counterexample lists only
 //! the inputs that have a value: one the core gives none
 //! ([`Value::Void`], e.g. C's `char *argv[]` that no statement reads) fits
 //! any value, which text shows as `argv = (any)` but JSON has no value
 //! string for, so it is left out.
 
-use eqlens_core::check::{FileError, FileReport, MethodReport, Summary, Unpaired, Verdict};
-use eqlens_core::ir::Lang;
+use eqlens_core::check::{
+    AbstractionReport, Assumption, CheckerKind, Counterexample, Decider, FileError, FileReport,
+    FunctionSummary, LoopInvariant, MethodReport, Summary, Unknown, Unpaired, Verdict,
+};
+use eqlens_core::ir::{Lang, Semantics, Span};
 use eqlens_core::value::Value;
 use serde::Serialize;
+use std::borrow::Cow;
 use std::path::Path;
 
-/// One method object: see the module docs.
-fn method_json(m: &MethodReport) -> serde_json::Value {
-    let bounded = matches!(&m.verdict, Verdict::Equivalent(p) if p.bounded.is_some());
-    let partial = matches!(&m.verdict, Verdict::Equivalent(p) if p.partial);
-    let valued;
-    let m = match &m.verdict {
-        Verdict::NotEquivalent(c) if c.inputs.iter().any(|b| b.value == Value::Void) => {
-            let mut c = c.clone();
-            c.inputs.retain(|b| b.value != Value::Void);
-            valued = MethodReport {
-                verdict: Verdict::NotEquivalent(c),
-                ..m.clone()
-            };
-            &valued
-        }
-        _ => m,
-    };
-    match serde_json::to_value(m) {
-        Ok(serde_json::Value::Object(fields)) => {
-            // Rebuilt in order, renaming in place (the feature
-            // `preserve_order` keeps the documented field order).
-            let mut out = serde_json::Map::new();
-            for (k, v) in fields {
-                let k = if k == "bounded" {
-                    "bound".to_string()
-                } else {
-                    k
-                };
-                out.insert(k, v);
-            }
-            out.insert("bounded".to_string(), serde_json::Value::Bool(bounded));
-            out.insert("partial".to_string(), serde_json::Value::Bool(partial));
-            serde_json::Value::Object(out)
-        }
-        Ok(other) => other,
-        Err(e) => {
-            serde_json::json!({ "error": format!("cannot serialise the method report: {e}") })
-        }
-    }
+/// A method object (docs/cli.md, "A method object has these fields").
+#[derive(Serialize)]
+struct MethodJson<'a> {
+    name: &'a str,
+    arity: usize,
+    qualified: &'a str,
+    label: &'a str,
+    old_span: Span,
+    new_span: Span,
+    #[serde(flatten)]
+    verdict: VerdictJson<'a>,
+    checker: CheckerKind,
+    decided_by: Option<Decider>,
+    abstraction: Option<&'a AbstractionReport>,
+    semantics: Semantics,
+    loop_bound: u32,
+    /// Milliseconds.
+    time: f64,
+    bounded: bool,
+    partial: bool,
 }
 
 #[derive(Serialize)]
+#[serde(tag = "verdict", rename_all = "snake_case")]
+enum VerdictJson<'a> {
+    Equivalent {
+        bound: Option<u32>,
+        assumptions: &'a [Assumption],
+        #[serde(skip_serializing_if = "<[_]>::is_empty")]
+        invariants: &'a [LoopInvariant],
+        #[serde(skip_serializing_if = "<[_]>::is_empty")]
+        summaries: &'a [FunctionSummary],
+    },
+    NotEquivalent(Cow<'a, Counterexample>),
+    Unknown(&'a Unknown),
+}
+
+fn method_json(m: &MethodReport) -> MethodJson<'_> {
+    let verdict = match &m.verdict {
+        Verdict::Equivalent(p) => VerdictJson::Equivalent {
+            bound: p.bounded,
+            assumptions: &p.assumptions,
+            invariants: &p.invariants,
+            summaries: &p.summaries,
+        },
+        Verdict::NotEquivalent(c) if c.inputs.iter().any(|b| b.value == Value::Void) => {
+            let mut c = (**c).clone();
+            c.inputs.retain(|b| b.value != Value::Void);
+            VerdictJson::NotEquivalent(Cow::Owned(c))
+        }
+        Verdict::NotEquivalent(c) => VerdictJson::NotEquivalent(Cow::Borrowed(c)),
+        Verdict::Unknown(u) => VerdictJson::Unknown(u),
+    };
+    MethodJson {
+        name: &m.name,
+        arity: m.arity,
+        qualified: &m.qualified,
+        label: &m.label,
+        old_span: m.old_span,
+        new_span: m.new_span,
+        verdict,
+        checker: m.checker,
+        decided_by: m.decided_by,
+        abstraction: m.abstraction.as_ref(),
+        semantics: m.semantics,
+        loop_bound: m.loop_bound,
+        time: m.time.as_secs_f64() * 1000.0,
+        bounded: matches!(&m.verdict, Verdict::Equivalent(p) if p.bounded.is_some()),
+        partial: matches!(&m.verdict, Verdict::Equivalent(p) if p.partial),
+    }
+}
+
+/// The version of the document's schema: raised when a field is removed or
+/// changes meaning (new fields may appear without it).
+pub const SCHEMA: u32 = 1;
+
+#[derive(Serialize)]
 struct CheckJson<'a> {
+    schema: u32,
     old: String,
     new: String,
     lang: Lang,
     summary: Summary,
     #[serde(skip_serializing_if = "<[FileError]>::is_empty")]
     syntax_errors: &'a [FileError],
-    methods: Vec<serde_json::Value>,
+    methods: Vec<MethodJson<'a>>,
     added: &'a [Unpaired],
     removed: &'a [Unpaired],
 }
@@ -75,6 +115,7 @@ struct CheckJson<'a> {
 /// the file verdict as `check` decided it (see `check_cmd::file_summary`).
 pub fn check_json(report: &FileReport, old: &Path, new: &Path, summary: Summary) -> String {
     let doc = CheckJson {
+        schema: SCHEMA,
         old: old.display().to_string(),
         new: new.display().to_string(),
         lang: report.lang,
@@ -152,6 +193,7 @@ mod tests {
             Summary::Unknown,
         );
         let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["schema"], SCHEMA);
         assert_eq!(v["old"], "a.c");
         assert_eq!(v["new"], "b.c");
         assert_eq!(v["lang"], "c");
