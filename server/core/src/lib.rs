@@ -13,6 +13,7 @@ pub mod diff;
 pub mod interp;
 pub mod ir;
 pub mod lang;
+pub mod project;
 pub mod scope;
 pub mod symbolic;
 pub mod value;

@@ -1,92 +1,17 @@
-//! `eqlens.toml`, the project file: pairs of files that are versions of
-//! each other when their names do not say so.
-//!
-//! ```toml
-//! [[pair]]
-//! old = "legacy/Billing.java"   # the baseline
-//! new = "src/Billing.java"      # the document being edited
-//!
-//! [callees]                     # calls outside the compared files
-//! pure = ["com.google.common.base.Strings.*"]
-//! impure = ["com.acme.audit.*", "log_*"]
-//!
-//! [c]
-//! signed-overflow = "wraps"     # compiled with -fwrapv (default "undefined")
-//! ```
-//!
-//! Callees neither list names are assumed pure, and verdicts say so; see
-//! `eqlens_core::check::CalleeDeclarations` for the patterns. `[c]` says
-//! how the project's C is compiled: with `-fwrapv` signed overflow wraps,
-//! otherwise it is undefined behaviour (`eqlens_core::ir::SignedOverflow`).
-//!
-//! Paths are relative to the directory of the `eqlens.toml`; the nearest
-//! one above a document applies. The file is read whenever a paired
-//! baseline is resolved (it is small), so edits to it apply on the next
-//! re-check. Mistakes are reported with the file, line and column.
+//! `eqlens.toml`, the project file, found and applied: the nearest one
+//! above a document names its baseline (`[[pair]]`) and the project's
+//! settings. The file is read whenever a paired baseline is resolved (it
+//! is small), so edits to it apply on the next re-check. Its format and its
+//! reading are the core's (`eqlens_core::project`); mistakes are reported
+//! with the file, line and column.
 
+#[cfg(test)]
 use eqlens_core::check::CalleeDeclarations;
+#[cfg(test)]
 use eqlens_core::ir::SignedOverflow;
-use serde::{Deserialize, Deserializer};
+use eqlens_core::project::parse;
+pub use eqlens_core::project::{FILE_NAME, ProjectSettings};
 use std::path::{Path, PathBuf};
-
-pub const FILE_NAME: &str = "eqlens.toml";
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ProjectFile {
-    #[serde(default)]
-    pair: Vec<PairEntry>,
-    #[serde(default)]
-    callees: CalleesEntry,
-    #[serde(default)]
-    c: CEntry,
-}
-
-/// `[c]`: how the project's C is compiled.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-struct CEntry {
-    #[serde(default)]
-    signed_overflow: SignedOverflow,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CalleesEntry {
-    #[serde(default)]
-    pure: Vec<CalleePattern>,
-    #[serde(default)]
-    impure: Vec<CalleePattern>,
-}
-
-/// A callee name, or a prefix ending in `*`; checked when read so that a
-/// typo is reported at its position instead of silently matching nothing.
-#[derive(Debug)]
-struct CalleePattern(String);
-
-impl<'de> Deserialize<'de> for CalleePattern {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let text = String::deserialize(d)?;
-        let name = text.strip_suffix('*').unwrap_or(&text);
-        let valid_char = |c: char| c.is_alphanumeric() || matches!(c, '_' | '$' | '.');
-        if text.is_empty() {
-            Err(serde::de::Error::custom("an empty callee name"))
-        } else if let Some(c) = name.chars().find(|c| !valid_char(*c)) {
-            Err(serde::de::Error::custom(format!(
-                "'{text}' is not a callee name or a prefix ending in '*' (unexpected '{c}')"
-            )))
-        } else {
-            Ok(CalleePattern(text))
-        }
-    }
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PairEntry {
-    old: PathBuf,
-    new: PathBuf,
-}
 
 /// The nearest `eqlens.toml` in `dir` or above.
 pub fn find(dir: &Path) -> Option<PathBuf> {
@@ -107,16 +32,6 @@ pub fn paired_in_project(path: &Path) -> Result<Option<PathBuf>, String> {
     partner_in(&file, &text, path)
 }
 
-/// What a project file says about checking: the parts of the core's
-/// options that describe the project rather than the user's preference.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ProjectSettings {
-    /// `[callees]`.
-    pub callees: CalleeDeclarations,
-    /// `[c] signed-overflow`.
-    pub signed_overflow: SignedOverflow,
-}
-
 /// What the nearest `eqlens.toml` above `path` declares: the defaults when
 /// there is no project file; `Err` with a message naming the file and
 /// position when it cannot be read.
@@ -130,34 +45,11 @@ pub fn settings(path: &Path) -> Result<ProjectSettings, String> {
 }
 
 fn settings_in(file: &Path, text: &str) -> Result<ProjectSettings, String> {
-    let project = parse(file, text)?;
-    let names = |list: Vec<CalleePattern>| list.into_iter().map(|p| p.0).collect();
-    Ok(ProjectSettings {
-        callees: CalleeDeclarations {
-            pure: names(project.callees.pure),
-            impure: names(project.callees.impure),
-        },
-        signed_overflow: project.c.signed_overflow,
-    })
-}
-
-fn parse(file: &Path, text: &str) -> Result<ProjectFile, String> {
-    toml::from_str(text).map_err(|e| {
-        let at = e
-            .span()
-            .map(|s| {
-                let before = &text[..s.start.min(text.len())];
-                let line = before.matches('\n').count() + 1;
-                let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-                format!(":{line}:{col}")
-            })
-            .unwrap_or_default();
-        format!("{}{at}: {}", file.display(), e.message())
-    })
+    parse(text).map(|p| p.settings).map_err(|e| e.in_file(file))
 }
 
 fn partner_in(file: &Path, text: &str, path: &Path) -> Result<Option<PathBuf>, String> {
-    let project = parse(file, text)?;
+    let project = parse(text).map_err(|e| e.in_file(file))?;
     let root = file.parent().unwrap_or(Path::new("."));
     let same = |a: &Path, b: &Path| {
         a == b
@@ -167,10 +59,10 @@ fn partner_in(file: &Path, text: &str, path: &Path) -> Result<Option<PathBuf>, S
             )
     };
     Ok(project
-        .pair
+        .pairs
         .iter()
-        .find(|p| same(&root.join(&p.new), path))
-        .map(|p| root.join(&p.old)))
+        .find(|(_, new)| same(&root.join(new), path))
+        .map(|(old, _)| root.join(old)))
 }
 
 #[cfg(test)]
