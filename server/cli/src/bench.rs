@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 /// Error rows listed on the terminal (all are in results.csv).
 const MAX_ERRORS_LISTED: usize = 10;
 
-/// What a pair's run came to, coarser than a [`Verdict`].
+/// What a pair's run came to, coarser than a [`Verdict`](eqlens_core::check::Verdict).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PairOutcome {

@@ -10,7 +10,7 @@
 //! one as written do (phases, unrolling, a peeled last iteration,
 //! fission); `encode.rs` builds the clauses with the symbolic executor run
 //! on each loop-free stretch; `solve.rs` asks Spacer. This module searches
-//! the candidate cuts ([`candidates`]), cheapest first, under the
+//! the candidate cuts (`candidates`), cheapest first, under the
 //! deadline.
 //!
 //! *Invariants:* a proof comes only from Horn clauses that Spacer finds

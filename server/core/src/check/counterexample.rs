@@ -19,7 +19,7 @@ pub struct Behaviour {
 /// Inputs on which the two versions were run by the interpreter and
 /// behaved differently.
 ///
-/// *Invariant:* made only by [`Counterexample::replayed`], from two runs
+/// *Invariant:* made only by `Counterexample::replayed`, from two runs
 /// that passed through nothing eqlens did not analyse itself (no function
 /// that did not lower, no operation the interpreter cannot run, no call
 /// outside the files answered from the solver's model) and ended in an

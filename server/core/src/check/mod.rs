@@ -315,7 +315,7 @@ pub struct MethodPair<'a> {
 }
 
 /// What a checker may spend on one pair: the work before `deadline` on the
-/// check's clock ([`crate::clock`]). A checker that runs others gives each
+/// check's clock (`crate::clock`). A checker that runs others gives each
 /// a share of its own (`crate::budget`). Reports name the method's whole
 /// budget (`Options::timeout_ms`), not a share of it.
 #[derive(Clone, Copy, Debug)]
@@ -728,9 +728,8 @@ pub fn check_sources(
 /// [`check_sources`] within a budget for the whole file: lowering and the
 /// methods' checks, one after another, end close to it. The file's budget
 /// is wall time — it bounds how long the caller waits — while each
-/// method's budget is work on the [clock](crate::clock), which makes its
-/// verdict independent of the machine's load as far as solver work goes
-/// (see `crate::clock`).
+/// method's budget is work on the clock (`crate::clock`), which makes its
+/// verdict independent of the machine's load as far as solver work goes.
 pub fn check_sources_within(
     lang: Lang,
     old: &str,

@@ -1,5 +1,5 @@
 //! A hard deadline for Z3 calls: the wall-time safety net behind the
-//! [clock](crate::clock)'s resource limits, and the way a cancellation
+//! resource limits of the clock (`crate::clock`), and the way a cancellation
 //! reaches a running query.
 //!
 //! Z3's `timeout` parameter is not honoured everywhere: quantifier
@@ -14,7 +14,7 @@
 //! cancellation (checked on libz3 4.8.12: a solver check resets it).
 //!
 //! The same watchdog interrupts the query when the thread's
-//! [`Cancellation`](crate::cancel::Cancellation) is set.
+//! [`Cancellation`] is set.
 
 use crate::cancel::Cancellation;
 use std::sync::Mutex;

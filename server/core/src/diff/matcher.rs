@@ -9,7 +9,7 @@
 //!    isomorphic; an unrenamed partner is the better guess), then the pair
 //!    whose parents are most alike, then the closest in position, so
 //!    duplicated statements pair up in order. Classes too large to score
-//!    ([`MAX_SCORED_PAIRS`]) are left whole to recovery.
+//!    (`MAX_SCORED_PAIRS`) are left whole to recovery.
 //! 2. **bottom-up**: an unmatched container is matched with a container of the
 //!    same label that holds most of the images of its matched descendants
 //!    (dice ≥ [`MIN_DICE`]). The roots are always matched.

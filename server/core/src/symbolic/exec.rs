@@ -517,7 +517,7 @@ impl<'a> Executor<'a> {
     }
 
     /// The state at the first statement of `func` called from outside:
-    /// [`Self::entry_inputs`] with the frame's locals in place (parameters
+    /// `Self::entry_inputs` with the frame's locals in place (parameters
     /// bound, other locals zero). For callers that execute the body in
     /// pieces with [`Self::segment`].
     pub fn entry_state(&mut self, func: FuncId) -> EResult<State> {
