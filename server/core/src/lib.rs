@@ -6,13 +6,13 @@
 pub mod abstraction;
 pub(crate) mod budget;
 pub mod cancel;
-pub mod chc;
 pub mod check;
 pub(crate) mod clock;
 pub mod diff;
 pub mod interp;
 pub mod ir;
 pub mod lang;
+pub mod loops;
 pub mod project;
 pub mod scope;
 pub mod symbolic;

@@ -361,7 +361,7 @@ fn loops_or_recursion(pair: &MethodPair<'_>) -> bool {
         .any(|&(program, f)| {
             program.reaches(f, &mut |s| {
                 matches!(s.kind, crate::ir::StmtKind::Loop { .. })
-            }) || !crate::chc::recursion::recursive_functions(program, f).is_empty()
+            }) || !crate::loops::recursion::recursive_functions(program, f).is_empty()
         })
 }
 

@@ -1,7 +1,7 @@
 //! The `loops` checker: unbounded proofs for pairs whose loops run in
 //! lockstep, by a relational invariant found with Z3's CHC engine
-//! ([`crate::chc`]); for pairs with recursion, by summaries of the
-//! recursive functions ([`crate::chc::recursion`], equivalence where both
+//! ([`crate::loops`]); for pairs with recursion, by summaries of the
+//! recursive functions ([`crate::loops::recursion`], equivalence where both
 //! versions terminate).
 //!
 //! It proves or says why not; it never refutes (a satisfiable CHC query
@@ -46,9 +46,9 @@ pub(crate) fn prove(pair: &MethodPair<'_>, options: &Options, deadline: Instant)
         lang: pair.new_program.lang,
         signed_overflow: options.signed_overflow,
     };
-    let recursive = !crate::chc::recursion::recursive_functions(pair.old_program, pair.old)
+    let recursive = !crate::loops::recursion::recursive_functions(pair.old_program, pair.old)
         .is_empty()
-        || !crate::chc::recursion::recursive_functions(pair.new_program, pair.new).is_empty();
+        || !crate::loops::recursion::recursive_functions(pair.new_program, pair.new).is_empty();
     // Methods without loops of their own that call functions with loops:
     // those loops as tail recursion, for the recursion rule.
     let loopless = |p: &crate::ir::Program, f| {
@@ -61,8 +61,8 @@ pub(crate) fn prove(pair: &MethodPair<'_>, options: &Options, deadline: Instant)
         && loopless(pair.old_program, pair.old)
         && loopless(pair.new_program, pair.new)
     {
-        let old = crate::chc::tail::callee_loops_as_recursion(pair.old_program, pair.old);
-        let new = crate::chc::tail::callee_loops_as_recursion(pair.new_program, pair.new);
+        let old = crate::loops::tail::callee_loops_as_recursion(pair.old_program, pair.old);
+        let new = crate::loops::tail::callee_loops_as_recursion(pair.new_program, pair.new);
         match (old, new) {
             (Ok(None), Ok(None)) => None,
             (Ok(o), Ok(n)) => Some(Ok((o, n))),
@@ -89,7 +89,7 @@ pub(crate) fn prove(pair: &MethodPair<'_>, options: &Options, deadline: Instant)
         if recursive {
             // Recursion: summaries of the recursive functions (partial
             // equivalence), not loop invariants.
-            crate::chc::recursion::prove_recursive(ops, old, new, deadline).map(|p| Proof {
+            crate::loops::recursion::prove_recursive(ops, old, new, deadline).map(|p| Proof {
                 bounded: None,
                 assumptions: p.assumptions,
                 invariants: Vec::new(),
@@ -97,7 +97,7 @@ pub(crate) fn prove(pair: &MethodPair<'_>, options: &Options, deadline: Instant)
                 summaries: p.summaries,
             })
         } else {
-            crate::chc::prove_lockstep(ops, old, new, deadline).map(|p| Proof {
+            crate::loops::prove_lockstep(ops, old, new, deadline).map(|p| Proof {
                 bounded: None,
                 assumptions: p.assumptions,
                 invariants: p.invariants,

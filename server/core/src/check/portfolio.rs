@@ -69,7 +69,7 @@ impl Checker for PortfolioChecker {
             crate::ir::contains_loop(&old_fn.body) && crate::ir::contains_loop(&new_fn.body);
         let recursion = [(pair.old_program, pair.old), (pair.new_program, pair.new)]
             .iter()
-            .any(|(p, f)| !crate::chc::recursion::recursive_functions(p, *f).is_empty());
+            .any(|(p, f)| !crate::loops::recursion::recursive_functions(p, *f).is_empty());
         let unbounded_first = loops_in_both || recursion;
         let mut loops_done = false;
         if unbounded_first {

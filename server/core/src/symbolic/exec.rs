@@ -201,7 +201,7 @@ pub struct Executor<'a> {
     /// recorded as [`CallAtom`]s: the recursion rule's summaries.
     summarized: FxHashSet<FuncId>,
     /// Callees run as uninterpreted functions of their arguments (the loop
-    /// checker's unchanged callees with loops, `chc::callees`).
+    /// checker's unchanged callees with loops, `loops::callees`).
     opaque: BTreeMap<FuncId, OpaqueCallee>,
     atoms: Vec<CallAtom>,
     feasibility: z3::Solver,

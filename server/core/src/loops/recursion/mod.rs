@@ -30,6 +30,14 @@
 //! functions are Ackermann constants constrained per clause, as in
 //! `encode.rs`.
 
+pub mod callees;
+pub mod summaries;
+pub mod tail;
+
+use super::encode;
+use super::lockstep::shape;
+use super::prepare::jumps;
+
 use super::encode::{Encoding, Relation};
 use super::solve;
 use crate::abstraction::effects::function_effects;

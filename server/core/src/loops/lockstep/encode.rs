@@ -1116,7 +1116,7 @@ fn corresponding(a: u32, b: u32) -> bool {
 /// Whether `term` contains the constant `c`: replacing it changes the term
 /// (terms are hash-consed, so an unchanged term is the same pointer). No
 /// classification of Z3 terms by kind (wrong on libz3 4.8.12).
-pub(super) fn mentions(term: &Dynamic, c: &Dynamic) -> bool {
+pub(in crate::loops) fn mentions(term: &Dynamic, c: &Dynamic) -> bool {
     let probe = Dynamic::fresh_const("probe", &c.get_sort());
     term.substitute(&[(c, &probe)]).get_z3_ast() != term.get_z3_ast()
 }

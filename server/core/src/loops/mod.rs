@@ -22,21 +22,15 @@
 //! only mean the loops do not run in lockstep (counterexamples are the
 //! `symbolic` checker's job, replayed by the interpreter).
 
-pub mod build;
-pub mod callees;
-mod cases;
-pub mod constants;
-pub mod encode;
-pub mod hoist;
-pub mod houdini;
-pub mod jumps;
-pub mod rearrange;
+pub mod invariants;
+pub mod lockstep;
+pub mod prepare;
 pub mod recursion;
-pub mod reverse;
-pub mod shape;
-pub mod solve;
-pub mod summaries;
-pub mod tail;
+
+pub use invariants::{houdini, solve};
+pub use lockstep::{build, encode, rearrange, shape};
+pub use prepare::{constants, hoist, jumps, reverse};
+pub use recursion::{callees, summaries, tail};
 
 use crate::check::Assumption;
 use crate::check::{LoopInvariant, Unknown, UnknownReason};

@@ -243,7 +243,7 @@ mod tests {
         let p = crate::lang::lower(lang, src);
         let q = flagged(&p, FuncId(0)).expect("a jump to rewrite");
         let f = q.function(FuncId(0)).body.as_ref().expect("lowered");
-        if let Err(e) = crate::chc::shape::shape(f) {
+        if let Err(e) = crate::loops::shape::shape(f) {
             panic!("the shape refuses the rewritten body: {e:?}");
         }
         for a in -3..7 {
@@ -292,7 +292,7 @@ mod tests {
             .as_ref()
             .expect("lowered");
         assert!(
-            crate::chc::shape::shape(f).is_err(),
+            crate::loops::shape::shape(f).is_err(),
             "left for the shape to refuse"
         );
         let p = crate::lang::lower(

@@ -9,7 +9,7 @@ use crate::ir::{
 
 /// A fresh boolean local `{prefix}N`, numbered in order of creation (so
 /// both versions' flags pair up by name when their code does).
-pub(super) fn fresh_flag(f: &mut Function, prefix: &str, span: Span) -> LocalId {
+pub(in crate::loops) fn fresh_flag(f: &mut Function, prefix: &str, span: Span) -> LocalId {
     let id = LocalId(f.locals.len() as u32);
     let n = f
         .locals
@@ -26,7 +26,7 @@ pub(super) fn fresh_flag(f: &mut Function, prefix: &str, span: Span) -> LocalId 
 }
 
 /// The value of the boolean local `l`.
-pub(super) fn read(l: LocalId, span: Span) -> Expr {
+pub(in crate::loops) fn read(l: LocalId, span: Span) -> Expr {
     Expr {
         kind: ExprKind::Local(l),
         ty: Type::Bool,
@@ -34,7 +34,7 @@ pub(super) fn read(l: LocalId, span: Span) -> Expr {
     }
 }
 
-pub(super) fn bool_lit(b: bool, span: Span) -> Expr {
+pub(in crate::loops) fn bool_lit(b: bool, span: Span) -> Expr {
     Expr {
         kind: ExprKind::BoolLit(b),
         ty: Type::Bool,
@@ -42,7 +42,7 @@ pub(super) fn bool_lit(b: bool, span: Span) -> Expr {
     }
 }
 
-pub(super) fn not(e: Expr) -> Expr {
+pub(in crate::loops) fn not(e: Expr) -> Expr {
     let span = e.span;
     Expr {
         kind: ExprKind::Unary(UnOp::Not, Box::new(e)),
@@ -52,12 +52,12 @@ pub(super) fn not(e: Expr) -> Expr {
 }
 
 /// `a && b` (lazy: `b` is evaluated only where `a` holds).
-pub(super) fn and(a: Expr, b: Expr) -> Expr {
+pub(in crate::loops) fn and(a: Expr, b: Expr) -> Expr {
     binary(BinOp::And, a, b)
 }
 
 /// `a || b` (lazy: `b` is evaluated only where `a` fails).
-pub(super) fn or(a: Expr, b: Expr) -> Expr {
+pub(in crate::loops) fn or(a: Expr, b: Expr) -> Expr {
     binary(BinOp::Or, a, b)
 }
 
@@ -71,7 +71,7 @@ fn binary(op: BinOp, a: Expr, b: Expr) -> Expr {
 }
 
 /// `l = value`.
-pub(super) fn assign(l: LocalId, value: Expr, span: Span) -> Stmt {
+pub(in crate::loops) fn assign(l: LocalId, value: Expr, span: Span) -> Stmt {
     Stmt {
         kind: StmtKind::Assign {
             place: Place::Local(l),
@@ -82,7 +82,7 @@ pub(super) fn assign(l: LocalId, value: Expr, span: Span) -> Stmt {
 }
 
 /// `if (cond) { stmts }`.
-pub(super) fn under(cond: Expr, stmts: Block, span: Span) -> Stmt {
+pub(in crate::loops) fn under(cond: Expr, stmts: Block, span: Span) -> Stmt {
     Stmt {
         kind: StmtKind::If {
             cond,

@@ -800,9 +800,9 @@ pub fn unroll_factor(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chc::shape::shape;
     use crate::interp::{Comparison, Inputs, Limits};
     use crate::ir::{FuncId, LabelId, Lang, LoopKind, Semantics};
+    use crate::loops::shape::shape;
     use crate::value::Value;
 
     fn lower(src: &str) -> Program {

@@ -272,7 +272,7 @@ mod tests {
             .map(|l| l.name.as_str())
             .collect();
         assert_eq!(flags, ["$do1"], "only the outer `do` holds a loop");
-        assert!(crate::chc::shape::shape(f).is_ok(), "the shape takes it");
+        assert!(crate::loops::shape::shape(f).is_ok(), "the shape takes it");
         // At the top level, with no branch to hoist, too.
         agree(
             "class A { int f(int t, int c) { int s = 0; do { int i = 0; while (i < t) { s += i; i++; } c--; } while (c > 0); return s; } }",

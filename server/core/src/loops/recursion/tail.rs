@@ -245,7 +245,7 @@ fn tail_call(h: FuncId, g: &Function, ret: Option<LocalId>, span: crate::ir::Spa
 }
 
 /// Top-level blocks spliced into their parent (locals are function-wide).
-pub(super) fn flattened(stmts: Block) -> Block {
+pub(in crate::loops) fn flattened(stmts: Block) -> Block {
     let mut out = Vec::with_capacity(stmts.len());
     for s in stmts {
         match s.kind {

@@ -19,7 +19,7 @@
 //! classified.
 
 use super::encode::Relation;
-use super::recursion::{Guard, HornClause};
+use super::{Guard, HornClause};
 use std::time::Instant;
 use z3::ast::{Ast, Bool, Dynamic, Int};
 use z3::{SatResult, Solver};

@@ -1,0 +1,12 @@
+//! Finding the inductive invariant of a product: candidate relations
+//! checked Houdini-style first (`houdini`; per-case splitting of
+//! conjunctions Z3 cannot settle at once, `cases`), Spacer after (`solve`,
+//! which also fixes what a satisfiable answer means).
+
+mod cases;
+pub mod houdini;
+pub mod solve;
+
+use super::lockstep::encode;
+#[cfg(test)]
+use super::{candidates, prepared};
