@@ -28,7 +28,7 @@ pub mod prepare;
 pub mod recursion;
 
 pub use invariants::{houdini, solve};
-pub use lockstep::{build, encode, rearrange, shape};
+pub use lockstep::{encode, rearrange, shape};
 pub use prepare::{constants, hoist, jumps, reverse};
 pub use recursion::{callees, summaries, tail};
 

@@ -57,7 +57,6 @@ pub mod tag {
     pub const BOOL: i64 = 3;
     pub const DOUBLE: i64 = 4;
     pub const FLOAT: i64 = 5;
-    pub const NEWLINE: i64 = 6;
     pub const FIRST_STRING: i64 = 100;
 }
 
