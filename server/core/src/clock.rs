@@ -341,7 +341,7 @@ pub fn solve(solver: &Solver, limit: Limit, assumptions: &[Bool]) -> SatResult {
     // The same clock `thread_cpu` reads, read from the watchdog's thread.
     let cpu_cap = cpu + to_duration(allowed).saturating_mul(CPU_FACTOR);
     let over_cpu = || cpu_clock.read().is_some_and(|now| now >= cpu_cap);
-    let result = crate::check::watchdog::until_or(wall, over_cpu, || {
+    let result = crate::watchdog::until_or(wall, over_cpu, || {
         if assumptions.is_empty() {
             solver.check()
         } else {

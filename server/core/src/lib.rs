@@ -17,3 +17,4 @@ pub mod project;
 pub(crate) mod scope;
 pub(crate) mod symbolic;
 pub mod value;
+pub(crate) mod watchdog;

@@ -15,7 +15,6 @@ pub mod progressive;
 pub mod refine;
 pub mod symbolic;
 pub mod testing;
-pub mod watchdog;
 
 pub use crate::abstraction::{Override, OverrideAction, OverrideReport};
 use crate::interp::Outcome;

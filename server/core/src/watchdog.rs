@@ -26,12 +26,14 @@ const POLL: Duration = Duration::from_millis(20);
 
 /// Runs `f` (which calls Z3 on this thread's context), interrupting it at
 /// `deadline`.
+#[cfg(test)]
 pub fn until<T>(deadline: Instant, f: impl FnOnce() -> T) -> T {
     until_or(deadline, || false, f)
 }
 
-/// Like [`until`], also interrupting `f` as soon as `stop` (asked from the
-/// watchdog's thread at each poll) says so.
+/// Runs `f` (which calls Z3 on this thread's context), interrupting it at
+/// `deadline` or as soon as `stop` (asked from the watchdog's thread at
+/// each poll) says so.
 pub fn until_or<T>(deadline: Instant, stop: impl Fn() -> bool + Sync, f: impl FnOnce() -> T) -> T {
     let token = crate::cancel::current();
     let ctx = z3::Context::thread_local();
