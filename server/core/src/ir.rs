@@ -1289,3 +1289,41 @@ impl Program {
             .map(|i| GlobalId(i as u32))
     }
 }
+
+/// Every function `f` calls (iterative walk), with repetitions. Public so
+/// that front layers can key cached verdicts on a method and what it calls.
+pub fn callees(f: &Function) -> Vec<FuncId> {
+    let mut out = Vec::new();
+    let mut stack: Vec<&Stmt> = f.body.iter().collect();
+    while let Some(s) = stack.pop() {
+        match &s.kind {
+            StmtKind::Call { func, .. } => out.push(*func),
+            StmtKind::If {
+                then_branch,
+                else_branch,
+                ..
+            } => {
+                stack.extend(then_branch);
+                stack.extend(else_branch);
+            }
+            StmtKind::Loop { body, step, .. } => {
+                stack.extend(body);
+                stack.extend(step);
+            }
+            StmtKind::Labeled { body, .. } | StmtKind::Block(body) => stack.extend(body),
+            StmtKind::Try { .. } => {
+                for b in s.child_blocks() {
+                    stack.extend(b);
+                }
+            }
+            StmtKind::Assign { .. }
+            | StmtKind::Print { .. }
+            | StmtKind::Break(_)
+            | StmtKind::Continue(_)
+            | StmtKind::Return(_)
+            | StmtKind::External { .. }
+            | StmtKind::Throw(_) => {}
+        }
+    }
+    out
+}

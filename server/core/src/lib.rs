@@ -17,4 +17,5 @@ pub mod project;
 pub(crate) mod scope;
 pub(crate) mod symbolic;
 pub mod value;
+pub(crate) mod verdict;
 pub(crate) mod watchdog;

@@ -61,7 +61,7 @@ impl Scope {
             }
             members.push(f);
             if let Ok(body) = &def.body {
-                work.extend(crate::diff::callees(body).into_iter().map(|c| (v, c)));
+                work.extend(crate::ir::callees(body).into_iter().map(|c| (v, c)));
             }
             // Every function of either version under the same name and
             // arity: a key that is ambiguous stays ambiguous inside the

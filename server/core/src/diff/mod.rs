@@ -31,7 +31,8 @@
 pub mod matcher;
 pub mod tree;
 
-use crate::ir::{FuncId, Function, LocalId, LocalKind, Program, Span, Stmt, StmtKind};
+pub use crate::ir::callees;
+use crate::ir::{FuncId, Function, LocalId, LocalKind, Program, Span};
 use crate::scope::Scope;
 use matcher::{Mapping, longest_increasing, match_trees};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -597,44 +598,6 @@ fn same_signature(f1: &Function, f2: &Function) -> bool {
             .iter()
             .zip(&f2.params)
             .all(|(p, q)| ty(f1, p).is_some() && ty(f1, p) == ty(f2, q))
-}
-
-/// Every function `f` calls (iterative walk), with repetitions. Public so
-/// that front layers can key cached verdicts on a method and what it calls.
-pub fn callees(f: &Function) -> Vec<FuncId> {
-    let mut out = Vec::new();
-    let mut stack: Vec<&Stmt> = f.body.iter().collect();
-    while let Some(s) = stack.pop() {
-        match &s.kind {
-            StmtKind::Call { func, .. } => out.push(*func),
-            StmtKind::If {
-                then_branch,
-                else_branch,
-                ..
-            } => {
-                stack.extend(then_branch);
-                stack.extend(else_branch);
-            }
-            StmtKind::Loop { body, step, .. } => {
-                stack.extend(body);
-                stack.extend(step);
-            }
-            StmtKind::Labeled { body, .. } | StmtKind::Block(body) => stack.extend(body),
-            StmtKind::Try { .. } => {
-                for b in s.child_blocks() {
-                    stack.extend(b);
-                }
-            }
-            StmtKind::Assign { .. }
-            | StmtKind::Print { .. }
-            | StmtKind::Break(_)
-            | StmtKind::Continue(_)
-            | StmtKind::Return(_)
-            | StmtKind::External { .. }
-            | StmtKind::Throw(_) => {}
-        }
-    }
-    out
 }
 
 /// Old statement nodes that moved: their parent is not matched to the new

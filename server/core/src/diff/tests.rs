@@ -1,5 +1,5 @@
 use super::*;
-use crate::ir::{Function, Lang, Program};
+use crate::ir::{Function, Lang, Program, Stmt, StmtKind};
 use crate::lang::lower;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;

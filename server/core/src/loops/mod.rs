@@ -32,10 +32,10 @@ pub use lockstep::{encode, rearrange, shape};
 pub use prepare::{constants, hoist, jumps, reverse};
 pub use recursion::{callees, summaries, tail};
 
-use crate::check::Assumption;
-use crate::check::{LoopInvariant, Unknown, UnknownReason};
 use crate::ir::{FuncId, Program};
 use crate::symbolic::ops::Ops;
+use crate::verdict::Assumption;
+use crate::verdict::{LoopInvariant, Unknown, UnknownReason};
 use encode::EncodeFailure;
 use std::time::Instant;
 
@@ -312,7 +312,7 @@ fn prove_turned(
     let unknown = match last {
         Some(Outcome::Timeout) => Unknown {
             reason: UnknownReason::Timeout {
-                phase: crate::check::Phase::Solving,
+                phase: crate::verdict::Phase::Solving,
             },
             detail: if tried > 1 {
                 format!("the CHC solver ran out of time ({tried} alignments of the loops tried)")
@@ -348,7 +348,7 @@ fn prove_turned(
         },
         None => Unknown {
             reason: UnknownReason::Timeout {
-                phase: crate::check::Phase::Solving,
+                phase: crate::verdict::Phase::Solving,
             },
             detail: "no time left for the loop checker".into(),
         },
@@ -729,7 +729,7 @@ fn not_encodable(e: EncodeFailure) -> Unknown {
     if e.timeout {
         return Unknown {
             reason: UnknownReason::Timeout {
-                phase: crate::check::Phase::Encoding,
+                phase: crate::verdict::Phase::Encoding,
             },
             detail: "timeout while encoding the loops".into(),
         };

@@ -23,8 +23,8 @@
 //! among the top-level loops; the down version is rewritten, the up one
 //! kept. Anything else is left unchanged.
 
-use crate::check::Assumption;
 use crate::ir::{BinOp, Expr, ExprKind, FuncId, Function, LocalId, Place, Program, Stmt, StmtKind};
+use crate::verdict::Assumption;
 
 /// The versions with their down-counting reduction loops turned around.
 pub struct Reversed {

@@ -41,12 +41,12 @@ use super::prepare::jumps;
 use super::encode::{Encoding, Relation};
 use super::solve;
 use crate::abstraction::effects::function_effects;
-use crate::check::Assumption;
-use crate::check::{FunctionSummary, Unknown, UnknownReason};
 use crate::ir::{FuncId, Program, Semantics, Type};
 use crate::symbolic::exec::{CallAtom, Executor, Summary};
 use crate::symbolic::ops::{EncodeError, Ops, UfApplication, Ufs};
 use crate::symbolic::{InputSpace, InputVar, Strings};
+use crate::verdict::Assumption;
+use crate::verdict::{FunctionSummary, Unknown, UnknownReason};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
 use std::time::Instant;
@@ -74,7 +74,7 @@ fn call_graph(program: &Program) -> Vec<BTreeSet<FuncId>> {
         .functions
         .iter()
         .map(|d| match &d.body {
-            Ok(f) => crate::diff::callees(f).into_iter().collect(),
+            Ok(f) => crate::ir::callees(f).into_iter().collect(),
             Err(_) => BTreeSet::new(),
         })
         .collect()
@@ -132,7 +132,7 @@ fn encoding_error(e: EncodeError) -> Unknown {
     if e.is_timeout() {
         return Unknown {
             reason: UnknownReason::Timeout {
-                phase: crate::check::Phase::Encoding,
+                phase: crate::verdict::Phase::Encoding,
             },
             detail: "timeout while encoding the recursion".into(),
         };
@@ -883,7 +883,7 @@ pub fn prove_recursive(
         }),
         solve::Answer::Timeout => Err(Unknown {
             reason: UnknownReason::Timeout {
-                phase: crate::check::Phase::Solving,
+                phase: crate::verdict::Phase::Solving,
             },
             detail: "the CHC solver ran out of time on the recursion summaries".into(),
         }),

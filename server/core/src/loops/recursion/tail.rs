@@ -59,7 +59,7 @@ pub fn callee_loops_as_recursion(
             continue;
         }
         if let Ok(body) = &program.function(f).body {
-            stack.extend(crate::diff::callees(body));
+            stack.extend(crate::ir::callees(body));
         }
     }
     let mut out: Option<Program> = None;
