@@ -354,6 +354,8 @@ impl Interp<'_> {
         Ok(Flow::Normal)
     }
 
+    /// Runs one statement. Long: one arm per `StmtKind`, the interpreter's
+    /// definition of each statement's meaning in one place.
     fn exec(&mut self, fr: &mut Frame, s: &Stmt) -> Result<Flow, Stop> {
         // Plain blocks are structure, not statements: they are not traced.
         if !matches!(s.kind, StmtKind::Block(_)) {

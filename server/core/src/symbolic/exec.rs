@@ -1596,6 +1596,8 @@ impl<'a> Executor<'a> {
         }
     }
 
+    /// An expression's value. Long: one arm per `ExprKind`, mirroring the
+    /// interpreter's `eval`.
     fn expr(&mut self, e: &Expr, state: &mut State) -> EResult<Sym> {
         let ops = self.ops;
         Ok(match &e.kind {

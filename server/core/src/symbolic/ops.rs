@@ -777,6 +777,9 @@ impl Ops {
     }
 
     /// An intrinsic call. `arg_tys` are the argument types, `ty` the result.
+    ///
+    /// Long: one arm per `ir::Intrinsic`, mirroring `interp::ops`, so that
+    /// the two meanings of each can be read side by side.
     pub fn intrinsic(&self, f: Intrinsic, ty: &Type, args: &[Sym], uf: &mut Ufs) -> EResult<Sym> {
         use Intrinsic::*;
         let arg = |i: usize| {

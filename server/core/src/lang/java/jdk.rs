@@ -22,6 +22,8 @@ impl Temps for FnCx<'_, '_> {
 impl<'c, 't> FnCx<'c, 't> {
     /// `Integer.m(...)`, `Long.m(...)`, `Math.m(...)` that we model, or
     /// `None` for any other method (left to the caller).
+    ///
+    /// Long: one arm per JDK method (the rest in `jdk_more`).
     pub(super) fn jdk_method(
         &mut self,
         n: Node,
@@ -511,6 +513,9 @@ impl FnCx<'_, '_> {
     /// `decrementExact`, `absExact`, `toIntExact`, `multiplyExact`,
     /// `signum` of a floating value; `Double`/`Float` `isNaN`,
     /// `isInfinite`, `isFinite`. `None` for anything else.
+    ///
+    /// Long: one arm per JDK method, each a few lines of IR; the table reads
+    /// best whole, beside the JDK's own list.
     fn jdk_more(
         &mut self,
         n: Node,
