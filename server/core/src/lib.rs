@@ -14,7 +14,7 @@ pub mod ir;
 pub mod lang;
 pub(crate) mod loops;
 pub mod project;
-pub(crate) mod scope;
+pub mod scope;
 pub(crate) mod symbolic;
 pub mod value;
 pub(crate) mod verdict;
