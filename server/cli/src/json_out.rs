@@ -54,7 +54,7 @@ enum VerdictJson<'a> {
         #[serde(skip_serializing_if = "<[_]>::is_empty")]
         summaries: &'a [FunctionSummary],
     },
-    NotEquivalent(Cow<'a, Counterexample>),
+    NotEquivalent(Box<Cow<'a, Counterexample>>),
     Unknown(&'a Unknown),
 }
 
@@ -69,9 +69,9 @@ fn method_json(m: &MethodReport) -> MethodJson<'_> {
         Verdict::NotEquivalent(c) if c.inputs.iter().any(|b| b.value == Value::Void) => {
             let mut c = (**c).clone();
             c.inputs.retain(|b| b.value != Value::Void);
-            VerdictJson::NotEquivalent(Cow::Owned(c))
+            VerdictJson::NotEquivalent(Box::new(Cow::Owned(c)))
         }
-        Verdict::NotEquivalent(c) => VerdictJson::NotEquivalent(Cow::Borrowed(c)),
+        Verdict::NotEquivalent(c) => VerdictJson::NotEquivalent(Box::new(Cow::Borrowed(c))),
         Verdict::Unknown(u) => VerdictJson::Unknown(u),
     };
     MethodJson {

@@ -223,6 +223,8 @@ impl Ops {
     }
 
     /// Wraps a dynamic term of the sort of `ty`.
+    // A conversion made by the operator table, not of it.
+    #[allow(clippy::wrong_self_convention)]
     pub fn from_dyn(&self, ty: &Type, d: &Dynamic) -> EResult<Sym> {
         let bad = || EncodeError::new(format!("internal: sort mismatch for {ty}"));
         Ok(match (ty, self.sem) {
@@ -281,6 +283,8 @@ impl Ops {
     }
 
     /// An index/length value as the index sort, from an integer symbol.
+    // A conversion made by the operator table, not of it.
+    #[allow(clippy::wrong_self_convention)]
     pub fn to_index(&self, v: &Sym, from: &IntTy) -> EResult<Sym> {
         match (v, self.sem, self.lang) {
             (Sym::Int(_), _, _) => Ok(v.clone()),
