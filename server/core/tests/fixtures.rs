@@ -487,36 +487,66 @@ fn fixtures_match_expected_verdicts() {
 
 /// The expected verdicts are the default checker's; every other checker
 /// may be weaker (unknown, bounded) but never wrong and never panics.
+///
+/// The checks are independent (each has its own Z3 context and clock), so
+/// they run on as many threads as the machine has cores; only wrong verdicts
+/// and panics count here, which a busy machine cannot cause.
 #[test]
 fn every_checker_is_sound_on_every_fixture() {
     let filter = std::env::var("EQLENS_FIXTURE").ok();
-    let mut bad = Vec::new();
-    let mut checked = 0usize;
-    for case in collect_cases().iter().flatten() {
-        if filter.as_deref().is_some_and(|f| !case.id.contains(f)) {
-            continue;
-        }
-        for checker in CheckerKind::ALL
-            .iter()
-            .copied()
-            .filter(|&c| c != CheckerKind::default())
-        {
-            for (model, expected) in case.runs() {
-                checked += 1;
-                let (mismatch, _) = run_one(case, model, checker, expected);
-                if let Some(mut m) = mismatch
-                    && matches!(m.severity, Severity::Wrong | Severity::Panic)
-                {
-                    m.id = format!("{} ({})", m.id, checker.name());
-                    bad.push(m);
-                }
-            }
-        }
-    }
+    let cases: Vec<Case> = collect_cases()
+        .into_iter()
+        .flatten()
+        .filter(|case| filter.as_deref().is_none_or(|f| case.id.contains(f)))
+        .collect();
+    let jobs: Vec<(&Case, CheckerKind, Model, &str)> = cases
+        .iter()
+        .flat_map(|case| {
+            CheckerKind::ALL
+                .iter()
+                .copied()
+                .filter(|&c| c != CheckerKind::default())
+                .flat_map(move |checker| {
+                    case.runs()
+                        .into_iter()
+                        .map(move |(model, expected)| (case, checker, model, expected))
+                })
+        })
+        .collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut bad: Vec<Mismatch> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut bad = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(&(case, checker, model, expected)) = jobs.get(i) else {
+                            return bad;
+                        };
+                        let (mismatch, _) = run_one(case, model, checker, expected);
+                        if let Some(mut m) = mismatch
+                            && matches!(m.severity, Severity::Wrong | Severity::Panic)
+                        {
+                            m.id = format!("{} ({})", m.id, checker.name());
+                            bad.push(m);
+                        }
+                    }
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a sweep worker panicked outside a check"))
+            .collect()
+    });
+    bad.sort_by(|a, b| a.id.cmp(&b.id));
     assert!(
         bad.is_empty(),
-        "{} of {checked} checks are wrong or panicked:\n{}",
+        "{} of {} checks are wrong or panicked:\n{}",
         bad.len(),
+        jobs.len(),
         render_table(&bad)
     );
 }
