@@ -6,15 +6,40 @@
 //! ([`crate::clock`]): work, not wall time. It never exceeds what is left.
 //! What a step does not use stays with the steps after it.
 //!
-//! The portfolio's schedule (`check/portfolio.rs`): concrete tests, then
-//! for loops or recursion [`FIRST_LOOPS`] of the budget, then ARDiff with
-//! [`ARDIFF`] of the budget (within which [`ARDIFF_QUERY`] of what is left
-//! per query and [`ARDIFF_LOOPS`] for the loop checker on a bounded
-//! proof), then [`LOOPS_AFTER_ARDIFF`] of what is left for the loop
-//! checker, then the full symbolic checker with the rest. The editor's
-//! progressive run first gives `dse` [`FAST_STAGE`] of the budget.
+//! The portfolio's schedule is a table of steps (`check/portfolio.rs`),
+//! each with its [`Portion`]: for loops or recursion [`FIRST_LOOPS`] of the
+//! budget, then ARDiff with [`ARDIFF`] of the budget (within which
+//! [`ARDIFF_QUERY`] of what is left per query and [`ARDIFF_LOOPS`] for the
+//! loop checker on a bounded proof), then [`LOOPS_AFTER_ARDIFF`] of what is
+//! left for the loop checker, then the full symbolic checker with the rest.
+//! The editor's progressive run (`check/progressive.rs`) first gives `dse`
+//! [`FAST_STAGE`] of the budget.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+/// What one step of a schedule may spend, from the moment it starts.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Portion {
+    /// A share of the method's whole budget.
+    OfWhole(Share),
+    /// A share of what is left before the schedule's deadline.
+    OfLeft(Share),
+    /// All that is left before the schedule's deadline.
+    Rest,
+}
+
+impl Portion {
+    /// The step's deadline on the check's clock, starting now, within a
+    /// schedule of `whole` that ends at `deadline`.
+    pub fn deadline(self, whole: Duration, deadline: Instant) -> Instant {
+        let now = crate::clock::now();
+        match self {
+            Portion::OfWhole(share) => now + share.of(whole),
+            Portion::OfLeft(share) => now + share.of(deadline.saturating_duration_since(now)),
+            Portion::Rest => deadline,
+        }
+    }
+}
 
 /// A fraction of a duration, at least `at_least` and at most `at_most`,
 /// and never more than the duration itself.

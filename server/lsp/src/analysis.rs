@@ -262,13 +262,7 @@ pub fn run(
     mut send: impl FnMut(JobEvent),
 ) {
     let start = std::time::Instant::now();
-    let pair = MethodPair {
-        name: &m.name,
-        old_program: old,
-        old: m.old,
-        new_program: new,
-        new: m.new,
-    };
+    let pair = MethodPair::new(&m.name, old, m.old, new, m.new);
     let with_changes = |report: MethodReport| {
         let changed = if matches!(report.verdict, Verdict::NotEquivalent(_)) {
             catch_unwind(AssertUnwindSafe(|| changed_stmts(old, new, m))).unwrap_or_default()

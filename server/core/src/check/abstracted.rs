@@ -23,11 +23,11 @@
 //! that schedules the loop checker itself (the portfolio) turns the
 //! hand-off off.
 
+use super::query::{MAX_CANDIDATES, bodies, decide, encode};
 use super::refine;
-use super::symbolic::{MAX_CANDIDATES, bodies, decide, encode, test_concretely};
+use super::testing::test_concretely;
 use super::{
-    AbstractionReport, Budget, Checker, CheckerKind, Decider, Decision, MethodPair, Options, Phase,
-    Verdict,
+    AbstractionReport, Budget, Checker, Decider, Decision, MethodPair, Options, Phase, Verdict,
 };
 use crate::abstraction::{Abstraction, Context, Plan, StmtKey};
 use rustc_hash::FxHashSet;
@@ -42,17 +42,32 @@ enum Mode {
 
 pub struct AbstractingChecker {
     mode: Mode,
+    stages: Stages,
 }
 
 impl AbstractingChecker {
     pub fn dse() -> Self {
-        AbstractingChecker { mode: Mode::Dse }
+        AbstractingChecker {
+            mode: Mode::Dse,
+            stages: Stages::all(),
+        }
     }
     pub fn imps() -> Self {
-        AbstractingChecker { mode: Mode::Imps }
+        AbstractingChecker {
+            mode: Mode::Imps,
+            stages: Stages::all(),
+        }
     }
     pub fn ardiff() -> Self {
-        AbstractingChecker { mode: Mode::Ardiff }
+        AbstractingChecker {
+            mode: Mode::Ardiff,
+            stages: Stages::all(),
+        }
+    }
+
+    /// This checker without the stages a schedule runs itself.
+    pub(crate) fn with_stages(self, stages: Stages) -> Self {
+        AbstractingChecker { stages, ..self }
     }
 
     fn decider(&self) -> Decider {
@@ -65,26 +80,19 @@ impl AbstractingChecker {
 }
 
 impl Checker for AbstractingChecker {
-    fn kind(&self) -> CheckerKind {
-        match self.mode {
-            Mode::Dse => CheckerKind::Dse,
-            Mode::Imps => CheckerKind::Imps,
-            Mode::Ardiff => CheckerKind::Ardiff,
-        }
-    }
-
     fn check(&self, pair: &MethodPair<'_>, options: &Options, budget: Budget) -> Decision {
         let deadline = budget.deadline;
         let ctx = match pair_context(pair, deadline, options.timeout_ms, self.decider()) {
             Ok(ctx) => ctx,
             Err(timeout) => return *timeout,
         };
-        self.run(pair, options, &ctx, deadline, Stages::all())
+        self.run(pair, options, ctx, deadline)
     }
 }
 
-/// What [`AbstractingChecker::run`] does besides abstraction and
-/// refinement; a caller that runs a stage itself turns it off.
+/// What an abstracting checker does besides abstraction and refinement; a
+/// schedule that runs a stage itself turns it off
+/// ([`AbstractingChecker::with_stages`]).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Stages {
     /// Concrete tests before any solving (a counterexample is final).
@@ -104,14 +112,14 @@ impl Stages {
 }
 
 impl AbstractingChecker {
-    pub(crate) fn run(
+    fn run(
         &self,
         pair: &MethodPair<'_>,
         options: &Options,
         ctx: &Context<'_>,
         deadline: Instant,
-        stages: Stages,
     ) -> Decision {
+        let stages = self.stages;
         let hand_off = self.mode == Mode::Ardiff && stages.loop_checker && loops_or_recursion(pair);
         let mut loops = LoopHandOff {
             enabled: hand_off,
@@ -348,7 +356,10 @@ struct LoopHandOff {
 impl LoopHandOff {
     fn prove(&mut self, pair: &MethodPair<'_>, options: &Options, by: Instant) -> Option<Verdict> {
         self.tried = true;
-        let verdict = super::loops::on_own_context(pair, options, Budget::until(by));
+        let verdict = super::loops::LoopsChecker
+            .on_own_context()
+            .check(pair, options, Budget::until(by))
+            .verdict;
         verdict.is_proved().then_some(verdict)
     }
 }
@@ -457,22 +468,15 @@ fn impacted(dse: &Abstraction) -> FxHashSet<StmtKey> {
     }
 }
 
-/// The pair's matching context, built by `deadline`; a timeout in the
-/// matching phase (decided by `by`) when the deadline passes first.
-pub(crate) fn pair_context<'p>(
-    pair: &MethodPair<'p>,
+/// The pair's matching context (see [`MethodPair::context`]); a timeout in
+/// the matching phase (decided by `by`) when `deadline` passes first.
+pub(crate) fn pair_context<'a, 'p>(
+    pair: &'a MethodPair<'p>,
     deadline: Instant,
     timeout_ms: u64,
     by: Decider,
-) -> Result<Context<'p>, Box<Decision>> {
-    Context::for_pair_until(
-        pair.old_program,
-        pair.new_program,
-        pair.old,
-        pair.new,
-        deadline,
-    )
-    .ok_or_else(|| {
+) -> Result<&'a Context<'p>, Box<Decision>> {
+    pair.context(deadline).ok_or_else(|| {
         Box::new(Decision::plain(
             super::timeout(Phase::Matching, timeout_ms),
             by,
@@ -535,20 +539,23 @@ mod tests {
     /// abstraction-refinement loop alone.
     fn refinement_only(lang: Lang, old: &str, new: &str) -> crate::check::Decision {
         let (old_p, new_p) = (crate::lang::lower(lang, old), crate::lang::lower(lang, new));
-        let pair = crate::check::MethodPair {
-            name: "f",
-            old_program: &old_p,
-            old: old_p.find("f").next().expect("f").0,
-            new_program: &new_p,
-            new: new_p.find("f").next().expect("f").0,
-        };
-        let ctx = crate::abstraction::Context::for_pair(&old_p, &new_p, pair.old, pair.new);
+        let pair = crate::check::MethodPair::new(
+            "f",
+            &old_p,
+            old_p.find("f").next().expect("f").0,
+            &new_p,
+            new_p.find("f").next().expect("f").0,
+        );
         let stages = super::Stages {
             testing: true,
             loop_checker: false,
         };
-        let deadline = crate::clock::now() + std::time::Duration::from_secs(10);
-        super::AbstractingChecker::ardiff().run(&pair, &Options::default(), &ctx, deadline, stages)
+        crate::check::Checker::check(
+            &super::AbstractingChecker::ardiff().with_stages(stages),
+            &pair,
+            &Options::default(),
+            crate::check::Budget::from_now(10_000),
+        )
     }
 
     #[test]

@@ -9,18 +9,14 @@
 //! `symbolic` checker's, replayed by the interpreter; the portfolio runs
 //! both.
 
-use super::symbolic::bodies;
-use super::{Budget, Checker, CheckerKind, Decider, Decision, MethodPair, Options, Proof, Verdict};
+use super::query::bodies;
+use super::{Budget, Checker, Decider, Decision, MethodPair, Options, Proof, Verdict};
 use crate::symbolic::ops::Ops;
 use std::time::Instant;
 
 pub struct LoopsChecker;
 
 impl Checker for LoopsChecker {
-    fn kind(&self) -> CheckerKind {
-        CheckerKind::Loops
-    }
-
     fn check(&self, pair: &MethodPair<'_>, options: &Options, budget: Budget) -> Decision {
         if let Err(v) = bodies(pair) {
             return Decision::plain(v, Decider::Loops);
@@ -29,13 +25,23 @@ impl Checker for LoopsChecker {
     }
 }
 
-/// The loop checker's verdict within `budget` on a Z3 context of its own,
-/// for checkers that run it after queries of their own: Spacer's search
-/// depends on the context's history (term ids, caches), and a proof must
-/// not depend on what ran before it (the in-place prefix-sum fixture was
-/// proved alone and timed out on the context ARDiff had used).
-pub(crate) fn on_own_context(pair: &MethodPair<'_>, options: &Options, budget: Budget) -> Verdict {
-    super::with_fresh_z3_context(|| LoopsChecker.check(pair, options, budget).verdict)
+/// The loop checker on a Z3 context of its own, for schedules that run it
+/// after queries of their own: Spacer's search depends on the context's
+/// history (term ids, caches), and a proof must not depend on what ran
+/// before it (the in-place prefix-sum fixture was proved alone and timed
+/// out on the context ARDiff had used).
+pub(crate) struct OnOwnContext;
+
+impl LoopsChecker {
+    pub(crate) fn on_own_context(self) -> OnOwnContext {
+        OnOwnContext
+    }
+}
+
+impl Checker for OnOwnContext {
+    fn check(&self, pair: &MethodPair<'_>, options: &Options, budget: Budget) -> Decision {
+        super::with_fresh_z3_context(|| LoopsChecker.check(pair, options, budget))
+    }
 }
 
 /// The loop checker's verdict by `deadline`: a proof with its invariants,
@@ -74,7 +80,7 @@ pub(crate) fn prove(pair: &MethodPair<'_>, options: &Options, deadline: Instant)
     };
     let (old_rewritten, new_rewritten) = match callee_loops {
         Some(Err((e, version))) => {
-            return super::symbolic::unknown(
+            return super::query::unknown(
                 super::UnknownReason::NotEncodable,
                 format!("{} at {} ({version} version)", e.what, e.span),
             );
@@ -115,14 +121,14 @@ pub(crate) fn prove(pair: &MethodPair<'_>, options: &Options, deadline: Instant)
             if proof.partial
                 && let Ok((old_fn, new_fn)) = bodies(pair)
                 && let Some(note) =
-                    super::symbolic::termination_difference(pair, old_fn, new_fn, options)
+                    super::testing::termination_difference(pair, old_fn, new_fn, options)
             {
                 proof.assumptions.insert(0, note);
             }
             Verdict::Equivalent(proof)
         }
         Ok(Err(unknown)) => Verdict::Unknown(unknown),
-        Err(_) => super::symbolic::unknown(
+        Err(_) => super::query::unknown(
             super::UnknownReason::Internal,
             "the loop checker failed inside Z3",
         ),
@@ -131,7 +137,7 @@ pub(crate) fn prove(pair: &MethodPair<'_>, options: &Options, deadline: Instant)
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Selection, check_sources};
+    use super::super::{CheckerKind, Selection, check_sources};
     use super::*;
     use crate::ir::Lang;
 

@@ -10,7 +10,9 @@ pub mod loops;
 pub mod pairing;
 pub mod portfolio;
 pub mod progressive;
+pub(crate) mod query;
 pub mod refine;
+pub(crate) mod replay;
 pub mod symbolic;
 pub mod testing;
 
@@ -310,6 +312,46 @@ pub struct MethodPair<'a> {
     pub old: FuncId,
     pub new_program: &'a Program,
     pub new: FuncId,
+    /// The statement matching of the two versions, built once for every
+    /// checker that runs on the pair (see [`MethodPair::context`]).
+    context: std::sync::OnceLock<crate::abstraction::Context<'a>>,
+}
+
+impl<'a> MethodPair<'a> {
+    pub fn new(
+        name: &'a str,
+        old_program: &'a Program,
+        old: FuncId,
+        new_program: &'a Program,
+        new: FuncId,
+    ) -> MethodPair<'a> {
+        MethodPair {
+            name,
+            old_program,
+            old,
+            new_program,
+            new,
+            context: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The two versions' statement matching, built by `deadline` the first
+    /// time a checker asks for it and shared by the checkers after it;
+    /// `None` when the deadline passes first (and then built anew on the
+    /// next request).
+    pub(crate) fn context(&self, deadline: Instant) -> Option<&crate::abstraction::Context<'a>> {
+        if let Some(ctx) = self.context.get() {
+            return Some(ctx);
+        }
+        let ctx = crate::abstraction::Context::for_pair_until(
+            self.old_program,
+            self.new_program,
+            self.old,
+            self.new,
+            deadline,
+        )?;
+        Some(self.context.get_or_init(|| ctx))
+    }
 }
 
 /// What a checker may spend on one pair: the work before `deadline` on the
@@ -335,7 +377,6 @@ impl Budget {
 /// An equivalence checking algorithm. Checkers hold no state between
 /// checks (`Sync`): each check runs on a Z3 context of its own.
 pub trait Checker: Send + Sync {
-    fn kind(&self) -> CheckerKind;
     fn check(&self, pair: &MethodPair<'_>, options: &Options, budget: Budget) -> Decision;
 }
 
@@ -346,7 +387,7 @@ pub fn checker(kind: CheckerKind) -> Box<dyn Checker> {
         CheckerKind::Ardiff => Box::new(abstracted::AbstractingChecker::ardiff()),
         CheckerKind::Dse => Box::new(abstracted::AbstractingChecker::dse()),
         CheckerKind::Imps => Box::new(abstracted::AbstractingChecker::imps()),
-        CheckerKind::Symbolic => Box::new(symbolic::SymbolicChecker),
+        CheckerKind::Symbolic => Box::new(symbolic::SymbolicChecker { testing: true }),
         CheckerKind::Loops => Box::new(loops::LoopsChecker),
     }
 }
@@ -523,13 +564,7 @@ fn check_programs_until(
         .pairs
         .iter()
         .map(|&(o, n)| {
-            let pair = MethodPair {
-                name: &old.function(o).name,
-                old_program: old,
-                old: o,
-                new_program: new,
-                new: n,
-            };
+            let pair = MethodPair::new(&old.function(o).name, old, o, new, n);
             let label = labels.get(n.0 as usize).cloned().unwrap_or_default();
             match file {
                 None => check_pair_labelled(&pair, options, label),
@@ -639,12 +674,16 @@ fn check_pair_labelled(pair: &MethodPair<'_>, options: &Options, label: String) 
     let start = std::time::Instant::now();
     let shared = share_constants(pair.old_program, pair.new_program);
     let pair = &match &shared {
-        Some((old_program, new_program, _)) => MethodPair {
-            old_program,
-            new_program,
-            ..*pair
-        },
-        None => MethodPair { ..*pair },
+        Some((old_program, new_program, _)) => {
+            MethodPair::new(pair.name, old_program, pair.old, new_program, pair.new)
+        }
+        None => MethodPair::new(
+            pair.name,
+            pair.old_program,
+            pair.old,
+            pair.new_program,
+            pair.new,
+        ),
     };
     let checker = checker(options.checker);
     let mut decision = match interface_mismatch(pair) {

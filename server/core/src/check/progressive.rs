@@ -12,25 +12,16 @@
 //! The caller only sees "interim" and "final", whatever the stages.
 
 use super::{CheckerKind, MethodPair, MethodReport, Options, check_pair};
+use crate::budget::{FAST_STAGE, Portion};
 use crate::cancel::{Cancellation, with_cancellation};
 use std::time::{Duration, Instant};
 
-/// The stages for `options`: each checker with its budget.
-fn stages(options: &Options) -> Vec<Options> {
-    if options.checker != CheckerKind::Portfolio {
-        return vec![options.clone()];
-    }
-    let budget = Duration::from_millis(options.timeout_ms);
-    let fast = crate::budget::FAST_STAGE.of(budget);
-    vec![
-        Options {
-            checker: CheckerKind::Dse,
-            timeout_ms: (fast.as_millis() as u64).max(1),
-            ..options.clone()
-        },
-        options.clone(),
-    ]
-}
+/// The stages of the default checker: each checker with its portion of the
+/// budget. Other checkers run in one stage with all of it.
+const STAGES: &[(CheckerKind, Portion)] = &[
+    (CheckerKind::Dse, Portion::OfWhole(FAST_STAGE)),
+    (CheckerKind::Portfolio, Portion::Rest),
+];
 
 /// Checks `pair` stage by stage, calling `interim` with each verdict that a
 /// later stage may still improve. Returns the final report, or `None` when
@@ -57,17 +48,27 @@ fn stages_until_conclusive(
     token: &Cancellation,
     mut interim: impl FnMut(&MethodReport),
 ) -> Option<MethodReport> {
-    let deadline = crate::clock::now() + Duration::from_millis(options.timeout_ms);
-    let stages = stages(options);
+    let whole = Duration::from_millis(options.timeout_ms);
+    let deadline = crate::clock::now() + whole;
+    let single = [(options.checker, Portion::Rest)];
+    let stages = if options.checker == CheckerKind::Portfolio {
+        STAGES
+    } else {
+        &single[..]
+    };
     let last = stages.len() - 1;
     let mut best: Option<MethodReport> = None;
-    for (i, stage) in stages.into_iter().enumerate() {
-        let mut stage = stage;
-        if i == last {
-            // The last stage gets whatever the earlier ones left.
-            let left = deadline.saturating_duration_since(crate::clock::now());
-            stage.timeout_ms = (left.as_millis() as u64).max(1);
-        }
+    for (i, &(checker, portion)) in stages.iter().enumerate() {
+        let now = crate::clock::now();
+        let left = portion
+            .deadline(whole, deadline)
+            .saturating_duration_since(now);
+        let timeout_ms = (left.as_millis() as u64).max(1);
+        let stage = Options {
+            checker,
+            timeout_ms,
+            ..options.clone()
+        };
         let report = with_cancellation(token, || check_pair(pair, &stage));
         if token.is_cancelled() {
             return None;
@@ -109,13 +110,7 @@ mod tests {
         );
         let pairing = pairing::pair_functions(&op, &np, &Selection::All);
         let (o, n) = pairing.pairs[0];
-        let pair = MethodPair {
-            name: "f",
-            old_program: &op,
-            old: o,
-            new_program: &np,
-            new: n,
-        };
+        let pair = MethodPair::new("f", &op, o, &np, n);
         let mut seen = Vec::new();
         let last = check_pair_progressively(&pair, options, token, |r| seen.push(r.clone()));
         (seen, last)

@@ -5,12 +5,14 @@
 //! `machine`, nonlinear arithmetic under `math`). Finding none proves
 //! nothing; the symbolic query still decides.
 
-use crate::interp::Inputs;
+use super::replay::{input_label, run_both};
+use super::{Assumption, Binding, Counterexample, MethodPair, Options};
+use crate::interp::{self, Inputs, LimitKind, Limits, Outcome};
 use crate::ir::{FloatTy, Function, IntTy, Program, Semantics, Type};
 use crate::value::{Real, Value};
 use num_bigint::BigInt;
 use num_rational::BigRational;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// A small deterministic generator (xorshift64*): the same pair gets the
 /// same tests every run, so verdicts are reproducible.
@@ -367,4 +369,168 @@ pub fn search<T>(
         }
     }
     None
+}
+
+/// The input generator, budget and interpreter limits of a concrete test
+/// run over the pair (`None` when a parameter type has no generator).
+fn test_setup(
+    pair: &MethodPair<'_>,
+    old_fn: &Function,
+    new_fn: &Function,
+    options: &Options,
+    deadline: Instant,
+) -> Option<(InputGen, Budget, Limits)> {
+    let generator = InputGen::new(
+        pair.old_program,
+        pair.new_program,
+        old_fn,
+        new_fn,
+        options.semantics,
+    )?;
+    let budget = Budget::default();
+    let limits = Limits {
+        max_steps: 20_000,
+        max_call_depth: 64,
+        max_array_len: 1 << 16,
+        deadline: Some((crate::clock::now() + budget.time).min(deadline)),
+    };
+    Some((generator, budget, limits))
+}
+
+/// Edge cases and pseudo-random inputs through the interpreter, before any
+/// solving (see [`super::testing`]).
+pub(crate) fn test_concretely(
+    pair: &MethodPair<'_>,
+    old_fn: &Function,
+    new_fn: &Function,
+    options: &Options,
+    deadline: Instant,
+) -> Option<Counterexample> {
+    let (mut generator, budget, limits) = test_setup(pair, old_fn, new_fn, options, deadline)?;
+    search(&mut generator, &budget, |inputs| {
+        let mut named: Vec<Binding> = inputs
+            .args
+            .iter()
+            .enumerate()
+            .map(|(pos, v)| Binding {
+                name: input_label(&format!("arg{pos}"), old_fn, new_fn),
+                value: v.clone(),
+            })
+            .collect();
+        named.extend(inputs.globals.iter().map(|(g, v)| Binding {
+            name: g.clone(),
+            value: v.clone(),
+        }));
+        // Calls outside the files are not run concretely: such inputs
+        // are inconclusive here.
+        run_both(pair, inputs, named, options, &limits).ok()
+    })
+}
+
+/// Integer inputs up to this magnitude are "small" for
+/// [`termination_difference`].
+const SMALL_INPUT: u32 = 16;
+
+/// An input on which one version returns and the other does not finish
+/// within the interpreter's limits, in words — evidence (not proof) that
+/// the versions differ in termination, for proofs that hold only where
+/// both terminate.
+pub(crate) fn termination_difference(
+    pair: &MethodPair<'_>,
+    old_fn: &Function,
+    new_fn: &Function,
+    options: &Options,
+) -> Option<Assumption> {
+    // Its own testing budget only: it runs after a proof, which it
+    // qualifies (the proof stands without it).
+    let own = crate::clock::now() + Budget::default().time;
+    let (mut generator, budget, limits) = test_setup(pair, old_fn, new_fn, options, own)?;
+    // Only small inputs: on large ones a deep but finite recursion hits
+    // the call depth limit too, and that is no evidence.
+    let small = |v: &Value| match v {
+        Value::Int(i) => i.magnitude() <= &num_bigint::BigUint::from(SMALL_INPUT),
+        Value::Array(_) => false,
+        _ => true,
+    };
+    search(&mut generator, &budget, |inputs| {
+        if !inputs.args.iter().chain(inputs.globals.values()).all(small) {
+            return None;
+        }
+        let run = |p, f| {
+            interp::execute(
+                p,
+                f,
+                inputs,
+                options.semantics,
+                options.signed_overflow,
+                &limits,
+            )
+            .outcome
+        };
+        let (old, new) = (
+            run(pair.old_program, pair.old),
+            run(pair.new_program, pair.new),
+        );
+        let (stuck, done, outcome, limit) = match (&old, &new) {
+            (Outcome::Limit(l), Outcome::Return(_)) => ("old", "new", &new, l),
+            (Outcome::Return(_), Outcome::Limit(l)) => ("new", "old", &old, l),
+            _ => return None,
+        };
+        if !matches!(limit, LimitKind::Steps | LimitKind::CallDepth) {
+            return None;
+        }
+        let mut named: Vec<String> = inputs
+            .args
+            .iter()
+            .enumerate()
+            .map(|(pos, v)| {
+                format!(
+                    "{} = {v}",
+                    input_label(&format!("arg{pos}"), old_fn, new_fn)
+                )
+            })
+            .collect();
+        named.extend(inputs.globals.iter().map(|(g, v)| format!("{g} = {v}")));
+        Some(Assumption::TerminationDiffers(format!(
+            "{} the {stuck} version {} (interpreter) while the {done} one {}",
+            named.join(", "),
+            limit.describe(),
+            super::describe_outcome(outcome)
+        )))
+    })
+}
+
+/// Concrete tests as a checker: a replayed counterexample, running out of
+/// time, or no answer (finding no difference proves nothing).
+pub(crate) struct TestingChecker;
+
+impl super::Checker for TestingChecker {
+    fn check(
+        &self,
+        pair: &MethodPair<'_>,
+        options: &Options,
+        budget: super::Budget,
+    ) -> super::Decision {
+        use super::{Decider, Decision, Phase, Unknown, UnknownReason, Verdict};
+        let (old_fn, new_fn) = match super::query::bodies(pair) {
+            Ok(b) => b,
+            Err(v) => return Decision::plain(v, Decider::Testing),
+        };
+        if let Some(cex) = test_concretely(pair, old_fn, new_fn, options, budget.deadline) {
+            return Decision::plain(Verdict::NotEquivalent(Box::new(cex)), Decider::Testing);
+        }
+        if crate::cancel::expired(budget.deadline) {
+            return Decision::plain(
+                super::timeout(Phase::Testing, options.timeout_ms),
+                Decider::Testing,
+            );
+        }
+        Decision::plain(
+            Verdict::Unknown(Unknown {
+                reason: UnknownReason::Inconclusive,
+                detail: "concrete tests found no difference".into(),
+            }),
+            Decider::Testing,
+        )
+    }
 }

@@ -165,6 +165,10 @@ pub enum UnknownReason {
     /// Outside what the loop checker encodes yet (the detail names the
     /// construct); other checkers may still decide the pair.
     NotEncodable,
+    /// A checker that can only prove (or only refute) did not, within its
+    /// budget: normalized syntax differs, concrete tests found no
+    /// difference. A schedule of checkers goes on to the next.
+    Inconclusive,
 }
 
 impl UnknownReason {
@@ -191,6 +195,7 @@ impl UnknownReason {
             UnknownReason::Unsupported { .. } => "unsupported",
             UnknownReason::Internal => "internal error",
             UnknownReason::NotEncodable => "outside the loop encoding",
+            UnknownReason::Inconclusive => "no answer from this checker",
         }
     }
 }
