@@ -40,7 +40,7 @@ fn groups(p: &Program) -> Groups<'_> {
     let mut g: Groups<'_> = FxHashMap::default();
     for (i, f) in p.functions.iter().enumerate() {
         if !f.synthetic {
-            g.entry((&f.owner, &f.name, f.arity)).or_default().push(i);
+            g.entry(group_key(f)).or_default().push(i);
         }
     }
     g
