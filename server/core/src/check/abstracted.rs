@@ -144,7 +144,10 @@ impl AbstractingChecker {
     }
 
     /// ARDiff's abstraction-refinement loop (or DSE's and IMP-S's single
-    /// query), by `deadline`.
+    /// query), by `deadline`. One loop over refinements that share the
+    /// plan, the report and the bounded proof kept so far; every exit goes
+    /// through `done`, which lets a kept bounded proof stand over an
+    /// unknown — so it stays one function.
     fn refine_loop(
         &self,
         pair: &MethodPair<'_>,
@@ -170,32 +173,12 @@ impl AbstractingChecker {
                 abstraction: report,
             }
         };
-        let (old_fn, new_fn) = match bodies(pair) {
-            Ok(b) => b,
-            Err(v) => return done(v, None),
-        };
-        // Equal modulo renaming and formatting, callees included (say once
-        // a refactoring's named constant is folded back): nothing changed,
-        // nothing to abstract or refine — where the returns inside loops
-        // would keep the whole body concrete.
-        if self.mode == Mode::Ardiff && ctx.identical(pair.old, pair.new) {
-            let proof = Verdict::Equivalent(super::Proof {
-                bounded: None,
-                assumptions: Vec::new(),
-                invariants: Vec::new(),
-                partial: false,
-                summaries: Vec::new(),
-            });
-            return done(proof, Some(AbstractionReport::default()));
-        }
-        if with_testing {
-            if let Some(cex) = test_concretely(pair, old_fn, new_fn, options, deadline) {
-                return Decision::plain(Verdict::NotEquivalent(Box::new(cex)), Decider::Testing);
-            }
-            if crate::cancel::expired(deadline) {
-                return done(super::timeout(Phase::Testing, options.timeout_ms), None);
-            }
-        }
+        let (old_fn, new_fn) =
+            match self.before_abstraction(pair, options, ctx, deadline, with_testing) {
+                Ok(bodies) => bodies,
+                Err(Early::Done(done_with)) => return done(done_with.0, done_with.1),
+                Err(Early::Decided(decision)) => return *decision,
+            };
         let mut plan = Plan {
             refined: FxHashSet::default(),
             overrides: options.overrides.clone(),
@@ -335,6 +318,54 @@ impl AbstractingChecker {
         }
     }
 
+    /// What comes before any abstraction: the bodies, identity modulo
+    /// renaming (`ardiff`), concrete tests — or how the check ends there.
+    fn before_abstraction<'p>(
+        &self,
+        pair: &MethodPair<'p>,
+        options: &Options,
+        ctx: &Context<'_>,
+        deadline: Instant,
+        with_testing: bool,
+    ) -> Result<(&'p crate::ir::Function, &'p crate::ir::Function), Early> {
+        let (old_fn, new_fn) = match bodies(pair) {
+            Ok(b) => b,
+            Err(v) => return Err(Early::Done(Box::new((v, None)))),
+        };
+        // Equal modulo renaming and formatting, callees included (say once
+        // a refactoring's named constant is folded back): nothing changed,
+        // nothing to abstract or refine — where the returns inside loops
+        // would keep the whole body concrete.
+        if self.mode == Mode::Ardiff && ctx.identical(pair.old, pair.new) {
+            let proof = Verdict::Equivalent(super::Proof {
+                bounded: None,
+                assumptions: Vec::new(),
+                invariants: Vec::new(),
+                partial: false,
+                summaries: Vec::new(),
+            });
+            return Err(Early::Done(Box::new((
+                proof,
+                Some(AbstractionReport::default()),
+            ))));
+        }
+        if with_testing {
+            if let Some(cex) = test_concretely(pair, old_fn, new_fn, options, deadline) {
+                return Err(Early::Decided(Box::new(Decision::plain(
+                    Verdict::NotEquivalent(Box::new(cex)),
+                    Decider::Testing,
+                ))));
+            }
+            if crate::cancel::expired(deadline) {
+                return Err(Early::Done(Box::new((
+                    super::timeout(Phase::Testing, options.timeout_ms),
+                    None,
+                ))));
+            }
+        }
+        Ok((old_fn, new_fn))
+    }
+
     /// Whether a verdict is worth another, more concrete, try: not
     /// conclusive (an unknown that is not `unsupported`, or a proof that
     /// holds only up to the loop bound).
@@ -344,6 +375,14 @@ impl AbstractingChecker {
             && !crate::cancel::expired(deadline)
             && !v.is_conclusive()
     }
+}
+
+/// How a check ends before any abstraction: a verdict for `done` (with
+/// the report so far), or a decision as it is (a concrete test's
+/// counterexample).
+enum Early {
+    Done(Box<(Verdict, Option<AbstractionReport>)>),
+    Decided(Box<Decision>),
 }
 
 /// `ardiff`'s hand-off to the loop checker: asked once, with a proof taken
