@@ -11,6 +11,7 @@ mod build;
 mod c;
 mod constant_locals;
 mod java;
+mod lower;
 
 use crate::ir::{Lang, Program};
 use rustc_hash::FxHashMap;

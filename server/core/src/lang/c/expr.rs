@@ -469,10 +469,10 @@ impl<'t> Fx<'t> {
         if let Some(m) = self.file.macros.get(name) {
             return self.expand_macro(n, name, m, out);
         }
-        if let Some(id) = self.lookup(name) {
-            return Ok(self.local_expr(id, span));
+        if let Some(id) = self.fun.lookup(name) {
+            return Ok(self.fun.local_expr(id, span));
         }
-        if let Some(super::structs::Binding::Cursor { .. }) = self.binding(name) {
+        if let Some(super::structs::Binding::Cursor { .. }) = self.fun.binding(name) {
             return Err(self.unsup(
                 n,
                 format!(
@@ -820,7 +820,7 @@ impl<'t> Fx<'t> {
                 span,
             ));
         }
-        let t = self.temp(Type::Bool, span);
+        let t = self.fun.temp(Type::Bool, span);
         out.push(Stmt {
             kind: StmtKind::Assign {
                 place: Place::Local(t),
@@ -835,7 +835,7 @@ impl<'t> Fx<'t> {
             },
             span,
         });
-        let test = self.local_expr(t, span);
+        let test = self.fun.local_expr(t, span);
         let test = if and {
             test
         } else {
@@ -849,7 +849,7 @@ impl<'t> Fx<'t> {
             },
             span,
         });
-        Ok(self.local_expr(t, span))
+        Ok(self.fun.local_expr(t, span))
     }
 
     fn conditional(&mut self, n: Node<'t>, out: &mut Block) -> Res<Expr> {
@@ -874,7 +874,7 @@ impl<'t> Fx<'t> {
                 span,
             ));
         }
-        let t = self.temp(ty, span);
+        let t = self.fun.temp(ty, span);
         ab.push(Stmt {
             kind: StmtKind::Assign {
                 place: Place::Local(t),
@@ -897,7 +897,7 @@ impl<'t> Fx<'t> {
             },
             span,
         });
-        Ok(self.local_expr(t, span))
+        Ok(self.fun.local_expr(t, span))
     }
 
     /// Converts `e` to `to` (assignment, argument passing, casts, and the
@@ -1310,7 +1310,7 @@ impl<'t> Fx<'t> {
         }
         let conv = self.arguments(n, name, args, &params, out)?;
         let dest = if want {
-            Some(self.temp(ret.clone(), span))
+            Some(self.fun.temp(ret.clone(), span))
         } else {
             None
         };
@@ -1323,7 +1323,7 @@ impl<'t> Fx<'t> {
             },
             span,
         });
-        Ok(dest.map(|d| self.local_expr(d, span)))
+        Ok(dest.map(|d| self.fun.local_expr(d, span)))
     }
 
     /// `abort()`, `exit(status)`, `assert(cond)`: the execution ends with
@@ -1409,7 +1409,7 @@ impl<'t> Fx<'t> {
             })?;
             let conv = self.call_args(n, name, &args, params, out)?;
             let dest = if want && ret != Type::Void {
-                Some(self.temp(ret.clone(), span))
+                Some(self.fun.temp(ret.clone(), span))
             } else {
                 None
             };
@@ -1421,7 +1421,7 @@ impl<'t> Fx<'t> {
                 },
                 span,
             });
-            return Ok(dest.map(|d| self.local_expr(d, span)));
+            return Ok(dest.map(|d| self.fun.local_expr(d, span)));
         }
         match name {
             "fprintf" => {
@@ -1694,7 +1694,7 @@ impl<'t> Fx<'t> {
             // `sizeof(x)` may parse as a type name when `x` is a variable.
             let tnode = t.child_by_field_name("type");
             let is_var = tnode.is_some_and(|tn| {
-                tn.kind() == "type_identifier" && self.lookup(self.text(tn)).is_some()
+                tn.kind() == "type_identifier" && self.fun.lookup(self.text(tn)).is_some()
             });
             match (is_var, tnode) {
                 (true, Some(tn)) => return self.size_of_value(tn, n),
@@ -1714,9 +1714,10 @@ impl<'t> Fx<'t> {
         let e = if v.kind() == "type_identifier" {
             let name = self.text(v);
             let id = self
+                .fun
                 .lookup(name)
                 .ok_or_else(|| self.unsup(v, format!("unknown identifier {name}")))?;
-            self.local_expr(id, span)
+            self.fun.local_expr(id, span)
         } else {
             self.expr(v, &mut scratch)?
         };
@@ -1732,12 +1733,6 @@ impl<'t> Fx<'t> {
         };
         let size = size.ok_or_else(|| self.unsup(n, "sizeof of this operand"))?;
         Ok(int_lit(i128::from(size), IntTy::U64, span))
-    }
-}
-
-impl crate::lang::bits::Temps for Fx<'_> {
-    fn temp(&mut self, ty: Type, span: Span) -> crate::ir::LocalId {
-        Fx::temp(self, ty, span)
     }
 }
 
@@ -1778,7 +1773,7 @@ impl<'t> Fx<'t> {
             ..param
         };
         let v = self.convert(v, &Type::Int(unsigned), span)?;
-        let x = b.hold(self, v, out);
+        let x = b.hold(&mut self.fun, v, out);
         let int = Type::INT;
         let zero = b.lit(0, &x.ty);
         if matches!(kind, BitCount::LeadingZeros | BitCount::TrailingZeros) {
@@ -1788,15 +1783,15 @@ impl<'t> Fx<'t> {
             ));
         }
         Ok(match kind {
-            BitCount::LeadingZeros => b.leading_zeros(self, x, out),
-            BitCount::TrailingZeros => b.trailing_zeros(self, x, out),
-            BitCount::Ones => b.bit_count(self, x, out),
+            BitCount::LeadingZeros => b.leading_zeros(&mut self.fun, x, out),
+            BitCount::TrailingZeros => b.trailing_zeros(&mut self.fun, x, out),
+            BitCount::Ones => b.bit_count(&mut self.fun, x, out),
             BitCount::Parity => {
-                let ones = b.bit_count(self, x, out);
+                let ones = b.bit_count(&mut self.fun, x, out);
                 b.bin(BinOp::Rem, &ones, &b.lit(2, &int))
             }
             BitCount::FirstSet => {
-                let tz = b.trailing_zeros(self, x.clone(), out);
+                let tz = b.trailing_zeros(&mut self.fun, x.clone(), out);
                 b.cond(
                     b.bin(BinOp::Eq, &x, &zero),
                     b.lit(0, &int),

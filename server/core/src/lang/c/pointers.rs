@@ -94,6 +94,7 @@ impl<'t> Fx<'t> {
     /// zero at entry, and binds its name to the pair.
     pub(super) fn make_cursor(&mut self, name: &str, param: LocalId, out: &mut Block) {
         let span = self
+            .fun
             .locals
             .get(param.0 as usize)
             .map(|l| l.span)
@@ -106,17 +107,15 @@ impl<'t> Fx<'t> {
             },
             span,
         ));
-        let array = self.local_expr(param, span);
-        if let Some(scope) = self.scopes.last_mut() {
-            scope.insert(
-                name.to_string(),
-                Binding::Cursor {
-                    array,
-                    offset,
-                    null: None,
-                },
-            );
-        }
+        let array = self.fun.local_expr(param, span);
+        self.fun.bind(
+            name,
+            Binding::Cursor {
+                array,
+                offset,
+                null: None,
+            },
+        );
     }
 
     /// A `bool` local of the lowering (a pointer's `NULL` flag).
@@ -128,14 +127,8 @@ impl<'t> Fx<'t> {
     /// name containing `#` so that it cannot clash with the program's (`#`
     /// is not a C name character).
     fn lowering_local(&mut self, name: &str, ty: Type, span: crate::ir::Span) -> LocalId {
-        let id = LocalId(self.locals.len() as u32);
-        self.locals.push(crate::ir::Local {
-            name: name.to_string(),
-            ty,
-            kind: LocalKind::Var,
-            span,
-        });
-        id
+        self.fun
+            .add_local(name.to_string(), ty, LocalKind::Var, span)
     }
 
     fn offset_local(&mut self, name: &str, span: crate::ir::Span) -> LocalId {
@@ -190,16 +183,14 @@ impl<'t> Fx<'t> {
             }
             None => None,
         };
-        if let Some(scope) = self.scopes.last_mut() {
-            scope.insert(
-                name.to_string(),
-                Binding::Cursor {
-                    array: p.array,
-                    offset,
-                    null,
-                },
-            );
-        }
+        self.fun.bind(
+            name,
+            Binding::Cursor {
+                array: p.array,
+                offset,
+                null,
+            },
+        );
         Ok(())
     }
 
@@ -209,9 +200,10 @@ impl<'t> Fx<'t> {
         match n.kind() {
             "identifier" => {
                 let name = self.text(n);
-                match self.binding(name) {
+                match self.fun.binding(name) {
                     Some(Binding::Cursor { .. }) => true,
                     Some(Binding::Local(id)) => self
+                        .fun
                         .locals
                         .get(id.0 as usize)
                         .is_some_and(|l| matches!(l.ty, Type::Array(_))),
@@ -255,7 +247,7 @@ impl<'t> Fx<'t> {
     pub(super) fn is_cursor(&self, n: Node) -> bool {
         let n = strip_parens(n);
         n.kind() == "identifier"
-            && matches!(self.binding(self.text(n)), Some(Binding::Cursor { .. }))
+            && matches!(self.fun.binding(self.text(n)), Some(Binding::Cursor { .. }))
     }
 
     /// Lowers a pointer-typed expression to its array and offset.
@@ -268,14 +260,14 @@ impl<'t> Fx<'t> {
                     array,
                     offset,
                     null,
-                }) = self.binding(self.text(n))
+                }) = self.fun.binding(self.text(n))
                 {
                     let (array, offset, null) = (array.clone(), *offset, *null);
                     // Any use of a NULL pointer as a pointer (dereference,
                     // arithmetic, difference) is undefined behaviour; only
                     // the tests for NULL (`cond`) read the flag itself.
                     if let Some(null) = null {
-                        let is_null = self.local_expr(null, span);
+                        let is_null = self.fun.local_expr(null, span);
                         out.push(super::stmt::st(
                             StmtKind::If {
                                 cond: is_null,
@@ -292,7 +284,7 @@ impl<'t> Fx<'t> {
                     }
                     return Ok(Pointer {
                         array: Expr { span, ..array },
-                        offset: self.local_expr(offset, span),
+                        offset: self.fun.local_expr(offset, span),
                         null: None,
                     });
                 }
@@ -329,7 +321,7 @@ impl<'t> Fx<'t> {
                 let offset = self.cursor_offset(arg)?;
                 let prefix = op_node.start_byte() < arg.start_byte();
                 let array = self.pointer(arg, out)?.array;
-                let read = self.local_expr(offset, span);
+                let read = self.fun.local_expr(offset, span);
                 let old = self.temp_of(read.clone(), out);
                 let one = int_lit(1, OFFSET, span);
                 let op = if self.text(op_node) == "++" {
@@ -437,7 +429,7 @@ impl<'t> Fx<'t> {
     /// The offset local of pointer variable `n`, which is being assigned.
     fn cursor_offset(&self, n: Node) -> Res<LocalId> {
         let n = strip_parens(n);
-        match self.binding(self.text(n)) {
+        match self.fun.binding(self.text(n)) {
             Some(Binding::Cursor { offset, .. }) if n.kind() == "identifier" => Ok(*offset),
             _ => Err(self.unsup(n, "assignment to an array variable")),
         }
@@ -535,7 +527,7 @@ impl<'t> Fx<'t> {
         // exactly where `k < n` after the loop.
         let k = self.lowering_local("memchr#k", Type::Int(OFFSET), span);
         let st = super::stmt::st;
-        let k_read = self.local_expr(k, span);
+        let k_read = self.fun.local_expr(k, span);
         out.push(st(
             StmtKind::Assign {
                 place: Place::Local(k),
@@ -557,7 +549,7 @@ impl<'t> Fx<'t> {
             span,
         };
         let next = self.arith(BinOp::Add, k_read.clone(), int_lit(1, OFFSET, span), span)?;
-        let label = self.label();
+        let label = self.fun.label();
         out.push(st(
             StmtKind::Loop {
                 label,
@@ -590,10 +582,10 @@ impl<'t> Fx<'t> {
             if id.kind() != "identifier" {
                 return None;
             }
-            match self.binding(self.text(id)) {
+            match self.fun.binding(self.text(id)) {
                 Some(Binding::Cursor {
                     null: Some(null), ..
-                }) => Some(self.local_expr(*null, self.sp(id))),
+                }) => Some(self.fun.local_expr(*null, self.sp(id))),
                 _ => None,
             }
         };
@@ -636,7 +628,7 @@ impl<'t> Fx<'t> {
         let n = strip_parens(n);
         n.kind() == "identifier"
             && matches!(
-                self.binding(self.text(n)),
+                self.fun.binding(self.text(n)),
                 Some(Binding::Cursor { null: Some(_), .. })
             )
     }

@@ -323,7 +323,7 @@ impl<'c, 't> FnCx<'c, 't> {
             | ExprKind::FloatLit(_)
             | ExprKind::BoolLit(_)
             | ExprKind::StrLit(_) => true,
-            ExprKind::Local(id) => self.is_temp(*id),
+            ExprKind::Local(id) => self.fun.is_temp(*id),
             _ => false,
         }
     }
@@ -339,7 +339,8 @@ impl<'c, 't> FnCx<'c, 't> {
             | ExprKind::BoolLit(_)
             | ExprKind::StrLit(_) => true,
             ExprKind::Local(id) => {
-                self.is_temp(*id) || !writes(b, &|p| matches!(p, Place::Local(x) if x == id), false)
+                self.fun.is_temp(*id)
+                    || !writes(b, &|p| matches!(p, Place::Local(x) if x == id), false)
             }
             ExprKind::Global(g) => !writes(b, &|p| matches!(p, Place::Global(x) if x == g), true),
             ExprKind::Unary(_, a) | ExprKind::Cast(a) => self.deferrable(a, b),
@@ -374,7 +375,7 @@ impl<'c, 't> FnCx<'c, 't> {
         }
         let sp = e.span;
         let ty = e.ty.clone();
-        let t = self.temp(ty.clone(), sp);
+        let t = self.fun.temp(ty.clone(), sp);
         out.push(st(
             StmtKind::Assign {
                 place: Place::Local(t),
@@ -549,9 +550,9 @@ impl<'c, 't> FnCx<'c, 't> {
     fn ident(&mut self, n: Node) -> R<Expr> {
         let name = self.text(n);
         if !self.const_mode
-            && let Some(id) = self.lookup(name)
+            && let Some(id) = self.fun.lookup(name)
         {
-            if self.local_ty(id) == Type::Str {
+            if self.fun.local_ty(id) == Type::Str {
                 return Err(unsupported(
                     n,
                     format!(
@@ -560,7 +561,7 @@ impl<'c, 't> FnCx<'c, 't> {
                     ),
                 ));
             }
-            return Ok(mk(ExprKind::Local(id), self.local_ty(id), span(n)));
+            return Ok(mk(ExprKind::Local(id), self.fun.local_ty(id), span(n)));
         }
         if !self.const_mode
             && (self.lookup_object(name).is_some() || self.lookup_static_object(name).is_some())
@@ -577,7 +578,7 @@ impl<'c, 't> FnCx<'c, 't> {
     /// constants are allowed and their value is inlined.
     fn field_value(&self, n: Node, class: Option<usize>, name: &str) -> R<Expr> {
         if let Some(id) = self.this_field(class, name) {
-            return Ok(mk(ExprKind::Local(id), self.local_ty(id), span(n)));
+            return Ok(mk(ExprKind::Local(id), self.fun.local_ty(id), span(n)));
         }
         let Some(f) = self.cx.field(class, name) else {
             return Err(unsupported(n, format!("unknown identifier {name}")));
@@ -609,7 +610,7 @@ impl<'c, 't> FnCx<'c, 't> {
     /// Whether an identifier names a value (local or field) rather than a
     /// class.
     fn is_value_name(&self, name: &str) -> bool {
-        (!self.const_mode && self.lookup(name).is_some())
+        (!self.const_mode && self.fun.lookup(name).is_some())
             || self.cx.field(self.class, name).is_some()
     }
 
@@ -627,7 +628,7 @@ impl<'c, 't> FnCx<'c, 't> {
                 let oname = self.text(obj);
                 if let Some((c, ids)) = self.lookup_object(oname) {
                     let id = self.object_field(n, c, &ids, fname)?;
-                    return Ok(mk(ExprKind::Local(id), self.local_ty(id), span(n)));
+                    return Ok(mk(ExprKind::Local(id), self.fun.local_ty(id), span(n)));
                 }
                 if !self.const_mode
                     && let Some((c, globals)) = self.lookup_static_object(oname)
@@ -766,7 +767,7 @@ impl<'c, 't> FnCx<'c, 't> {
                 sp,
             ));
         }
-        let t = self.temp(Type::Bool, sp);
+        let t = self.fun.temp(Type::Bool, sp);
         let tv = mk(ExprKind::Local(t), Type::Bool, sp);
         out.push(st(
             StmtKind::Assign {
@@ -884,7 +885,7 @@ impl<'c, 't> FnCx<'c, 't> {
                 sp,
             ));
         }
-        let t = self.temp(ty.clone(), sp);
+        let t = self.fun.temp(ty.clone(), sp);
         ab.push(st(
             StmtKind::Assign {
                 place: Place::Local(t),
@@ -1012,8 +1013,8 @@ impl<'c, 't> FnCx<'c, 't> {
             }
             "identifier" => {
                 let name = self.text(n);
-                if let Some(id) = self.lookup(name) {
-                    return Ok(PlaceL::Local(id, self.local_ty(id)));
+                if let Some(id) = self.fun.lookup(name) {
+                    return Ok(PlaceL::Local(id, self.fun.local_ty(id)));
                 }
                 self.field_place(n, self.class, name)
             }
@@ -1073,7 +1074,7 @@ impl<'c, 't> FnCx<'c, 't> {
                     format!("assignment to field {name} of a value object outside its constructor"),
                 ));
             }
-            return Ok(PlaceL::Local(id, self.local_ty(id)));
+            return Ok(PlaceL::Local(id, self.fun.local_ty(id)));
         }
         let Some(f) = self.cx.field(class, name) else {
             return Err(unsupported(n, format!("unknown identifier {name}")));
@@ -1226,7 +1227,7 @@ impl<'c, 't> FnCx<'c, 't> {
         let op_text = if inc { "+" } else { "-" };
         if want && !prefix {
             let old = p.read(sp);
-            let t = self.temp(pty.clone(), sp);
+            let t = self.fun.temp(pty.clone(), sp);
             out.push(st(
                 StmtKind::Assign {
                     place: Place::Local(t),
@@ -1427,7 +1428,7 @@ impl<'c, 't> FnCx<'c, 't> {
                     format!("use of the result of void method {name}"),
                 ));
             }
-            let t = self.temp(ret.clone(), sp);
+            let t = self.fun.temp(ret.clone(), sp);
             out.push(st(
                 StmtKind::Call {
                     dest: Some(Place::Local(t)),
@@ -1569,7 +1570,7 @@ impl<'c, 't> FnCx<'c, 't> {
                 ),
             ));
         };
-        let t = self.temp(ty.clone(), sp);
+        let t = self.fun.temp(ty.clone(), sp);
         out.push(st(
             StmtKind::External {
                 dest: Some(Place::Local(t)),
@@ -1644,7 +1645,7 @@ impl<'c, 't> FnCx<'c, 't> {
         for a in &arg_nodes[..scalars] {
             let e = self.expr(*a, out)?;
             let e = self.convert(e, &Type::INT, *a)?;
-            let t = self.temp(Type::INT, sp);
+            let t = self.fun.temp(Type::INT, sp);
             out.push(st(
                 StmtKind::Assign {
                     place: Place::Local(t),
@@ -1891,7 +1892,7 @@ impl<'c, 't> FnCx<'c, 't> {
             }
             "identifier" => {
                 let name = self.text(n);
-                self.lookup(name).is_none()
+                self.fun.lookup(name).is_none()
                     && self
                         .cx
                         .field(self.class, name)
@@ -1979,8 +1980,9 @@ impl<'c, 't> FnCx<'c, 't> {
         match n.kind() {
             "string_literal" => self.string_literal(n).map(Some),
             "identifier" => Ok(self
+                .fun
                 .lookup(self.text(n))
-                .filter(|id| self.local_ty(*id) == Type::Str)
+                .filter(|id| self.fun.local_ty(*id) == Type::Str)
                 .map(|id| mk(ExprKind::Local(id), Type::Str, span(n)))),
             _ => Ok(None),
         }

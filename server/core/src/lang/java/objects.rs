@@ -398,7 +398,9 @@ impl<'c, 't> FnCx<'c, 't> {
             } else {
                 LocalKind::Param
             };
-            let id = self.declare(&format!("this.{}", f.name), ty, kind, m.name_span);
+            let id = self
+                .fun
+                .declare(&format!("this.{}", f.name), ty, kind, m.name_span);
             leaves.push((fi, id));
             if m.object_mode {
                 params.push(id);
@@ -412,7 +414,7 @@ impl<'c, 't> FnCx<'c, 't> {
         if m.is_ctor {
             // Defaults first, then the initialisers in textual order.
             for (_, id) in &leaves {
-                let ty = self.local_ty(*id);
+                let ty = self.fun.local_ty(*id);
                 let zero = zero_of(&ty, m.name_span)?;
                 out.push(st(
                     StmtKind::Assign {
@@ -424,7 +426,7 @@ impl<'c, 't> FnCx<'c, 't> {
             }
             for (fi, id) in &leaves {
                 if let Some(init) = self.cx.fields[*fi].init {
-                    let ty = self.local_ty(*id);
+                    let ty = self.fun.local_ty(*id);
                     let v = self.initializer(init, &ty, out)?;
                     out.push(st(
                         StmtKind::Assign {
@@ -451,7 +453,7 @@ impl<'c, 't> FnCx<'c, 't> {
             return;
         };
         for ((_, id), g) in leaves.iter().zip(slots) {
-            let v = mk(ExprKind::Local(*id), self.local_ty(*id), sp);
+            let v = mk(ExprKind::Local(*id), self.fun.local_ty(*id), sp);
             out.push(st(
                 StmtKind::Assign {
                     place: Place::Global(*g),
@@ -499,7 +501,10 @@ impl<'c, 't> FnCx<'c, 't> {
         for fi in fields {
             let f = &self.cx.fields[fi];
             let ty = f.ty.clone().map_err(|_| super::internal("field type"))?;
-            ids.push(self.declare(&format!("{name}.{}", f.name), ty, kind.clone(), sp));
+            ids.push(
+                self.fun
+                    .declare(&format!("{name}.{}", f.name), ty, kind.clone(), sp),
+            );
         }
         if let Some(s) = self.objects.last_mut() {
             s.push((name.to_string(), c, ids.clone()));
@@ -521,7 +526,7 @@ impl<'c, 't> FnCx<'c, 't> {
     /// when it holds an object of a value class (and no local or field of
     /// the current object shadows it): its class and globals.
     pub(super) fn lookup_static_object(&self, name: &str) -> Option<(usize, Vec<GlobalId>)> {
-        if self.lookup(name).is_some()
+        if self.fun.lookup(name).is_some()
             || self.lookup_object(name).is_some()
             || self.this_field(self.class, name).is_some()
         {
@@ -565,7 +570,7 @@ impl<'c, 't> FnCx<'c, 't> {
 
     fn reads(&self, ids: &[LocalId], sp: Span) -> Vec<Expr> {
         ids.iter()
-            .map(|id| mk(ExprKind::Local(*id), self.local_ty(*id), sp))
+            .map(|id| mk(ExprKind::Local(*id), self.fun.local_ty(*id), sp))
             .collect()
     }
 
@@ -966,7 +971,7 @@ impl<'c, 't> FnCx<'c, 't> {
         }
         let ret = ret.map_err(|e| e.clone())?;
         if want && ret != Type::Void {
-            let t = self.temp(ret.clone(), sp);
+            let t = self.fun.temp(ret.clone(), sp);
             out.push(st(
                 StmtKind::Call {
                     dest: Some(Place::Local(t)),
@@ -1108,7 +1113,7 @@ impl<'c, 't> FnCx<'c, 't> {
                         .get(i)
                         .cloned()
                         .ok_or_else(|| super::internal("field value"))?,
-                    None => zero_of(&self.local_ty(*id), sp)?,
+                    None => zero_of(&self.fun.local_ty(*id), sp)?,
                 };
                 out.push(st(
                     StmtKind::Assign {
@@ -1198,7 +1203,7 @@ impl FnCx<'_, '_> {
         }
         let ret = m.ret.clone()?;
         if want && ret != Type::Void {
-            let t = self.temp(ret.clone(), sp);
+            let t = self.fun.temp(ret.clone(), sp);
             out.push(st(
                 StmtKind::Call {
                     dest: Some(Place::Local(t)),

@@ -338,7 +338,7 @@ impl<'c, 't> FnCx<'c, 't> {
                     (e.ty.clone(), Some(e))
                 }
             };
-            let id = self.declare(name, ty, LocalKind::Var, span(d));
+            let id = self.fun.declare(name, ty, LocalKind::Var, span(d));
             if let Some(v) = v {
                 out.push(st(
                     StmtKind::Assign {
@@ -372,7 +372,7 @@ impl<'c, 't> FnCx<'c, 't> {
         let Some(c) = n.child_by_field_name("condition") else {
             return Err(unsupported(n, "while statement"));
         };
-        let l = self.label();
+        let l = self.fun.label();
         let mut pre = Vec::new();
         let cond = self.cond(c, &mut pre)?;
         let body = self.loop_body(n, name, l, Cont::Continue(l))?;
@@ -394,7 +394,7 @@ impl<'c, 't> FnCx<'c, 't> {
             return Err(unsupported(n, "do statement"));
         };
         let sp = span(n);
-        let l = self.label();
+        let l = self.fun.label();
         let mut pre = Vec::new();
         let cond = self.cond(c, &mut pre)?;
         if pre.is_empty() {
@@ -411,7 +411,7 @@ impl<'c, 't> FnCx<'c, 't> {
             ));
             return Ok(());
         }
-        let lc = self.label();
+        let lc = self.fun.label();
         let body = self.loop_body(n, name, l, Cont::Break(lc))?;
         let csp = cond.span;
         let mut b = vec![st(StmtKind::Labeled { label: lc, body }, sp)];
@@ -446,7 +446,7 @@ impl<'c, 't> FnCx<'c, 't> {
                 self.expr_stmt(init, out)?;
             }
         }
-        let l = self.label();
+        let l = self.fun.label();
         let mut pre = Vec::new();
         let cond = match n.child_by_field_name("condition") {
             Some(c) => self.cond(c, &mut pre)?,
@@ -489,7 +489,7 @@ impl<'c, 't> FnCx<'c, 't> {
             ));
         };
         let asp = arr.span;
-        let a = self.temp(arr.ty.clone(), asp);
+        let a = self.fun.temp(arr.ty.clone(), asp);
         out.push(st(
             StmtKind::Assign {
                 place: Place::Local(a),
@@ -497,7 +497,7 @@ impl<'c, 't> FnCx<'c, 't> {
             },
             asp,
         ));
-        let i = self.temp(Type::INT, sp);
+        let i = self.fun.temp(Type::INT, sp);
         out.push(st(
             StmtKind::Assign {
                 place: Place::Local(i),
@@ -512,7 +512,9 @@ impl<'c, 't> FnCx<'c, 't> {
                 .and_then(|t| add_dims(t, n.child_by_field_name("dimensions"), self.cx.src))
                 .map_err(|e| unsupported(tn, e.describe(Role::Var)))?
         };
-        let x = self.declare(self.text(xn), xty.clone(), LocalKind::Var, span(xn));
+        let x = self
+            .fun
+            .declare(self.text(xn), xty.clone(), LocalKind::Var, span(xn));
         let av = mk(ExprKind::Local(a), arr.ty.clone(), asp);
         let iv = mk(ExprKind::Local(i), Type::INT, sp);
         let len = mk(ExprKind::Length(Box::new(av.clone())), Type::INT, asp);
@@ -523,7 +525,7 @@ impl<'c, 't> FnCx<'c, 't> {
             span(xn),
         );
         let elem_v = self.convert(elem_v, &xty, xn)?;
-        let l = self.label();
+        let l = self.fun.label();
         let mut body = vec![st(
             StmtKind::Assign {
                 place: Place::Local(x),
@@ -567,7 +569,7 @@ impl<'c, 't> FnCx<'c, 't> {
             "for_statement" => self.for_stmt(*s, name, out),
             "enhanced_for_statement" => self.foreach(*s, name, out),
             _ => {
-                let l = self.label();
+                let l = self.fun.label();
                 self.targets.push(Target {
                     name,
                     brk: l,
@@ -634,7 +636,7 @@ impl<'c, 't> FnCx<'c, 't> {
             ));
         }
         let ssp = scrut.span;
-        let sv = self.temp(scrut.ty.clone(), ssp);
+        let sv = self.fun.temp(scrut.ty.clone(), ssp);
         let sty = scrut.ty.clone();
         out.push(st(
             StmtKind::Assign {
@@ -644,7 +646,7 @@ impl<'c, 't> FnCx<'c, 't> {
             ssp,
         ));
         let s = mk(ExprKind::Local(sv), sty, ssp);
-        let l = self.label();
+        let l = self.fun.label();
         self.targets.push(Target {
             name: None,
             brk: l,
@@ -718,7 +720,7 @@ impl<'c, 't> FnCx<'c, 't> {
                     .iter()
                     .flat_map(|g| g.conds.iter().cloned())
                     .reduce(|a, b| or(a, b, sp));
-                let m = self.temp(Type::Bool, sp);
+                let m = self.fun.temp(Type::Bool, sp);
                 let value = all.unwrap_or_else(|| mk(ExprKind::BoolLit(false), Type::Bool, sp));
                 out.push(st(
                     StmtKind::Assign {
@@ -731,7 +733,7 @@ impl<'c, 't> FnCx<'c, 't> {
             } else {
                 None
             };
-            let fall = self.temp(Type::Bool, sp);
+            let fall = self.fun.temp(Type::Bool, sp);
             let fall_v = mk(ExprKind::Local(fall), Type::Bool, sp);
             out.push(st(
                 StmtKind::Assign {
