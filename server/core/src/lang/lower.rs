@@ -10,7 +10,10 @@
 //! denotes (a local in Java, whose objects are scoped by the front end; a
 //! local, struct or moving pointer in C).
 
-use crate::ir::{Expr, ExprKind, LabelId, Local, LocalId, LocalKind, Span, Type};
+use crate::ir::{
+    BinOp, Block, Expr, ExprKind, LabelId, Local, LocalId, LocalKind, Place, Span, Stmt, StmtKind,
+    Type, UnOp,
+};
 use rustc_hash::FxHashMap;
 
 /// What a front end's lowering does differently, as data.
@@ -18,6 +21,20 @@ pub(super) struct Style {
     /// Temporaries are named this followed by their local index (`$t3`,
     /// `tmp3`): a prefix no source name can take in that language.
     pub temp_prefix: &'static str,
+    /// Which earlier operands [`FnBuilder::keep_before`] spills.
+    pub keep: Keep,
+}
+
+/// Which values of earlier operands are spilled to temporaries before the
+/// statements a later operand lifts (they must be read before them).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Keep {
+    /// Every one but literals and temporaries ([`FnBuilder::stable`]).
+    Unstable,
+    /// Only those whose value or faults the statements could change
+    /// ([`FnBuilder::deferrable`]): a fault still happens where the
+    /// operand is evaluated, in the source's order.
+    Affected,
 }
 
 /// What a name in scope denotes: at least a plain local.
@@ -164,10 +181,197 @@ impl<E: ScopeEntry> FnBuilder<E> {
             span,
         }
     }
+
+    /// Stores `e` in a fresh temporary; returns the read of it.
+    pub fn temp_of(&mut self, e: Expr, out: &mut Block) -> Expr {
+        let span = e.span;
+        let t = self.temp(e.ty.clone(), span);
+        out.push(Stmt {
+            kind: StmtKind::Assign {
+                place: Place::Local(t),
+                value: e,
+            },
+            span,
+        });
+        self.local_expr(t, span)
+    }
+
+    /// True when re-evaluating `e` later gives the same value whatever
+    /// statements run in between: literals and front-end temporaries
+    /// (each is assigned once per evaluation of its expression).
+    pub fn stable(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::IntLit(_)
+            | ExprKind::FloatLit(_)
+            | ExprKind::BoolLit(_)
+            | ExprKind::StrLit(_) => true,
+            ExprKind::Local(id) => self.is_temp(*id),
+            _ => false,
+        }
+    }
+
+    /// Evaluates `e` now into a temporary (unless it is stable) so that
+    /// later side effects cannot change it and its faults happen now.
+    pub fn spill(&mut self, e: Expr, out: &mut Block) -> Expr {
+        if self.stable(&e) {
+            e
+        } else {
+            self.temp_of(e, out)
+        }
+    }
+
+    /// True when evaluating `e` after the statements `b` gives the value and
+    /// the faults it would give before them: `e` cannot fault and reads no
+    /// variable that `b` may write (calls may write globals, never the
+    /// caller's locals). Array reads are never deferred.
+    pub fn deferrable(&self, e: &Expr, b: &Block) -> bool {
+        match &e.kind {
+            ExprKind::IntLit(_)
+            | ExprKind::FloatLit(_)
+            | ExprKind::BoolLit(_)
+            | ExprKind::StrLit(_) => true,
+            ExprKind::Local(id) => {
+                self.is_temp(*id) || !writes(b, &|p| matches!(p, Place::Local(x) if x == id), false)
+            }
+            ExprKind::Global(g) => !writes(b, &|p| matches!(p, Place::Global(x) if x == g), true),
+            ExprKind::Unary(_, a) | ExprKind::Cast(a) => self.deferrable(a, b),
+            ExprKind::Binary(op, x, y) => {
+                !matches!(op, BinOp::Div | BinOp::Rem)
+                    && self.deferrable(x, b)
+                    && self.deferrable(y, b)
+            }
+            ExprKind::Cond(c, x, y) => {
+                self.deferrable(c, b) && self.deferrable(x, b) && self.deferrable(y, b)
+            }
+            ExprKind::Intrinsic(_, xs) => xs.iter().all(|x| self.deferrable(x, b)),
+            _ => false,
+        }
+    }
+
+    /// Keeps `e` for use after the statements `b` (about to be appended to
+    /// `out`), spilling it to a temporary first unless that is unnecessary.
+    pub fn keep_past(&mut self, e: Expr, b: &Block, out: &mut Block) -> Expr {
+        if self.deferrable(&e, b) {
+            e
+        } else {
+            self.spill(e, out)
+        }
+    }
+
+    /// Appends the statements `b` a later operand lifted, first spilling
+    /// the values of the earlier operands (those [`Style::keep`] says) so
+    /// they are read before them.
+    pub fn keep_before(&mut self, vals: &mut Vec<Expr>, b: Block, out: &mut Block) {
+        if b.is_empty() {
+            return;
+        }
+        for v in std::mem::take(vals) {
+            let v = match self.style.keep {
+                Keep::Unstable => self.spill(v, out),
+                Keep::Affected => self.keep_past(v, &b, out),
+            };
+            vals.push(v);
+        }
+        out.extend(b);
+    }
+
+    /// `a && b` or `a || b` (`op`), lazy; lowering `b` lifted the
+    /// statements `rb`. If there are any, they may only run when `a` does
+    /// not decide the result, so the whole expression becomes a temporary
+    /// set by an `If`.
+    pub fn logical(
+        &mut self,
+        op: BinOp,
+        a: Expr,
+        b: Expr,
+        mut rb: Block,
+        span: Span,
+        out: &mut Block,
+    ) -> Expr {
+        if rb.is_empty() {
+            return Expr {
+                kind: ExprKind::Binary(op, Box::new(a), Box::new(b)),
+                ty: Type::Bool,
+                span,
+            };
+        }
+        let t = self.temp(Type::Bool, span);
+        let tv = self.local_expr(t, span);
+        let assign = |value| Stmt {
+            kind: StmtKind::Assign {
+                place: Place::Local(t),
+                value,
+            },
+            span,
+        };
+        out.push(assign(a));
+        rb.push(assign(b));
+        let cond = if op == BinOp::And {
+            tv.clone()
+        } else {
+            not(tv.clone())
+        };
+        out.push(Stmt {
+            kind: StmtKind::If {
+                cond,
+                then_branch: rb,
+                else_branch: Vec::new(),
+            },
+            span,
+        });
+        tv
+    }
 }
 
 impl<E: ScopeEntry> super::bits::Temps for FnBuilder<E> {
     fn temp(&mut self, ty: Type, span: Span) -> LocalId {
         FnBuilder::temp(self, ty, span)
     }
+}
+
+/// `!e`, at `e`'s span.
+pub(super) fn not(e: Expr) -> Expr {
+    let span = e.span;
+    Expr {
+        kind: ExprKind::Unary(UnOp::Not, Box::new(e)),
+        ty: Type::Bool,
+        span,
+    }
+}
+
+pub(super) fn bool_lit(b: bool, span: Span) -> Expr {
+    Expr {
+        kind: ExprKind::BoolLit(b),
+        ty: Type::Bool,
+        span,
+    }
+}
+
+/// Whether the statements `b` may write a place matching `pred` (any
+/// global when `calls_write` and `b` contains a call).
+fn writes(b: &Block, pred: &dyn Fn(&Place) -> bool, calls_write: bool) -> bool {
+    b.iter().any(|s| match &s.kind {
+        StmtKind::Assign { place, .. } => pred(place),
+        StmtKind::Call { dest, .. } => calls_write || dest.as_ref().is_some_and(pred),
+        // Pure by assumption: writes only its destination.
+        StmtKind::External { dest, .. } => dest.as_ref().is_some_and(pred),
+        StmtKind::If {
+            then_branch,
+            else_branch,
+            ..
+        } => writes(then_branch, pred, calls_write) || writes(else_branch, pred, calls_write),
+        StmtKind::Loop { body, step, .. } => {
+            writes(body, pred, calls_write) || writes(step, pred, calls_write)
+        }
+        StmtKind::Labeled { body, .. } | StmtKind::Block(body) => writes(body, pred, calls_write),
+        StmtKind::Try { .. } => s
+            .child_blocks()
+            .into_iter()
+            .any(|b| writes(b, pred, calls_write)),
+        StmtKind::Print { .. }
+        | StmtKind::Break(_)
+        | StmtKind::Continue(_)
+        | StmtKind::Return(_)
+        | StmtKind::Throw(_) => false,
+    })
 }

@@ -405,7 +405,7 @@ impl<'t> Fx<'t> {
                 | ExprKind::Local(_)
                 | ExprKind::Global(_)
         ) {
-            self.temp_of(e, out);
+            self.fun.temp_of(e, out);
         }
     }
 
@@ -417,23 +417,10 @@ impl<'t> Fx<'t> {
         for n in nodes {
             let mut b = Vec::new();
             let e = self.expr(*n, &mut b)?;
-            self.keep_before(&mut vals, b, out);
+            self.fun.keep_before(&mut vals, b, out);
             vals.push(e);
         }
         Ok(vals)
-    }
-
-    /// Appends the statements `b` a later operand lifted, first spilling
-    /// the values of the earlier operands so they are read before them.
-    pub(super) fn keep_before(&mut self, vals: &mut Vec<Expr>, b: Block, out: &mut Block) {
-        if b.is_empty() {
-            return;
-        }
-        for v in std::mem::take(vals) {
-            let v = self.spill(v, out);
-            vals.push(v);
-        }
-        out.extend(b);
     }
 
     fn number(&self, n: Node) -> Res<Expr> {
@@ -528,7 +515,7 @@ impl<'t> Fx<'t> {
         let left = if rb.is_empty() {
             left
         } else {
-            self.spill(left, out)
+            self.fun.spill(left, out)
         };
         out.extend(rb);
         self.arith(BinOp::Mul, left, right, span)
@@ -813,43 +800,7 @@ impl<'t> Fx<'t> {
         let mut rb = Vec::new();
         let r = self.cond(right, &mut rb)?;
         let op = if and { BinOp::And } else { BinOp::Or };
-        if rb.is_empty() {
-            return Ok(mk(
-                ExprKind::Binary(op, Box::new(l), Box::new(r)),
-                Type::Bool,
-                span,
-            ));
-        }
-        let t = self.fun.temp(Type::Bool, span);
-        out.push(Stmt {
-            kind: StmtKind::Assign {
-                place: Place::Local(t),
-                value: l,
-            },
-            span,
-        });
-        rb.push(Stmt {
-            kind: StmtKind::Assign {
-                place: Place::Local(t),
-                value: r,
-            },
-            span,
-        });
-        let test = self.fun.local_expr(t, span);
-        let test = if and {
-            test
-        } else {
-            mk(ExprKind::Unary(UnOp::Not, Box::new(test)), Type::Bool, span)
-        };
-        out.push(Stmt {
-            kind: StmtKind::If {
-                cond: test,
-                then_branch: rb,
-                else_branch: Vec::new(),
-            },
-            span,
-        });
-        Ok(self.fun.local_expr(t, span))
+        Ok(self.fun.logical(op, l, r, rb, span, out))
     }
 
     fn conditional(&mut self, n: Node<'t>, out: &mut Block) -> Res<Expr> {
@@ -1038,8 +989,8 @@ impl<'t> Fx<'t> {
     fn stabilize(&mut self, place: Place, read: Expr, out: &mut Block) -> (Place, Expr) {
         match place {
             Place::Index { array, index } => {
-                let array = self.spill(*array, out);
-                let index = self.spill(*index, out);
+                let array = self.fun.spill(*array, out);
+                let index = self.fun.spill(*index, out);
                 let read = Expr {
                     kind: ExprKind::Index(Box::new(array.clone()), Box::new(index.clone())),
                     ty: read.ty,
@@ -1105,7 +1056,7 @@ impl<'t> Fx<'t> {
         want: bool,
     ) -> Option<Expr> {
         if want && matches!(place, Place::Index { .. }) {
-            let v = self.spill(value, out);
+            let v = self.fun.spill(value, out);
             out.push(Stmt {
                 kind: StmtKind::Assign {
                     place,
@@ -1146,7 +1097,7 @@ impl<'t> Fx<'t> {
         let pty = read.ty.clone();
         let value = self.convert(r, &pty, span)?;
         if want && !prefix {
-            let old = self.temp_of(
+            let old = self.fun.temp_of(
                 Expr {
                     span,
                     ..read.clone()
@@ -1244,7 +1195,7 @@ impl<'t> Fx<'t> {
                 }
             };
             // Earlier arguments are read before this one's effects.
-            self.keep_before(&mut vals, b, out);
+            self.fun.keep_before(&mut vals, b, out);
             vals.extend(these);
         }
         Ok(vals)
@@ -1545,7 +1496,7 @@ impl<'t> Fx<'t> {
         let x = if matches!(x.kind, ExprKind::Local(_) | ExprKind::FloatLit(_)) {
             x
         } else {
-            self.temp_of(x, out)
+            self.fun.temp_of(x, out)
         };
         let (place, read) = self.place(target, out)?;
         if read.ty != Type::INT {
@@ -1583,8 +1534,16 @@ impl<'t> Fx<'t> {
                 ExprKind::Local(_) | ExprKind::FloatLit(_) | ExprKind::Global(_)
             )
         };
-        let a = if simple(&a) { a } else { self.temp_of(a, out) };
-        let b = if simple(&b) { b } else { self.temp_of(b, out) };
+        let a = if simple(&a) {
+            a
+        } else {
+            self.fun.temp_of(a, out)
+        };
+        let b = if simple(&b) {
+            b
+        } else {
+            self.fun.temp_of(b, out)
+        };
         let bin = |op, x: &Expr, y: &Expr| {
             mk(
                 ExprKind::Binary(op, Box::new(x.clone()), Box::new(y.clone())),

@@ -44,17 +44,22 @@ mod tests;
 use rustc_hash::FxHashMap;
 use tree_sitter::{Node, Parser, Tree};
 
-use crate::lang::lower::{FnBuilder, Style};
+use crate::lang::lower::{FnBuilder, Keep, Style};
 
 use crate::ir::{
-    Block, Expr, ExprKind, FuncId, Function, FunctionDef, Global, GlobalId, IntTy, LabelId, Lang,
-    LocalId, LocalKind, LowerError, LowerErrorKind, Program, Span, Stmt, StmtKind, Type,
+    Expr, ExprKind, FuncId, Function, FunctionDef, Global, GlobalId, IntTy, LabelId, Lang, LocalId,
+    LocalKind, LowerError, LowerErrorKind, Program, Span, Type,
 };
 
 type Res<T> = Result<T, LowerError>;
 
-/// How C is lowered where the front ends differ: temporaries are `tmpN`.
-static C: Style = Style { temp_prefix: "tmp" };
+/// How C is lowered where the front ends differ: temporaries are `tmpN`,
+/// and every earlier operand but a literal or temporary is spilled before a
+/// later one's statements.
+static C: Style = Style {
+    temp_prefix: "tmp",
+    keep: Keep::Unstable,
+};
 
 /// Source span of a node (zero-based line/column, byte offsets).
 fn span_of(n: Node) -> Span {
@@ -1120,33 +1125,6 @@ impl<'t> Fx<'t> {
             what: format!("missing {name}"),
             span: self.sp(n),
         })
-    }
-
-    /// Stores `e` in a fresh temporary; returns the read of it.
-    fn temp_of(&mut self, e: Expr, out: &mut Block) -> Expr {
-        let span = e.span;
-        let t = self.fun.temp(e.ty.clone(), span);
-        out.push(Stmt {
-            kind: StmtKind::Assign {
-                place: crate::ir::Place::Local(t),
-                value: e,
-            },
-            span,
-        });
-        self.fun.local_expr(t, span)
-    }
-
-    /// Spills `e` to a temporary unless later side effects cannot change it
-    /// (literals and front-end temporaries, which are assigned only once).
-    fn spill(&mut self, e: Expr, out: &mut Block) -> Expr {
-        match &e.kind {
-            ExprKind::IntLit(_)
-            | ExprKind::FloatLit(_)
-            | ExprKind::BoolLit(_)
-            | ExprKind::StrLit(_) => e,
-            ExprKind::Local(id) if self.fun.is_temp(*id) => e,
-            _ => self.temp_of(e, out),
-        }
     }
 
     /// Lowers the initialiser of a `const` global; it must be constant.

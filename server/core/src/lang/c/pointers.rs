@@ -322,7 +322,7 @@ impl<'t> Fx<'t> {
                 let prefix = op_node.start_byte() < arg.start_byte();
                 let array = self.pointer(arg, out)?.array;
                 let read = self.fun.local_expr(offset, span);
-                let old = self.temp_of(read.clone(), out);
+                let old = self.fun.temp_of(read.clone(), out);
                 let one = int_lit(1, OFFSET, span);
                 let op = if self.text(op_node) == "++" {
                     BinOp::Add
@@ -330,7 +330,7 @@ impl<'t> Fx<'t> {
                     BinOp::Sub
                 };
                 let new = self.arith(op, old.clone(), one, span)?;
-                let new = self.temp_of(new, out);
+                let new = self.fun.temp_of(new, out);
                 out.push(super::stmt::st(
                     StmtKind::Assign {
                         place: Place::Local(offset),
@@ -368,7 +368,7 @@ impl<'t> Fx<'t> {
                     "+=" | "-=" => self.offset_step(cur, right, op == "-=", out)?,
                     _ => return Err(self.unsup(n, format!("pointer operator {op}"))),
                 };
-                let value = self.temp_of(new.offset, out);
+                let value = self.fun.temp_of(new.offset, out);
                 out.push(super::stmt::st(
                     StmtKind::Assign {
                         place: Place::Local(offset),
@@ -452,7 +452,7 @@ impl<'t> Fx<'t> {
         }
         let mut offset = p.offset;
         if !b.is_empty() {
-            offset = self.spill(offset, out);
+            offset = self.fun.spill(offset, out);
             out.extend(b);
         }
         let i = self.convert(i, &Type::Int(OFFSET), span)?;
@@ -509,20 +509,20 @@ impl<'t> Fx<'t> {
             return Err(self.unsup(n, format!("call to memchr with {} arguments", args.len())));
         };
         let s = self.pointer(s_node, out)?;
-        let start = self.spill(s.offset, out);
+        let start = self.fun.spill(s.offset, out);
         let byte = Type::Int(IntTy::U8);
         let c = self.expr(c_node, out)?;
         if !is_integer(&c.ty) {
             return Err(self.unsup(c_node, "memchr of a non-integer"));
         }
         let c = self.convert(c, &byte, span)?;
-        let c = self.temp_of(c, out);
+        let c = self.fun.temp_of(c, out);
         let count = self.expr(n_node, out)?;
         if !is_integer(&count.ty) {
             return Err(self.unsup(n_node, "memchr with a non-integer length"));
         }
         let count = self.convert(count, &Type::Int(OFFSET), span)?;
-        let count = self.temp_of(count, out);
+        let count = self.fun.temp_of(count, out);
         // `k = 0; while (k < n && (unsigned char) s[k] != c) k++;` — found
         // exactly where `k < n` after the loop.
         let k = self.lowering_local("memchr#k", Type::Int(OFFSET), span);
@@ -656,7 +656,7 @@ impl<'t> Fx<'t> {
         let r = self.pointer(right, &mut b)?;
         let mut lo = l.offset;
         if !b.is_empty() {
-            lo = self.spill(lo, out);
+            lo = self.fun.spill(lo, out);
             out.extend(b);
         }
         if !same_array(&l.array, &r.array) {

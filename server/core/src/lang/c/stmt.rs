@@ -2,33 +2,17 @@
 
 use tree_sitter::Node;
 
+use crate::lang::lower::{bool_lit, not};
+
 use super::expr::{const_int, int_lit, zero};
 use super::types::{is_integer, promote};
 use super::{ContTarget, Fx, Jump, Res, kids, storage_class};
 use crate::ir::{
     BinOp, Block, Expr, ExprKind, IntTy, LocalKind, LoopKind, Place, Span, Stmt, StmtKind, Type,
-    UnOp,
 };
 
 pub(super) fn st(kind: StmtKind, span: Span) -> Stmt {
     Stmt { kind, span }
-}
-
-fn not(c: Expr) -> Expr {
-    let span = c.span;
-    Expr {
-        kind: ExprKind::Unary(UnOp::Not, Box::new(c)),
-        ty: Type::Bool,
-        span,
-    }
-}
-
-fn bool_lit(b: bool, span: Span) -> Expr {
-    Expr {
-        kind: ExprKind::BoolLit(b),
-        ty: Type::Bool,
-        span,
-    }
 }
 
 impl<'t> Fx<'t> {
@@ -315,7 +299,7 @@ impl<'t> Fx<'t> {
         }
         let sty = promote(&scrut.ty);
         let scrut = self.convert(scrut, &sty, span)?;
-        let s = self.temp_of(scrut, out);
+        let s = self.fun.temp_of(scrut, out);
         let fall = self.fun.temp(Type::Bool, span);
         out.push(st(
             StmtKind::Assign {

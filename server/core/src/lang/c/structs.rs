@@ -582,7 +582,7 @@ impl<'t> Fx<'t> {
         let mut vals = Vec::new();
         for (g, (_, ty)) in slots.iter().zip(tys) {
             let read = self.read_place(&Place::Global(*g), &ty, span);
-            vals.push(self.temp_of(read, out));
+            vals.push(self.fun.temp_of(read, out));
         }
         Ok((sid, vals))
     }

@@ -10,6 +10,7 @@ use crate::ir::{
     BinOp, Block, Expr, ExprKind, FloatLit, FloatTy, FuncId, GlobalId, IntTy, Intrinsic, LocalId,
     Place, PrintKind, Span, StmtKind, Thrown, Type, UnOp,
 };
+use crate::lang::lower::{bool_lit, not};
 use tree_sitter::Node;
 
 /// An assignable location, with its operands already lowered.
@@ -86,15 +87,6 @@ fn is_null_literal(n: Node) -> bool {
         "parenthesized_expression" => n.named_child(0).is_some_and(is_null_literal),
         _ => false,
     }
-}
-
-fn bool_lit(b: bool, sp: Span) -> Expr {
-    mk(ExprKind::BoolLit(b), Type::Bool, sp)
-}
-
-pub(super) fn not(e: Expr) -> Expr {
-    let sp = e.span;
-    mk(ExprKind::Unary(UnOp::Not, Box::new(e)), Type::Bool, sp)
 }
 
 pub(super) fn or(a: Expr, b: Expr, sp: Span) -> Expr {
@@ -314,78 +306,6 @@ impl<'c, 't> FnCx<'c, 't> {
         ))
     }
 
-    /// True when re-evaluating `e` later gives the same value whatever
-    /// statements run in between: literals and front-end temporaries
-    /// (each is assigned once per evaluation of its expression).
-    fn stable(&self, e: &Expr) -> bool {
-        match &e.kind {
-            ExprKind::IntLit(_)
-            | ExprKind::FloatLit(_)
-            | ExprKind::BoolLit(_)
-            | ExprKind::StrLit(_) => true,
-            ExprKind::Local(id) => self.fun.is_temp(*id),
-            _ => false,
-        }
-    }
-
-    /// True when evaluating `e` after the statements `b` gives the value and
-    /// the faults it would give before them: `e` cannot fault and reads no
-    /// variable that `b` may write (calls may write globals, never the
-    /// caller's locals). Array reads are never deferred.
-    fn deferrable(&self, e: &Expr, b: &Block) -> bool {
-        match &e.kind {
-            ExprKind::IntLit(_)
-            | ExprKind::FloatLit(_)
-            | ExprKind::BoolLit(_)
-            | ExprKind::StrLit(_) => true,
-            ExprKind::Local(id) => {
-                self.fun.is_temp(*id)
-                    || !writes(b, &|p| matches!(p, Place::Local(x) if x == id), false)
-            }
-            ExprKind::Global(g) => !writes(b, &|p| matches!(p, Place::Global(x) if x == g), true),
-            ExprKind::Unary(_, a) | ExprKind::Cast(a) => self.deferrable(a, b),
-            ExprKind::Binary(op, x, y) => {
-                !matches!(op, BinOp::Div | BinOp::Rem)
-                    && self.deferrable(x, b)
-                    && self.deferrable(y, b)
-            }
-            ExprKind::Cond(c, x, y) => {
-                self.deferrable(c, b) && self.deferrable(x, b) && self.deferrable(y, b)
-            }
-            ExprKind::Intrinsic(_, xs) => xs.iter().all(|x| self.deferrable(x, b)),
-            _ => false,
-        }
-    }
-
-    /// Keeps `e` for use after the statements `b` (about to be appended to
-    /// `out`), spilling it to a temporary first unless that is unnecessary.
-    fn keep_past(&mut self, e: Expr, b: &Block, out: &mut Block) -> Expr {
-        if self.deferrable(&e, b) {
-            e
-        } else {
-            self.spill(e, out)
-        }
-    }
-
-    /// Evaluates `e` now into a temporary (unless it is stable) so that later
-    /// side effects cannot change it and its faults happen now.
-    pub(super) fn spill(&mut self, e: Expr, out: &mut Block) -> Expr {
-        if self.stable(&e) {
-            return e;
-        }
-        let sp = e.span;
-        let ty = e.ty.clone();
-        let t = self.fun.temp(ty.clone(), sp);
-        out.push(st(
-            StmtKind::Assign {
-                place: Place::Local(t),
-                value: e,
-            },
-            sp,
-        ));
-        mk(ExprKind::Local(t), ty, sp)
-    }
-
     /// Lowers `count` operands left to right. When an operand needs lifted
     /// statements, the operands before it are spilled to temporaries first,
     /// so they are evaluated before those statements, as in Java.
@@ -397,23 +317,10 @@ impl<'c, 't> FnCx<'c, 't> {
         for i in 0..count {
             let mut b = Vec::new();
             let e = f(self, i, &mut b)?;
-            self.keep_before(&mut vals, b, out);
+            self.fun.keep_before(&mut vals, b, out);
             vals.push(e);
         }
         Ok(vals)
-    }
-
-    /// Appends the statements `b` a later operand lifted, first spilling
-    /// the values of the earlier operands so they are read before them.
-    pub(super) fn keep_before(&mut self, vals: &mut Vec<Expr>, b: Block, out: &mut Block) {
-        if b.is_empty() {
-            return;
-        }
-        for v in std::mem::take(vals) {
-            let v = self.keep_past(v, &b, out);
-            vals.push(v);
-        }
-        out.extend(b);
     }
 
     pub(super) fn seq(&mut self, nodes: &[Node], out: &mut Block) -> R<Vec<Expr>> {
@@ -756,47 +663,10 @@ impl<'c, 't> FnCx<'c, 't> {
     /// only run when the left operand does not decide the result, so the
     /// whole expression becomes a temporary set by an `If`.
     fn logical(&mut self, op: BinOp, l: Node, r: Node, n: Node, out: &mut Block) -> R<Expr> {
-        let sp = span(n);
         let a = self.cond(l, out)?;
         let mut rb = Vec::new();
         let b = self.cond(r, &mut rb)?;
-        if rb.is_empty() {
-            return Ok(mk(
-                ExprKind::Binary(op, Box::new(a), Box::new(b)),
-                Type::Bool,
-                sp,
-            ));
-        }
-        let t = self.fun.temp(Type::Bool, sp);
-        let tv = mk(ExprKind::Local(t), Type::Bool, sp);
-        out.push(st(
-            StmtKind::Assign {
-                place: Place::Local(t),
-                value: a,
-            },
-            sp,
-        ));
-        rb.push(st(
-            StmtKind::Assign {
-                place: Place::Local(t),
-                value: b,
-            },
-            sp,
-        ));
-        let cond = if op == BinOp::And {
-            tv.clone()
-        } else {
-            not(tv.clone())
-        };
-        out.push(st(
-            StmtKind::If {
-                cond,
-                then_branch: rb,
-                else_branch: Vec::new(),
-            },
-            sp,
-        ));
-        Ok(tv)
+        Ok(self.fun.logical(op, a, b, rb, span(n), out))
     }
 
     fn unary(&mut self, n: Node, out: &mut Block) -> R<Expr> {
@@ -1105,8 +975,8 @@ impl<'c, 't> FnCx<'c, 't> {
     fn stabilise(&mut self, p: PlaceL, b: &Block, out: &mut Block) -> PlaceL {
         match p {
             PlaceL::Index(a, i, t) => {
-                let a = self.keep_past(a, b, out);
-                let i = self.keep_past(i, b, out);
+                let a = self.fun.keep_past(a, b, out);
+                let i = self.fun.keep_past(i, b, out);
                 PlaceL::Index(a, i, t)
             }
             other => other,
@@ -1165,7 +1035,7 @@ impl<'c, 't> FnCx<'c, 't> {
             } else {
                 let p = self.stabilise(p, &rb, out);
                 let old = p.read(span(l));
-                let old = self.keep_past(old, &rb, out);
+                let old = self.fun.keep_past(old, &rb, out);
                 out.append(&mut rb);
                 (p, old)
             };
@@ -2005,35 +1875,6 @@ impl<'c, 't> FnCx<'c, 't> {
             span(n),
         ))
     }
-}
-
-/// Whether the statements `b` may write a place matching `pred` (any
-/// global when `calls_write` and `b` contains a call).
-fn writes(b: &Block, pred: &dyn Fn(&Place) -> bool, calls_write: bool) -> bool {
-    b.iter().any(|s| match &s.kind {
-        StmtKind::Assign { place, .. } => pred(place),
-        StmtKind::Call { dest, .. } => calls_write || dest.as_ref().is_some_and(pred),
-        // Pure by assumption: writes only its destination.
-        StmtKind::External { dest, .. } => dest.as_ref().is_some_and(pred),
-        StmtKind::If {
-            then_branch,
-            else_branch,
-            ..
-        } => writes(then_branch, pred, calls_write) || writes(else_branch, pred, calls_write),
-        StmtKind::Loop { body, step, .. } => {
-            writes(body, pred, calls_write) || writes(step, pred, calls_write)
-        }
-        StmtKind::Labeled { body, .. } | StmtKind::Block(body) => writes(body, pred, calls_write),
-        StmtKind::Try { .. } => s
-            .child_blocks()
-            .into_iter()
-            .any(|b| writes(b, pred, calls_write)),
-        StmtKind::Print { .. }
-        | StmtKind::Break(_)
-        | StmtKind::Continue(_)
-        | StmtKind::Return(_)
-        | StmtKind::Throw(_) => false,
-    })
 }
 
 fn field_type_error(name: &str, e: &TyErr) -> String {

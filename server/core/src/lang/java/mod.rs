@@ -49,11 +49,16 @@ use crate::ir::{
     Expr, ExprKind, FloatLit, FloatTy, Function, FunctionDef, Global, GlobalId, IntTy, LabelId,
     Lang, LocalId, LocalKind, LowerError, LowerErrorKind, Pos, Program, Span, Stmt, StmtKind, Type,
 };
-use crate::lang::lower::{FnBuilder, Style};
+use crate::lang::lower::{FnBuilder, Keep, Style};
 use tree_sitter::{Node, Tree};
 
-/// How Java is lowered where the front ends differ: temporaries are `$tN`.
-static JAVA: Style = Style { temp_prefix: "$t" };
+/// How Java is lowered where the front ends differ: temporaries are `$tN`,
+/// and an earlier operand is spilled only when a later one's statements
+/// could change it or it could fault, so faults happen in Java's order.
+static JAVA: Style = Style {
+    temp_prefix: "$t",
+    keep: Keep::Affected,
+};
 
 type R<T> = Result<T, LowerError>;
 

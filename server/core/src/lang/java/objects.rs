@@ -675,7 +675,7 @@ impl<'c, 't> FnCx<'c, 't> {
                     .get(g.0 as usize)
                     .map_or(Type::Void, |g| g.ty.clone());
                 let read = mk(ExprKind::Global(*g), ty, sp);
-                self.spill(read, out)
+                self.fun.spill(read, out)
             })
             .collect()
     }
@@ -782,7 +782,7 @@ impl<'c, 't> FnCx<'c, 't> {
                     vec![self.convert(e, ty, *a)?]
                 }
             };
-            self.keep_before(&mut vals, b, out);
+            self.fun.keep_before(&mut vals, b, out);
             vals.extend(these);
         }
         Ok(vals)
@@ -954,7 +954,7 @@ impl<'c, 't> FnCx<'c, 't> {
         let mut vals = recv;
         let mut b = Vec::new();
         let rest = self.call_args(n, variant, &args, &mut b)?;
-        self.keep_before(&mut vals, b, out);
+        self.fun.keep_before(&mut vals, b, out);
         vals.extend(rest);
         let func = FuncId(variant as u32);
         if let Some(rc) = ret_class {

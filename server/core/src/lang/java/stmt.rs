@@ -1,6 +1,6 @@
 //! Statement lowering: blocks, declarations, control flow, switch.
 
-use super::expr::{binop, not, or};
+use super::expr::{binop, or};
 use super::{
     Cont, FnCx, R, Role, Target, TyErr, add_dims, children_by_field, java_type, mk, named_children,
     span, st, unsupported,
@@ -9,6 +9,7 @@ use crate::ir::{
     BinOp, Block, Catch, Expr, ExprKind, LabelId, LocalKind, LoopKind, Place, Span, StmtKind,
     Thrown, Type,
 };
+use crate::lang::lower::not;
 use tree_sitter::Node;
 
 impl<'c, 't> FnCx<'c, 't> {
