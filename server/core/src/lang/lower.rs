@@ -1,18 +1,20 @@
-//! The function under construction, shared by both front ends: its locals,
-//! the scopes naming them, fresh temporaries and labels, and the lowering
-//! steps that depend on nothing but the IR (spilling operands, lazy `&&` /
-//! `||`). Each front end embeds one [`FnBuilder`] in its per-function
-//! context and keeps only what its syntax needs.
+//! What both front ends share when building IR: the function under
+//! construction ([`FnBuilder`]: its locals, the scopes naming them, fresh
+//! temporaries and labels), the lowering steps that depend on nothing but
+//! the IR (spilling operands, lazy `&&` / `||`), the meaning of operator
+//! tokens and the shape of a loop whose condition needs lifted statements.
+//! Each front end embeds one [`FnBuilder`] in its per-function context and
+//! keeps only what its syntax needs.
 //!
 //! Where the languages differ, the difference is data: the [`Style`] a
-//! builder is made with (the prefix of temporaries, how operands are kept
-//! past lifted statements) and the [`ScopeEntry`] type a name in scope
-//! denotes (a local in Java, whose objects are scoped by the front end; a
-//! local, struct or moving pointer in C).
+//! builder is made with (the prefix of temporaries, which operands are
+//! spilled before a later operand's statements) and the [`ScopeEntry`]
+//! type a name in scope denotes (a local in Java, whose objects the front
+//! end scopes itself; a local, struct or moving pointer in C).
 
 use crate::ir::{
-    BinOp, Block, Expr, ExprKind, LabelId, Local, LocalId, LocalKind, Place, Span, Stmt, StmtKind,
-    Type, UnOp,
+    BinOp, Block, Expr, ExprKind, LabelId, Lang, Local, LocalId, LocalKind, LoopKind, Place, Span,
+    Stmt, StmtKind, Type, UnOp,
 };
 use rustc_hash::FxHashMap;
 
@@ -374,4 +376,87 @@ fn writes(b: &Block, pred: &dyn Fn(&Place) -> bool, calls_write: bool) -> bool {
         | StmtKind::Return(_)
         | StmtKind::Throw(_) => false,
     })
+}
+
+/// The binary operator a token denotes (`>>>` exists only in Java).
+pub(super) fn binop_token(text: &str, lang: Lang) -> Option<BinOp> {
+    Some(match text {
+        "+" => BinOp::Add,
+        "-" => BinOp::Sub,
+        "*" => BinOp::Mul,
+        "/" => BinOp::Div,
+        "%" => BinOp::Rem,
+        "&" => BinOp::BitAnd,
+        "|" => BinOp::BitOr,
+        "^" => BinOp::BitXor,
+        "<<" => BinOp::Shl,
+        ">>" => BinOp::Shr,
+        ">>>" if lang == Lang::Java => BinOp::UShr,
+        "==" => BinOp::Eq,
+        "!=" => BinOp::Ne,
+        "<" => BinOp::Lt,
+        "<=" => BinOp::Le,
+        ">" => BinOp::Gt,
+        ">=" => BinOp::Ge,
+        "&&" => BinOp::And,
+        "||" => BinOp::Or,
+        _ => return None,
+    })
+}
+
+/// A pre-tested loop. When the condition needs statements (`pre`), they must
+/// run before every test, so it becomes `loop(true) { pre; if (!c) break;
+/// body } step` — `continue` still runs `step` first.
+pub(super) fn pre_tested_loop(
+    label: LabelId,
+    pre: Block,
+    cond: Expr,
+    body: Block,
+    step: Block,
+    span: Span,
+) -> Stmt {
+    let stmt = |kind, span| Stmt { kind, span };
+    if pre.is_empty() {
+        return stmt(
+            StmtKind::Loop {
+                label,
+                kind: LoopKind::While,
+                cond,
+                body,
+                step,
+            },
+            span,
+        );
+    }
+    let cspan = cond.span;
+    let not_cond = Expr {
+        kind: ExprKind::Unary(UnOp::Not, Box::new(cond)),
+        ty: Type::Bool,
+        span: cspan,
+    };
+    let mut b = pre;
+    b.push(stmt(
+        StmtKind::If {
+            cond: not_cond,
+            then_branch: vec![stmt(StmtKind::Break(label), cspan)],
+            else_branch: Vec::new(),
+        },
+        cspan,
+    ));
+    b.extend(body);
+    let always = Expr {
+        kind: ExprKind::BoolLit(true),
+        ty: Type::Bool,
+        span: cspan,
+    };
+    stmt(
+        StmtKind::Loop {
+            label,
+            kind: LoopKind::While,
+            cond: always,
+            body: b,
+            step,
+        },
+        span,
+    )
 }

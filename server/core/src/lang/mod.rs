@@ -7,7 +7,6 @@
 //! [`crate::ir::LowerError`] naming the first such construct and its span.
 
 mod bits;
-mod build;
 mod c;
 mod constant_locals;
 mod java;

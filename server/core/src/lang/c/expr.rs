@@ -724,7 +724,7 @@ impl<'t> Fx<'t> {
         if let Some(test) = self.null_test(n) {
             return Ok(test);
         }
-        let bop = crate::lang::build::binop_token(op, crate::ir::Lang::C)
+        let bop = crate::lang::lower::binop_token(op, crate::ir::Lang::C)
             .ok_or_else(|| self.unsup(n, format!("operator {op}")))?;
         if (bop == BinOp::Sub || bop.is_comparison())
             && self.is_pointer(left)
@@ -1035,7 +1035,7 @@ impl<'t> Fx<'t> {
         } else {
             let bop = op
                 .strip_suffix('=')
-                .and_then(|t| crate::lang::build::binop_token(t, crate::ir::Lang::C))
+                .and_then(|t| crate::lang::lower::binop_token(t, crate::ir::Lang::C))
                 .ok_or_else(|| self.unsup(n, format!("operator {op}")))?;
             let r = self.arith(bop, read.clone(), rhs, span)?;
             self.convert(r, &pty, span)?

@@ -69,7 +69,7 @@ impl<'t> Fx<'t> {
                 });
                 let body = self.body(self.field(n, "body")?);
                 self.jumps.pop();
-                out.push(crate::lang::build::pre_tested_loop(
+                out.push(crate::lang::lower::pre_tested_loop(
                     label,
                     pre,
                     c,
@@ -248,7 +248,7 @@ impl<'t> Fx<'t> {
         });
         let body = self.body(self.field(n, "body")?);
         self.jumps.pop();
-        let lp = crate::lang::build::pre_tested_loop(label, pre, c, body?, step, span);
+        let lp = crate::lang::lower::pre_tested_loop(label, pre, c, body?, step, span);
         if init.is_empty() {
             out.push(lp);
         } else {

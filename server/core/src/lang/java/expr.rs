@@ -576,7 +576,7 @@ impl<'c, 't> FnCx<'c, 't> {
             return Err(unsupported(n, "binary expression"));
         };
         let op_text = self.text(opn);
-        let op = crate::lang::build::binop_token(op_text, crate::ir::Lang::Java)
+        let op = crate::lang::lower::binop_token(op_text, crate::ir::Lang::Java)
             .ok_or_else(|| unsupported(opn, format!("operator {op_text}")))?;
         if op == BinOp::Add && self.stringy(n, 0) {
             return Err(unsupported(
@@ -1020,7 +1020,7 @@ impl<'c, 't> FnCx<'c, 't> {
             (p, v)
         } else {
             let bop_text = op_text.strip_suffix('=').unwrap_or(op_text);
-            let op = crate::lang::build::binop_token(bop_text, crate::ir::Lang::Java)
+            let op = crate::lang::lower::binop_token(bop_text, crate::ir::Lang::Java)
                 .ok_or_else(|| unsupported(opn, format!("operator {op_text}")))?;
             if self.stringy(r, 0) {
                 return Err(unsupported(

@@ -377,7 +377,7 @@ impl<'c, 't> FnCx<'c, 't> {
         let mut pre = Vec::new();
         let cond = self.cond(c, &mut pre)?;
         let body = self.loop_body(n, name, l, Cont::Continue(l))?;
-        out.push(crate::lang::build::pre_tested_loop(
+        out.push(crate::lang::lower::pre_tested_loop(
             l,
             pre,
             cond,
@@ -458,7 +458,7 @@ impl<'c, 't> FnCx<'c, 't> {
             self.expr_stmt(u, &mut step)?;
         }
         let body = self.loop_body(n, name, l, Cont::Continue(l))?;
-        out.push(crate::lang::build::pre_tested_loop(
+        out.push(crate::lang::lower::pre_tested_loop(
             l,
             pre,
             cond,
