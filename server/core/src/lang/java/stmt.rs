@@ -656,127 +656,144 @@ impl<'c, 't> FnCx<'c, 't> {
         });
         self.push_scope();
         let groups = named_children(bn);
-        let mut body = Vec::new();
-        if groups.iter().any(|g| g.kind() == "switch_rule") {
-            let mut default_body = None;
-            for g in &groups {
-                let kids = named_children(*g);
-                let Some(label) = kids.iter().find(|k| k.kind() == "switch_label") else {
-                    return Err(unsupported(*g, "switch rule"));
-                };
-                let conds = self.case_conds(*label, &s)?;
-                let mut b = Vec::new();
-                for k in kids.iter().filter(|k| k.kind() != "switch_label") {
-                    self.stmt(*k, &mut b)?;
-                }
-                match conds {
-                    None => default_body = Some(b),
-                    Some(cs) => {
-                        let gsp = span(*g);
-                        let Some(c) = cs.into_iter().reduce(|a, b| or(a, b, gsp)) else {
-                            return Err(unsupported(*label, "case label"));
-                        };
-                        b.push(st(StmtKind::Break(l), gsp));
-                        body.push(st(
-                            StmtKind::If {
-                                cond: c,
-                                then_branch: b,
-                                else_branch: Vec::new(),
-                            },
-                            gsp,
-                        ));
-                    }
-                }
-            }
-            body.extend(default_body.unwrap_or_default());
+        let body = if groups.iter().any(|g| g.kind() == "switch_rule") {
+            self.switch_rules(&groups, &s, l)?
         } else {
-            struct Group<'a> {
-                conds: Vec<Expr>,
-                default: bool,
-                stmts: Vec<Node<'a>>,
-                span: Span,
-            }
-            let mut infos = Vec::new();
-            for g in &groups {
-                let mut info = Group {
-                    conds: Vec::new(),
-                    default: false,
-                    stmts: Vec::new(),
-                    span: span(*g),
-                };
-                for k in named_children(*g) {
-                    if k.kind() == "switch_label" {
-                        match self.case_conds(k, &s)? {
-                            Some(cs) => info.conds.extend(cs),
-                            None => info.default = true,
-                        }
-                    } else {
-                        info.stmts.push(k);
-                    }
-                }
-                infos.push(info);
-            }
-            let matched = if infos.iter().any(|g| g.default) {
-                let all = infos
-                    .iter()
-                    .flat_map(|g| g.conds.iter().cloned())
-                    .reduce(|a, b| or(a, b, sp));
-                let m = self.fun.temp(Type::Bool, sp);
-                let value = all.unwrap_or_else(|| mk(ExprKind::BoolLit(false), Type::Bool, sp));
-                out.push(st(
-                    StmtKind::Assign {
-                        place: Place::Local(m),
-                        value,
-                    },
-                    sp,
-                ));
-                Some(mk(ExprKind::Local(m), Type::Bool, sp))
-            } else {
-                None
-            };
-            let fall = self.fun.temp(Type::Bool, sp);
-            let fall_v = mk(ExprKind::Local(fall), Type::Bool, sp);
-            out.push(st(
-                StmtKind::Assign {
-                    place: Place::Local(fall),
-                    value: mk(ExprKind::BoolLit(false), Type::Bool, sp),
-                },
-                sp,
-            ));
-            for g in infos {
-                let mut c = fall_v.clone();
-                for x in g.conds {
-                    c = or(c, x, g.span);
-                }
-                if g.default
-                    && let Some(m) = &matched
-                {
-                    c = or(c, not(m.clone()), g.span);
-                }
-                let mut then_branch = vec![st(
-                    StmtKind::Assign {
-                        place: Place::Local(fall),
-                        value: mk(ExprKind::BoolLit(true), Type::Bool, g.span),
-                    },
-                    g.span,
-                )];
-                for k in g.stmts {
-                    self.stmt(k, &mut then_branch)?;
-                }
-                body.push(st(
-                    StmtKind::If {
-                        cond: c,
-                        then_branch,
-                        else_branch: Vec::new(),
-                    },
-                    g.span,
-                ));
-            }
-        }
+            let infos = self.switch_groups(&groups, &s)?;
+            self.fall_through(infos, sp, out)?
+        };
         self.pop_scope();
         self.targets.pop();
         out.push(st(StmtKind::Labeled { label: l, body }, sp));
         Ok(())
+    }
+
+    /// The body of an arrow-form switch on `s` (break label `l`): each rule
+    /// runs alone, as `if (cases) { stmts; break }`, the default last.
+    fn switch_rules(&mut self, groups: &[Node], s: &Expr, l: LabelId) -> R<Block> {
+        let mut body = Vec::new();
+        let mut default_body = None;
+        for g in groups {
+            let kids = named_children(*g);
+            let Some(label) = kids.iter().find(|k| k.kind() == "switch_label") else {
+                return Err(unsupported(*g, "switch rule"));
+            };
+            let conds = self.case_conds(*label, s)?;
+            let mut b = Vec::new();
+            for k in kids.iter().filter(|k| k.kind() != "switch_label") {
+                self.stmt(*k, &mut b)?;
+            }
+            match conds {
+                None => default_body = Some(b),
+                Some(cs) => {
+                    let gsp = span(*g);
+                    let Some(c) = cs.into_iter().reduce(|a, b| or(a, b, gsp)) else {
+                        return Err(unsupported(*label, "case label"));
+                    };
+                    b.push(st(StmtKind::Break(l), gsp));
+                    body.push(st(
+                        StmtKind::If {
+                            cond: c,
+                            then_branch: b,
+                            else_branch: Vec::new(),
+                        },
+                        gsp,
+                    ));
+                }
+            }
+        }
+        body.extend(default_body.unwrap_or_default());
+        Ok(body)
+    }
+
+    /// The groups of a colon-form switch on `s`: their case conditions
+    /// (all labels lowered before any statement) and statements.
+    fn switch_groups<'a>(&mut self, groups: &[Node<'a>], s: &Expr) -> R<Vec<SwitchGroup<'a>>> {
+        let mut infos = Vec::new();
+        for g in groups {
+            let mut info = SwitchGroup {
+                conds: Vec::new(),
+                default: false,
+                stmts: Vec::new(),
+                span: span(*g),
+            };
+            for k in named_children(*g) {
+                if k.kind() == "switch_label" {
+                    match self.case_conds(k, s)? {
+                        Some(cs) => info.conds.extend(cs),
+                        None => info.default = true,
+                    }
+                } else {
+                    info.stmts.push(k);
+                }
+            }
+            infos.push(info);
+        }
+        Ok(infos)
+    }
+
+    /// The body of a colon-form switch: a group runs when one of its cases
+    /// matches or an earlier group ran (a `fall` flag), the default group
+    /// when no case of the whole switch matches.
+    fn fall_through(&mut self, infos: Vec<SwitchGroup>, sp: Span, out: &mut Block) -> R<Block> {
+        let mut body = Vec::new();
+        let matched = if infos.iter().any(|g| g.default) {
+            let all = infos
+                .iter()
+                .flat_map(|g| g.conds.iter().cloned())
+                .reduce(|a, b| or(a, b, sp));
+            let m = self.fun.temp(Type::Bool, sp);
+            let value = all.unwrap_or_else(|| mk(ExprKind::BoolLit(false), Type::Bool, sp));
+            out.push(st(
+                StmtKind::Assign {
+                    place: Place::Local(m),
+                    value,
+                },
+                sp,
+            ));
+            Some(mk(ExprKind::Local(m), Type::Bool, sp))
+        } else {
+            None
+        };
+        let fall = self.fun.temp(Type::Bool, sp);
+        let fall_v = mk(ExprKind::Local(fall), Type::Bool, sp);
+        out.push(st(
+            StmtKind::Assign {
+                place: Place::Local(fall),
+                value: mk(ExprKind::BoolLit(false), Type::Bool, sp),
+            },
+            sp,
+        ));
+        for g in infos {
+            let mut c = fall_v.clone();
+            for x in g.conds {
+                c = or(c, x, g.span);
+            }
+            if g.default
+                && let Some(m) = &matched
+            {
+                c = or(c, not(m.clone()), g.span);
+            }
+            let mut then_branch = vec![st(
+                StmtKind::Assign {
+                    place: Place::Local(fall),
+                    value: mk(ExprKind::BoolLit(true), Type::Bool, g.span),
+                },
+                g.span,
+            )];
+            for k in g.stmts {
+                self.stmt(k, &mut then_branch)?;
+            }
+            body.push(st(
+                StmtKind::If {
+                    cond: c,
+                    then_branch,
+                    else_branch: Vec::new(),
+                },
+                g.span,
+            ));
+        }
+        Ok(body)
     }
 }
 
@@ -842,4 +859,13 @@ pub(super) fn first_active(n: Node) -> Option<Node> {
         return Some(n);
     }
     named_children(n).into_iter().find_map(first_active)
+}
+
+/// A group of a colon-form switch: its case conditions, whether it has
+/// the `default` label, and its statements.
+struct SwitchGroup<'a> {
+    conds: Vec<Expr>,
+    default: bool,
+    stmts: Vec<Node<'a>>,
+    span: Span,
 }
