@@ -26,7 +26,9 @@ use super::expr::{element_place, int_lit};
 use super::structs::Binding;
 use super::types::is_integer;
 use super::{Fx, Res, kids};
-use crate::ir::{BinOp, Block, Expr, ExprKind, IntTy, LocalId, LocalKind, Place, StmtKind, Type};
+use crate::ir::{
+    BinOp, Block, Expr, ExprKind, IntTy, LocalId, LocalKind, Place, Span, StmtKind, Type,
+};
 
 /// The type of an offset: an address-sized unsigned integer, so that
 /// stepping a pointer never raises a signed-overflow case.
@@ -255,146 +257,14 @@ impl<'t> Fx<'t> {
         let span = self.sp(n);
         let n = strip_parens(n);
         match n.kind() {
-            "identifier" => {
-                if let Some(Binding::Cursor {
-                    array,
-                    offset,
-                    null,
-                }) = self.fun.binding(self.text(n))
-                {
-                    let (array, offset, null) = (array.clone(), *offset, *null);
-                    // Any use of a NULL pointer as a pointer (dereference,
-                    // arithmetic, difference) is undefined behaviour; only
-                    // the tests for NULL (`cond`) read the flag itself.
-                    if let Some(null) = null {
-                        let is_null = self.fun.local_expr(null, span);
-                        out.push(super::stmt::st(
-                            StmtKind::If {
-                                cond: is_null,
-                                then_branch: vec![super::stmt::st(
-                                    StmtKind::Throw(crate::ir::Thrown::Undefined(
-                                        "use of a NULL pointer".into(),
-                                    )),
-                                    span,
-                                )],
-                                else_branch: Vec::new(),
-                            },
-                            span,
-                        ));
-                    }
-                    return Ok(Pointer {
-                        array: Expr { span, ..array },
-                        offset: self.fun.local_expr(offset, span),
-                        null: None,
-                    });
-                }
-                let array = self.expr(n, out)?;
-                if !matches!(array.ty, Type::Array(_)) {
-                    return Err(self.unsup(n, "integer used as a pointer"));
-                }
-                Ok(Pointer {
-                    array,
-                    offset: int_lit(0, OFFSET, span),
-                    null: None,
-                })
-            }
-            "binary_expression" => {
-                let op = self.text(self.field(n, "operator")?);
-                let (left, right) = (self.field(n, "left")?, self.field(n, "right")?);
-                let (ptr_side, int_side) = if self.is_pointer(left) {
-                    (left, right)
-                } else {
-                    (right, left)
-                };
-                let sub = match op {
-                    "+" => false,
-                    "-" if ptr_side == left => true,
-                    _ => return Err(self.unsup(n, format!("pointer operator {op}"))),
-                };
-                let p = self.pointer(ptr_side, out)?;
-                let step = self.offset_step(p, int_side, sub, out)?;
-                Ok(step)
-            }
-            "update_expression" => {
-                let op_node = self.field(n, "operator")?;
-                let arg = self.field(n, "argument")?;
-                let offset = self.cursor_offset(arg)?;
-                let prefix = op_node.start_byte() < arg.start_byte();
-                let array = self.pointer(arg, out)?.array;
-                let read = self.fun.local_expr(offset, span);
-                let old = self.fun.temp_of(read.clone(), out);
-                let one = int_lit(1, OFFSET, span);
-                let op = if self.text(op_node) == "++" {
-                    BinOp::Add
-                } else {
-                    BinOp::Sub
-                };
-                let new = self.arith(op, old.clone(), one, span)?;
-                let new = self.fun.temp_of(new, out);
-                out.push(super::stmt::st(
-                    StmtKind::Assign {
-                        place: Place::Local(offset),
-                        value: new.clone(),
-                    },
-                    span,
-                ));
-                Ok(Pointer {
-                    array,
-                    offset: if prefix { new } else { old },
-                    null: None,
-                })
-            }
-            "assignment_expression" => {
-                let left = self.field(n, "left")?;
-                let offset = self.cursor_offset(left)?;
-                let op = self.text(self.field(n, "operator")?);
-                let right = self.field(n, "right")?;
-                let cur = self.pointer(left, out)?;
-                let new = match op {
-                    "=" => {
-                        let p = self.pointer(right, out)?;
-                        if p.null.is_some() {
-                            return Err(self.unsup(
-                                n,
-                                "pointer that may be NULL assigned to an existing pointer \
-                                 (followed where it initialises its own variable)",
-                            ));
-                        }
-                        if !same_array(&p.array, &cur.array) {
-                            return Err(self.unsup(n, "pointer moved to another array"));
-                        }
-                        p
-                    }
-                    "+=" | "-=" => self.offset_step(cur, right, op == "-=", out)?,
-                    _ => return Err(self.unsup(n, format!("pointer operator {op}"))),
-                };
-                let value = self.fun.temp_of(new.offset, out);
-                out.push(super::stmt::st(
-                    StmtKind::Assign {
-                        place: Place::Local(offset),
-                        value: value.clone(),
-                    },
-                    span,
-                ));
-                Ok(Pointer {
-                    array: new.array,
-                    offset: value,
-                    null: None,
-                })
-            }
+            "identifier" => self.pointer_variable(n, span, out),
+            "binary_expression" => self.pointer_arith(n, out),
+            "update_expression" => self.pointer_update(n, span, out),
+            "assignment_expression" => self.pointer_assign(n, span, out),
             "pointer_expression"
                 if n.child_by_field_name("operator").map(|o| self.text(o)) == Some("&") =>
             {
-                let arg = strip_parens(self.field(n, "argument")?);
-                if arg.kind() != "subscript_expression" {
-                    return Err(self.unsup(n, "address-of operator"));
-                }
-                let (array, index) = self.element(arg, out)?;
-                Ok(Pointer {
-                    array,
-                    offset: index,
-                    null: None,
-                })
+                self.address_of(n, out)
             }
             "call_expression" => self.memchr(n, out),
             "null" => Err(self.unsup(n, "NULL pointer")),
@@ -402,6 +272,157 @@ impl<'t> Fx<'t> {
             "cast_expression" => Err(self.unsup(n, "pointer cast")),
             _ => Err(self.unsup(n, "pointer expression")),
         }
+    }
+
+    /// A pointer variable (a cursor, checked not to be NULL where it may
+    /// be) or an array used as a pointer to its start.
+    fn pointer_variable(&mut self, n: Node<'t>, span: Span, out: &mut Block) -> Res<Pointer> {
+        if let Some(Binding::Cursor {
+            array,
+            offset,
+            null,
+        }) = self.fun.binding(self.text(n))
+        {
+            let (array, offset, null) = (array.clone(), *offset, *null);
+            // Any use of a NULL pointer as a pointer (dereference,
+            // arithmetic, difference) is undefined behaviour; only
+            // the tests for NULL (`cond`) read the flag itself.
+            if let Some(null) = null {
+                let is_null = self.fun.local_expr(null, span);
+                out.push(super::stmt::st(
+                    StmtKind::If {
+                        cond: is_null,
+                        then_branch: vec![super::stmt::st(
+                            StmtKind::Throw(crate::ir::Thrown::Undefined(
+                                "use of a NULL pointer".into(),
+                            )),
+                            span,
+                        )],
+                        else_branch: Vec::new(),
+                    },
+                    span,
+                ));
+            }
+            return Ok(Pointer {
+                array: Expr { span, ..array },
+                offset: self.fun.local_expr(offset, span),
+                null: None,
+            });
+        }
+        let array = self.expr(n, out)?;
+        if !matches!(array.ty, Type::Array(_)) {
+            return Err(self.unsup(n, "integer used as a pointer"));
+        }
+        Ok(Pointer {
+            array,
+            offset: int_lit(0, OFFSET, span),
+            null: None,
+        })
+    }
+
+    /// `p + k`, `k + p`, `p - k`.
+    fn pointer_arith(&mut self, n: Node<'t>, out: &mut Block) -> Res<Pointer> {
+        let op = self.text(self.field(n, "operator")?);
+        let (left, right) = (self.field(n, "left")?, self.field(n, "right")?);
+        let (ptr_side, int_side) = if self.is_pointer(left) {
+            (left, right)
+        } else {
+            (right, left)
+        };
+        let sub = match op {
+            "+" => false,
+            "-" if ptr_side == left => true,
+            _ => return Err(self.unsup(n, format!("pointer operator {op}"))),
+        };
+        let p = self.pointer(ptr_side, out)?;
+        let step = self.offset_step(p, int_side, sub, out)?;
+        Ok(step)
+    }
+
+    /// `p++`, `--p` and kin: the offset moves; the value is the old or
+    /// the new position.
+    fn pointer_update(&mut self, n: Node<'t>, span: Span, out: &mut Block) -> Res<Pointer> {
+        let op_node = self.field(n, "operator")?;
+        let arg = self.field(n, "argument")?;
+        let offset = self.cursor_offset(arg)?;
+        let prefix = op_node.start_byte() < arg.start_byte();
+        let array = self.pointer(arg, out)?.array;
+        let read = self.fun.local_expr(offset, span);
+        let old = self.fun.temp_of(read.clone(), out);
+        let one = int_lit(1, OFFSET, span);
+        let op = if self.text(op_node) == "++" {
+            BinOp::Add
+        } else {
+            BinOp::Sub
+        };
+        let new = self.arith(op, old.clone(), one, span)?;
+        let new = self.fun.temp_of(new, out);
+        out.push(super::stmt::st(
+            StmtKind::Assign {
+                place: Place::Local(offset),
+                value: new.clone(),
+            },
+            span,
+        ));
+        Ok(Pointer {
+            array,
+            offset: if prefix { new } else { old },
+            null: None,
+        })
+    }
+
+    /// `p = q` (within the same array), `p += k`, `p -= k`.
+    fn pointer_assign(&mut self, n: Node<'t>, span: Span, out: &mut Block) -> Res<Pointer> {
+        let left = self.field(n, "left")?;
+        let offset = self.cursor_offset(left)?;
+        let op = self.text(self.field(n, "operator")?);
+        let right = self.field(n, "right")?;
+        let cur = self.pointer(left, out)?;
+        let new = match op {
+            "=" => {
+                let p = self.pointer(right, out)?;
+                if p.null.is_some() {
+                    return Err(self.unsup(
+                        n,
+                        "pointer that may be NULL assigned to an existing pointer \
+                         (followed where it initialises its own variable)",
+                    ));
+                }
+                if !same_array(&p.array, &cur.array) {
+                    return Err(self.unsup(n, "pointer moved to another array"));
+                }
+                p
+            }
+            "+=" | "-=" => self.offset_step(cur, right, op == "-=", out)?,
+            _ => return Err(self.unsup(n, format!("pointer operator {op}"))),
+        };
+        let value = self.fun.temp_of(new.offset, out);
+        out.push(super::stmt::st(
+            StmtKind::Assign {
+                place: Place::Local(offset),
+                value: value.clone(),
+            },
+            span,
+        ));
+        Ok(Pointer {
+            array: new.array,
+            offset: value,
+            null: None,
+        })
+    }
+
+    /// `&a[i]`.
+    fn address_of(&mut self, n: Node<'t>, out: &mut Block) -> Res<Pointer> {
+        let arg = strip_parens(self.field(n, "argument")?);
+        if arg.kind() != "subscript_expression" {
+            return Err(self.unsup(n, "address-of operator"));
+        }
+        let (array, index) = self.element(arg, out)?;
+        Ok(Pointer {
+            array,
+            offset: index,
+            null: None,
+        })
     }
 
     /// Whether subscript `n` indexes through a pointer with an offset
