@@ -868,58 +868,11 @@ impl<'c, 't> FnCx<'c, 't> {
             .map(named_children)
             .unwrap_or_default();
         let obj = n.child_by_field_name("object");
-        // The receiver: the current object (implicit or `this`), or an
-        // object expression.
-        let (c, recv) = match obj {
-            None => match &self.this_obj {
-                Some(t) => (t.class, None),
-                None => return Ok(None),
-            },
-            Some(o) if o.kind() == "this" => match &self.this_obj {
-                Some(t) => (t.class, None),
-                None => return Ok(None),
-            },
-            Some(o) if self.is_object_expr(o) => {
-                let (c, vals) = self.object_value(o, out)?;
-                (c, Some(vals))
-            }
-            Some(_) => return Ok(None),
+        let Some((c, recv)) = self.call_receiver(obj, out)? else {
+            return Ok(None);
         };
-        let cands: Vec<usize> = self
-            .cx
-            .methods
-            .iter()
-            .enumerate()
-            .filter(|(_, m)| {
-                m.class == Some(c)
-                    && m.name == name
-                    && m.arity == args.len()
-                    && !m.is_ctor
-                    && !m.object_mode
-            })
-            .map(|(i, _)| i)
-            .collect();
-        let pick = match cands.as_slice() {
-            [one] => *one,
-            [] if obj.is_none() => return Ok(None),
-            [] => {
-                return Err(unsupported(
-                    n,
-                    format!(
-                        "call to unknown method {name} of class {}",
-                        self.class_name(c)
-                    ),
-                ));
-            }
-            _ => {
-                return Err(unsupported(
-                    n,
-                    format!(
-                        "call to overloaded method {name} of class {}",
-                        self.class_name(c)
-                    ),
-                ));
-            }
+        let Some(pick) = self.object_method(n, c, &name, args.len(), obj.is_none())? else {
+            return Ok(None);
         };
         let m = &self.cx.methods[pick];
         if m.is_static {
@@ -956,6 +909,99 @@ impl<'c, 't> FnCx<'c, 't> {
         let rest = self.call_args(n, variant, &args, &mut b)?;
         self.fun.keep_before(&mut vals, b, out);
         vals.extend(rest);
+        let call = VariantCall {
+            n,
+            name: &name,
+            variant,
+            ret,
+            ret_class,
+            args: vals,
+        };
+        self.variant_call(call, want, out).map(Some)
+    }
+
+    /// The receiver of a call on an object, `None` if it is not one: the
+    /// class and, for an object expression, its field values (`None` for
+    /// the current object, implicit or `this`).
+    fn call_receiver(
+        &mut self,
+        obj: Option<Node>,
+        out: &mut Block,
+    ) -> R<Option<(usize, Option<Vec<Expr>>)>> {
+        Ok(Some(match obj {
+            None => match &self.this_obj {
+                Some(t) => (t.class, None),
+                None => return Ok(None),
+            },
+            Some(o) if o.kind() == "this" => match &self.this_obj {
+                Some(t) => (t.class, None),
+                None => return Ok(None),
+            },
+            Some(o) if self.is_object_expr(o) => {
+                let (c, vals) = self.object_value(o, out)?;
+                (c, Some(vals))
+            }
+            Some(_) => return Ok(None),
+        }))
+    }
+
+    /// The one method `name` of class `c` taking `arity` arguments, or
+    /// `None` (an unqualified call, `implicit`, to a method the class does
+    /// not have is not a call on the object).
+    fn object_method(
+        &self,
+        n: Node,
+        c: usize,
+        name: &str,
+        arity: usize,
+        implicit: bool,
+    ) -> R<Option<usize>> {
+        let cands: Vec<usize> = self
+            .cx
+            .methods
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| {
+                m.class == Some(c)
+                    && m.name == name
+                    && m.arity == arity
+                    && !m.is_ctor
+                    && !m.object_mode
+            })
+            .map(|(i, _)| i)
+            .collect();
+        match cands.as_slice() {
+            [one] => Ok(Some(*one)),
+            [] if implicit => Ok(None),
+            [] => Err(unsupported(
+                n,
+                format!(
+                    "call to unknown method {name} of class {}",
+                    self.class_name(c)
+                ),
+            )),
+            _ => Err(unsupported(
+                n,
+                format!(
+                    "call to overloaded method {name} of class {}",
+                    self.class_name(c)
+                ),
+            )),
+        }
+    }
+
+    /// Emits the call of an object-mode copy: its result is an object's
+    /// return slots, a scalar (when `want`) or nothing.
+    fn variant_call(&mut self, call: VariantCall, want: bool, out: &mut Block) -> R<ObjectCall> {
+        let VariantCall {
+            n,
+            name,
+            variant,
+            ret,
+            ret_class,
+            args: vals,
+        } = call;
+        let sp = span(n);
         let func = FuncId(variant as u32);
         if let Some(rc) = ret_class {
             out.push(st(
@@ -967,7 +1013,7 @@ impl<'c, 't> FnCx<'c, 't> {
                 sp,
             ));
             let slots = self.cx.methods[variant].ret_slots.clone();
-            return Ok(Some(ObjectCall::Object(rc, slots)));
+            return Ok(ObjectCall::Object(rc, slots));
         }
         let ret = ret.map_err(|e| e.clone())?;
         if want && ret != Type::Void {
@@ -980,11 +1026,7 @@ impl<'c, 't> FnCx<'c, 't> {
                 },
                 sp,
             ));
-            return Ok(Some(ObjectCall::Scalar(Some(mk(
-                ExprKind::Local(t),
-                ret,
-                sp,
-            )))));
+            return Ok(ObjectCall::Scalar(Some(mk(ExprKind::Local(t), ret, sp))));
         }
         if want {
             return Err(unsupported(
@@ -1000,7 +1042,7 @@ impl<'c, 't> FnCx<'c, 't> {
             },
             sp,
         ));
-        Ok(Some(ObjectCall::Scalar(None)))
+        Ok(ObjectCall::Scalar(None))
     }
 
     /// Whether expression `n` has an object type (without lowering it).
@@ -1230,4 +1272,14 @@ impl FnCx<'_, '_> {
         ));
         Ok(None)
     }
+}
+
+/// A call of an object-mode copy, its arguments lowered.
+struct VariantCall<'n, 'a> {
+    n: Node<'n>,
+    name: &'a str,
+    variant: usize,
+    ret: R<Type>,
+    ret_class: Option<usize>,
+    args: Vec<Expr>,
 }
