@@ -7,10 +7,10 @@
 //! [`crate::ir::LowerError`] naming the first such construct and its span.
 
 mod bits;
-mod build;
 mod c;
 mod constant_locals;
 mod java;
+mod lower;
 
 use crate::ir::{Lang, Program};
 use rustc_hash::FxHashMap;

@@ -405,7 +405,7 @@ impl<'t> Fx<'t> {
                 | ExprKind::Local(_)
                 | ExprKind::Global(_)
         ) {
-            self.temp_of(e, out);
+            self.fun.temp_of(e, out);
         }
     }
 
@@ -417,23 +417,10 @@ impl<'t> Fx<'t> {
         for n in nodes {
             let mut b = Vec::new();
             let e = self.expr(*n, &mut b)?;
-            self.keep_before(&mut vals, b, out);
+            self.fun.keep_before(&mut vals, b, out);
             vals.push(e);
         }
         Ok(vals)
-    }
-
-    /// Appends the statements `b` a later operand lifted, first spilling
-    /// the values of the earlier operands so they are read before them.
-    pub(super) fn keep_before(&mut self, vals: &mut Vec<Expr>, b: Block, out: &mut Block) {
-        if b.is_empty() {
-            return;
-        }
-        for v in std::mem::take(vals) {
-            let v = self.spill(v, out);
-            vals.push(v);
-        }
-        out.extend(b);
     }
 
     fn number(&self, n: Node) -> Res<Expr> {
@@ -469,10 +456,10 @@ impl<'t> Fx<'t> {
         if let Some(m) = self.file.macros.get(name) {
             return self.expand_macro(n, name, m, out);
         }
-        if let Some(id) = self.lookup(name) {
-            return Ok(self.local_expr(id, span));
+        if let Some(id) = self.fun.lookup(name) {
+            return Ok(self.fun.local_expr(id, span));
         }
-        if let Some(super::structs::Binding::Cursor { .. }) = self.binding(name) {
+        if let Some(super::structs::Binding::Cursor { .. }) = self.fun.binding(name) {
             return Err(self.unsup(
                 n,
                 format!(
@@ -528,7 +515,7 @@ impl<'t> Fx<'t> {
         let left = if rb.is_empty() {
             left
         } else {
-            self.spill(left, out)
+            self.fun.spill(left, out)
         };
         out.extend(rb);
         self.arith(BinOp::Mul, left, right, span)
@@ -737,7 +724,7 @@ impl<'t> Fx<'t> {
         if let Some(test) = self.null_test(n) {
             return Ok(test);
         }
-        let bop = crate::lang::build::binop_token(op, crate::ir::Lang::C)
+        let bop = crate::lang::lower::binop_token(op, crate::ir::Lang::C)
             .ok_or_else(|| self.unsup(n, format!("operator {op}")))?;
         if (bop == BinOp::Sub || bop.is_comparison())
             && self.is_pointer(left)
@@ -813,43 +800,7 @@ impl<'t> Fx<'t> {
         let mut rb = Vec::new();
         let r = self.cond(right, &mut rb)?;
         let op = if and { BinOp::And } else { BinOp::Or };
-        if rb.is_empty() {
-            return Ok(mk(
-                ExprKind::Binary(op, Box::new(l), Box::new(r)),
-                Type::Bool,
-                span,
-            ));
-        }
-        let t = self.temp(Type::Bool, span);
-        out.push(Stmt {
-            kind: StmtKind::Assign {
-                place: Place::Local(t),
-                value: l,
-            },
-            span,
-        });
-        rb.push(Stmt {
-            kind: StmtKind::Assign {
-                place: Place::Local(t),
-                value: r,
-            },
-            span,
-        });
-        let test = self.local_expr(t, span);
-        let test = if and {
-            test
-        } else {
-            mk(ExprKind::Unary(UnOp::Not, Box::new(test)), Type::Bool, span)
-        };
-        out.push(Stmt {
-            kind: StmtKind::If {
-                cond: test,
-                then_branch: rb,
-                else_branch: Vec::new(),
-            },
-            span,
-        });
-        Ok(self.local_expr(t, span))
+        Ok(self.fun.logical(op, l, r, rb, span, out))
     }
 
     fn conditional(&mut self, n: Node<'t>, out: &mut Block) -> Res<Expr> {
@@ -874,7 +825,7 @@ impl<'t> Fx<'t> {
                 span,
             ));
         }
-        let t = self.temp(ty, span);
+        let t = self.fun.temp(ty, span);
         ab.push(Stmt {
             kind: StmtKind::Assign {
                 place: Place::Local(t),
@@ -897,7 +848,7 @@ impl<'t> Fx<'t> {
             },
             span,
         });
-        Ok(self.local_expr(t, span))
+        Ok(self.fun.local_expr(t, span))
     }
 
     /// Converts `e` to `to` (assignment, argument passing, casts, and the
@@ -1038,8 +989,8 @@ impl<'t> Fx<'t> {
     fn stabilize(&mut self, place: Place, read: Expr, out: &mut Block) -> (Place, Expr) {
         match place {
             Place::Index { array, index } => {
-                let array = self.spill(*array, out);
-                let index = self.spill(*index, out);
+                let array = self.fun.spill(*array, out);
+                let index = self.fun.spill(*index, out);
                 let read = Expr {
                     kind: ExprKind::Index(Box::new(array.clone()), Box::new(index.clone())),
                     ty: read.ty,
@@ -1084,7 +1035,7 @@ impl<'t> Fx<'t> {
         } else {
             let bop = op
                 .strip_suffix('=')
-                .and_then(|t| crate::lang::build::binop_token(t, crate::ir::Lang::C))
+                .and_then(|t| crate::lang::lower::binop_token(t, crate::ir::Lang::C))
                 .ok_or_else(|| self.unsup(n, format!("operator {op}")))?;
             let r = self.arith(bop, read.clone(), rhs, span)?;
             self.convert(r, &pty, span)?
@@ -1105,7 +1056,7 @@ impl<'t> Fx<'t> {
         want: bool,
     ) -> Option<Expr> {
         if want && matches!(place, Place::Index { .. }) {
-            let v = self.spill(value, out);
+            let v = self.fun.spill(value, out);
             out.push(Stmt {
                 kind: StmtKind::Assign {
                     place,
@@ -1146,7 +1097,7 @@ impl<'t> Fx<'t> {
         let pty = read.ty.clone();
         let value = self.convert(r, &pty, span)?;
         if want && !prefix {
-            let old = self.temp_of(
+            let old = self.fun.temp_of(
                 Expr {
                     span,
                     ..read.clone()
@@ -1244,7 +1195,7 @@ impl<'t> Fx<'t> {
                 }
             };
             // Earlier arguments are read before this one's effects.
-            self.keep_before(&mut vals, b, out);
+            self.fun.keep_before(&mut vals, b, out);
             vals.extend(these);
         }
         Ok(vals)
@@ -1310,7 +1261,7 @@ impl<'t> Fx<'t> {
         }
         let conv = self.arguments(n, name, args, &params, out)?;
         let dest = if want {
-            Some(self.temp(ret.clone(), span))
+            Some(self.fun.temp(ret.clone(), span))
         } else {
             None
         };
@@ -1323,7 +1274,7 @@ impl<'t> Fx<'t> {
             },
             span,
         });
-        Ok(dest.map(|d| self.local_expr(d, span)))
+        Ok(dest.map(|d| self.fun.local_expr(d, span)))
     }
 
     /// `abort()`, `exit(status)`, `assert(cond)`: the execution ends with
@@ -1409,7 +1360,7 @@ impl<'t> Fx<'t> {
             })?;
             let conv = self.call_args(n, name, &args, params, out)?;
             let dest = if want && ret != Type::Void {
-                Some(self.temp(ret.clone(), span))
+                Some(self.fun.temp(ret.clone(), span))
             } else {
                 None
             };
@@ -1421,7 +1372,7 @@ impl<'t> Fx<'t> {
                 },
                 span,
             });
-            return Ok(dest.map(|d| self.local_expr(d, span)));
+            return Ok(dest.map(|d| self.fun.local_expr(d, span)));
         }
         match name {
             "fprintf" => {
@@ -1545,7 +1496,7 @@ impl<'t> Fx<'t> {
         let x = if matches!(x.kind, ExprKind::Local(_) | ExprKind::FloatLit(_)) {
             x
         } else {
-            self.temp_of(x, out)
+            self.fun.temp_of(x, out)
         };
         let (place, read) = self.place(target, out)?;
         if read.ty != Type::INT {
@@ -1583,8 +1534,16 @@ impl<'t> Fx<'t> {
                 ExprKind::Local(_) | ExprKind::FloatLit(_) | ExprKind::Global(_)
             )
         };
-        let a = if simple(&a) { a } else { self.temp_of(a, out) };
-        let b = if simple(&b) { b } else { self.temp_of(b, out) };
+        let a = if simple(&a) {
+            a
+        } else {
+            self.fun.temp_of(a, out)
+        };
+        let b = if simple(&b) {
+            b
+        } else {
+            self.fun.temp_of(b, out)
+        };
         let bin = |op, x: &Expr, y: &Expr| {
             mk(
                 ExprKind::Binary(op, Box::new(x.clone()), Box::new(y.clone())),
@@ -1694,7 +1653,7 @@ impl<'t> Fx<'t> {
             // `sizeof(x)` may parse as a type name when `x` is a variable.
             let tnode = t.child_by_field_name("type");
             let is_var = tnode.is_some_and(|tn| {
-                tn.kind() == "type_identifier" && self.lookup(self.text(tn)).is_some()
+                tn.kind() == "type_identifier" && self.fun.lookup(self.text(tn)).is_some()
             });
             match (is_var, tnode) {
                 (true, Some(tn)) => return self.size_of_value(tn, n),
@@ -1714,9 +1673,10 @@ impl<'t> Fx<'t> {
         let e = if v.kind() == "type_identifier" {
             let name = self.text(v);
             let id = self
+                .fun
                 .lookup(name)
                 .ok_or_else(|| self.unsup(v, format!("unknown identifier {name}")))?;
-            self.local_expr(id, span)
+            self.fun.local_expr(id, span)
         } else {
             self.expr(v, &mut scratch)?
         };
@@ -1732,12 +1692,6 @@ impl<'t> Fx<'t> {
         };
         let size = size.ok_or_else(|| self.unsup(n, "sizeof of this operand"))?;
         Ok(int_lit(i128::from(size), IntTy::U64, span))
-    }
-}
-
-impl crate::lang::bits::Temps for Fx<'_> {
-    fn temp(&mut self, ty: Type, span: Span) -> crate::ir::LocalId {
-        Fx::temp(self, ty, span)
     }
 }
 
@@ -1778,7 +1732,7 @@ impl<'t> Fx<'t> {
             ..param
         };
         let v = self.convert(v, &Type::Int(unsigned), span)?;
-        let x = b.hold(self, v, out);
+        let x = b.hold(&mut self.fun, v, out);
         let int = Type::INT;
         let zero = b.lit(0, &x.ty);
         if matches!(kind, BitCount::LeadingZeros | BitCount::TrailingZeros) {
@@ -1788,15 +1742,15 @@ impl<'t> Fx<'t> {
             ));
         }
         Ok(match kind {
-            BitCount::LeadingZeros => b.leading_zeros(self, x, out),
-            BitCount::TrailingZeros => b.trailing_zeros(self, x, out),
-            BitCount::Ones => b.bit_count(self, x, out),
+            BitCount::LeadingZeros => b.leading_zeros(&mut self.fun, x, out),
+            BitCount::TrailingZeros => b.trailing_zeros(&mut self.fun, x, out),
+            BitCount::Ones => b.bit_count(&mut self.fun, x, out),
             BitCount::Parity => {
-                let ones = b.bit_count(self, x, out);
+                let ones = b.bit_count(&mut self.fun, x, out);
                 b.bin(BinOp::Rem, &ones, &b.lit(2, &int))
             }
             BitCount::FirstSet => {
-                let tz = b.trailing_zeros(self, x.clone(), out);
+                let tz = b.trailing_zeros(&mut self.fun, x.clone(), out);
                 b.cond(
                     b.bin(BinOp::Eq, &x, &zero),
                     b.lit(0, &int),

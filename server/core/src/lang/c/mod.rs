@@ -44,12 +44,22 @@ mod tests;
 use rustc_hash::FxHashMap;
 use tree_sitter::{Node, Parser, Tree};
 
+use crate::lang::lower::{FnBuilder, Keep, Style};
+
 use crate::ir::{
-    Block, Expr, ExprKind, FuncId, Function, FunctionDef, Global, GlobalId, IntTy, LabelId, Lang,
-    Local, LocalId, LocalKind, LowerError, LowerErrorKind, Program, Span, Stmt, StmtKind, Type,
+    Expr, ExprKind, FuncId, Function, FunctionDef, Global, GlobalId, IntTy, LabelId, Lang, LocalId,
+    LocalKind, LowerError, LowerErrorKind, Program, Span, Type,
 };
 
 type Res<T> = Result<T, LowerError>;
+
+/// How C is lowered where the front ends differ: temporaries are `tmpN`,
+/// and every earlier operand but a literal or temporary is spilled before a
+/// later one's statements.
+static C: Style = Style {
+    temp_prefix: "tmp",
+    keep: Keep::Unstable,
+};
 
 /// Source span of a node (zero-based line/column, byte offsets).
 fn span_of(n: Node) -> Span {
@@ -326,11 +336,10 @@ struct Fx<'t> {
     src: &'t str,
     /// While lowering a macro body: the span of the use site.
     span_override: Option<Span>,
-    locals: Vec<Local>,
-    scopes: Vec<FxHashMap<String, structs::Binding>>,
+    /// Locals, scopes of names, temporaries and labels.
+    fun: FnBuilder<structs::Binding>,
     /// Lengths of local arrays of constant size (for `sizeof`).
     array_len: FxHashMap<LocalId, u64>,
-    next_label: u32,
     jumps: Vec<Jump>,
     ret: Type,
     /// For a function returning a struct: the struct and its return slots.
@@ -1035,10 +1044,8 @@ impl<'t> Fx<'t> {
             file,
             src: file.src,
             span_override: None,
-            locals: Vec::new(),
-            scopes: vec![FxHashMap::default()],
+            fun: FnBuilder::new(&C),
             array_len: FxHashMap::default(),
-            next_label: 0,
             jumps: Vec::new(),
             ret,
             ret_struct: None,
@@ -1062,7 +1069,10 @@ impl<'t> Fx<'t> {
                 Some(sid) => {
                     ids.extend(self.declare_struct(&name, sid, LocalKind::Param, p.span)?)
                 }
-                None => ids.push(self.declare(&name, p.ty.clone(), LocalKind::Param, p.span)),
+                None => ids.push(
+                    self.fun
+                        .declare(&name, p.ty.clone(), LocalKind::Param, p.span),
+                ),
             }
         }
         let body_node = n
@@ -1071,13 +1081,13 @@ impl<'t> Fx<'t> {
         let mut body = Vec::new();
         let array_params: Vec<&str> = ids
             .iter()
-            .filter_map(|id| self.locals.get(id.0 as usize))
+            .filter_map(|id| self.fun.locals.get(id.0 as usize))
             .filter(|l| matches!(l.ty, Type::Array(_)))
             .map(|l| l.name.as_str())
             .collect();
         let moved = pointers::moved_params(self.src, body_node, &array_params);
         for id in ids.clone() {
-            let name = self.locals[id.0 as usize].name.clone();
+            let name = self.fun.locals[id.0 as usize].name.clone();
             if moved.contains(&name) {
                 self.make_cursor(&name, id, &mut body);
             }
@@ -1089,7 +1099,7 @@ impl<'t> Fx<'t> {
         Ok(Function {
             name: sig.name.clone(),
             params: ids,
-            locals: self.locals,
+            locals: self.fun.locals,
             ret,
             body,
             span,
@@ -1117,98 +1127,6 @@ impl<'t> Fx<'t> {
         })
     }
 
-    fn declare(&mut self, name: &str, ty: Type, kind: LocalKind, span: Span) -> LocalId {
-        let id = LocalId(self.locals.len() as u32);
-        self.locals.push(Local {
-            name: name.to_string(),
-            ty,
-            kind,
-            span,
-        });
-        if let Some(scope) = self.scopes.last_mut() {
-            scope.insert(name.to_string(), structs::Binding::Local(id));
-        }
-        id
-    }
-
-    fn temp(&mut self, ty: Type, span: Span) -> LocalId {
-        let id = LocalId(self.locals.len() as u32);
-        self.locals.push(Local {
-            name: format!("tmp{}", id.0),
-            ty,
-            kind: LocalKind::Temp,
-            span,
-        });
-        id
-    }
-
-    /// The scalar local `name` denotes (`None` when the innermost binding
-    /// of `name` is a struct variable).
-    fn lookup(&self, name: &str) -> Option<LocalId> {
-        match self.binding(name)? {
-            structs::Binding::Local(id) => Some(*id),
-            structs::Binding::Struct(..) | structs::Binding::Cursor { .. } => None,
-        }
-    }
-
-    fn binding(&self, name: &str) -> Option<&structs::Binding> {
-        self.scopes.iter().rev().find_map(|s| s.get(name))
-    }
-
-    fn label(&mut self) -> LabelId {
-        let l = LabelId(self.next_label);
-        self.next_label += 1;
-        l
-    }
-
-    fn local_expr(&self, id: LocalId, span: Span) -> Expr {
-        let ty = self
-            .locals
-            .get(id.0 as usize)
-            .map(|l| l.ty.clone())
-            .unwrap_or(Type::Void);
-        Expr {
-            kind: ExprKind::Local(id),
-            ty,
-            span,
-        }
-    }
-
-    /// Stores `e` in a fresh temporary; returns the read of it.
-    fn temp_of(&mut self, e: Expr, out: &mut Block) -> Expr {
-        let span = e.span;
-        let t = self.temp(e.ty.clone(), span);
-        out.push(Stmt {
-            kind: StmtKind::Assign {
-                place: crate::ir::Place::Local(t),
-                value: e,
-            },
-            span,
-        });
-        self.local_expr(t, span)
-    }
-
-    /// Spills `e` to a temporary unless later side effects cannot change it
-    /// (literals and front-end temporaries, which are assigned only once).
-    fn spill(&mut self, e: Expr, out: &mut Block) -> Expr {
-        match &e.kind {
-            ExprKind::IntLit(_)
-            | ExprKind::FloatLit(_)
-            | ExprKind::BoolLit(_)
-            | ExprKind::StrLit(_) => e,
-            ExprKind::Local(id)
-                if self
-                    .locals
-                    .get(id.0 as usize)
-                    .map(|l| l.kind == LocalKind::Temp)
-                    == Some(true) =>
-            {
-                e
-            }
-            _ => self.temp_of(e, out),
-        }
-    }
-
     /// Lowers the initialiser of a `const` global; it must be constant.
     fn global_init(&mut self, init: Node<'t>, decl: Node<'t>, ty: &Type) -> Res<Expr> {
         let mut out = Vec::new();
@@ -1231,7 +1149,7 @@ impl<'t> Fx<'t> {
                 self.convert(e, ty, self.sp(init))?
             }
         };
-        if !out.is_empty() || !self.locals.is_empty() || self.reads_variable_global(&e) {
+        if !out.is_empty() || !self.fun.locals.is_empty() || self.reads_variable_global(&e) {
             return Err(self.unsup(init, "non-constant initialiser"));
         }
         Ok(e)

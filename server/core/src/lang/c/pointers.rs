@@ -26,7 +26,9 @@ use super::expr::{element_place, int_lit};
 use super::structs::Binding;
 use super::types::is_integer;
 use super::{Fx, Res, kids};
-use crate::ir::{BinOp, Block, Expr, ExprKind, IntTy, LocalId, LocalKind, Place, StmtKind, Type};
+use crate::ir::{
+    BinOp, Block, Expr, ExprKind, IntTy, LocalId, LocalKind, Place, Span, StmtKind, Type,
+};
 
 /// The type of an offset: an address-sized unsigned integer, so that
 /// stepping a pointer never raises a signed-overflow case.
@@ -94,6 +96,7 @@ impl<'t> Fx<'t> {
     /// zero at entry, and binds its name to the pair.
     pub(super) fn make_cursor(&mut self, name: &str, param: LocalId, out: &mut Block) {
         let span = self
+            .fun
             .locals
             .get(param.0 as usize)
             .map(|l| l.span)
@@ -106,17 +109,15 @@ impl<'t> Fx<'t> {
             },
             span,
         ));
-        let array = self.local_expr(param, span);
-        if let Some(scope) = self.scopes.last_mut() {
-            scope.insert(
-                name.to_string(),
-                Binding::Cursor {
-                    array,
-                    offset,
-                    null: None,
-                },
-            );
-        }
+        let array = self.fun.local_expr(param, span);
+        self.fun.bind(
+            name,
+            Binding::Cursor {
+                array,
+                offset,
+                null: None,
+            },
+        );
     }
 
     /// A `bool` local of the lowering (a pointer's `NULL` flag).
@@ -128,14 +129,8 @@ impl<'t> Fx<'t> {
     /// name containing `#` so that it cannot clash with the program's (`#`
     /// is not a C name character).
     fn lowering_local(&mut self, name: &str, ty: Type, span: crate::ir::Span) -> LocalId {
-        let id = LocalId(self.locals.len() as u32);
-        self.locals.push(crate::ir::Local {
-            name: name.to_string(),
-            ty,
-            kind: LocalKind::Var,
-            span,
-        });
-        id
+        self.fun
+            .add_local(name.to_string(), ty, LocalKind::Var, span)
     }
 
     fn offset_local(&mut self, name: &str, span: crate::ir::Span) -> LocalId {
@@ -190,16 +185,14 @@ impl<'t> Fx<'t> {
             }
             None => None,
         };
-        if let Some(scope) = self.scopes.last_mut() {
-            scope.insert(
-                name.to_string(),
-                Binding::Cursor {
-                    array: p.array,
-                    offset,
-                    null,
-                },
-            );
-        }
+        self.fun.bind(
+            name,
+            Binding::Cursor {
+                array: p.array,
+                offset,
+                null,
+            },
+        );
         Ok(())
     }
 
@@ -209,9 +202,10 @@ impl<'t> Fx<'t> {
         match n.kind() {
             "identifier" => {
                 let name = self.text(n);
-                match self.binding(name) {
+                match self.fun.binding(name) {
                     Some(Binding::Cursor { .. }) => true,
                     Some(Binding::Local(id)) => self
+                        .fun
                         .locals
                         .get(id.0 as usize)
                         .is_some_and(|l| matches!(l.ty, Type::Array(_))),
@@ -255,7 +249,7 @@ impl<'t> Fx<'t> {
     pub(super) fn is_cursor(&self, n: Node) -> bool {
         let n = strip_parens(n);
         n.kind() == "identifier"
-            && matches!(self.binding(self.text(n)), Some(Binding::Cursor { .. }))
+            && matches!(self.fun.binding(self.text(n)), Some(Binding::Cursor { .. }))
     }
 
     /// Lowers a pointer-typed expression to its array and offset.
@@ -263,146 +257,14 @@ impl<'t> Fx<'t> {
         let span = self.sp(n);
         let n = strip_parens(n);
         match n.kind() {
-            "identifier" => {
-                if let Some(Binding::Cursor {
-                    array,
-                    offset,
-                    null,
-                }) = self.binding(self.text(n))
-                {
-                    let (array, offset, null) = (array.clone(), *offset, *null);
-                    // Any use of a NULL pointer as a pointer (dereference,
-                    // arithmetic, difference) is undefined behaviour; only
-                    // the tests for NULL (`cond`) read the flag itself.
-                    if let Some(null) = null {
-                        let is_null = self.local_expr(null, span);
-                        out.push(super::stmt::st(
-                            StmtKind::If {
-                                cond: is_null,
-                                then_branch: vec![super::stmt::st(
-                                    StmtKind::Throw(crate::ir::Thrown::Undefined(
-                                        "use of a NULL pointer".into(),
-                                    )),
-                                    span,
-                                )],
-                                else_branch: Vec::new(),
-                            },
-                            span,
-                        ));
-                    }
-                    return Ok(Pointer {
-                        array: Expr { span, ..array },
-                        offset: self.local_expr(offset, span),
-                        null: None,
-                    });
-                }
-                let array = self.expr(n, out)?;
-                if !matches!(array.ty, Type::Array(_)) {
-                    return Err(self.unsup(n, "integer used as a pointer"));
-                }
-                Ok(Pointer {
-                    array,
-                    offset: int_lit(0, OFFSET, span),
-                    null: None,
-                })
-            }
-            "binary_expression" => {
-                let op = self.text(self.field(n, "operator")?);
-                let (left, right) = (self.field(n, "left")?, self.field(n, "right")?);
-                let (ptr_side, int_side) = if self.is_pointer(left) {
-                    (left, right)
-                } else {
-                    (right, left)
-                };
-                let sub = match op {
-                    "+" => false,
-                    "-" if ptr_side == left => true,
-                    _ => return Err(self.unsup(n, format!("pointer operator {op}"))),
-                };
-                let p = self.pointer(ptr_side, out)?;
-                let step = self.offset_step(p, int_side, sub, out)?;
-                Ok(step)
-            }
-            "update_expression" => {
-                let op_node = self.field(n, "operator")?;
-                let arg = self.field(n, "argument")?;
-                let offset = self.cursor_offset(arg)?;
-                let prefix = op_node.start_byte() < arg.start_byte();
-                let array = self.pointer(arg, out)?.array;
-                let read = self.local_expr(offset, span);
-                let old = self.temp_of(read.clone(), out);
-                let one = int_lit(1, OFFSET, span);
-                let op = if self.text(op_node) == "++" {
-                    BinOp::Add
-                } else {
-                    BinOp::Sub
-                };
-                let new = self.arith(op, old.clone(), one, span)?;
-                let new = self.temp_of(new, out);
-                out.push(super::stmt::st(
-                    StmtKind::Assign {
-                        place: Place::Local(offset),
-                        value: new.clone(),
-                    },
-                    span,
-                ));
-                Ok(Pointer {
-                    array,
-                    offset: if prefix { new } else { old },
-                    null: None,
-                })
-            }
-            "assignment_expression" => {
-                let left = self.field(n, "left")?;
-                let offset = self.cursor_offset(left)?;
-                let op = self.text(self.field(n, "operator")?);
-                let right = self.field(n, "right")?;
-                let cur = self.pointer(left, out)?;
-                let new = match op {
-                    "=" => {
-                        let p = self.pointer(right, out)?;
-                        if p.null.is_some() {
-                            return Err(self.unsup(
-                                n,
-                                "pointer that may be NULL assigned to an existing pointer \
-                                 (followed where it initialises its own variable)",
-                            ));
-                        }
-                        if !same_array(&p.array, &cur.array) {
-                            return Err(self.unsup(n, "pointer moved to another array"));
-                        }
-                        p
-                    }
-                    "+=" | "-=" => self.offset_step(cur, right, op == "-=", out)?,
-                    _ => return Err(self.unsup(n, format!("pointer operator {op}"))),
-                };
-                let value = self.temp_of(new.offset, out);
-                out.push(super::stmt::st(
-                    StmtKind::Assign {
-                        place: Place::Local(offset),
-                        value: value.clone(),
-                    },
-                    span,
-                ));
-                Ok(Pointer {
-                    array: new.array,
-                    offset: value,
-                    null: None,
-                })
-            }
+            "identifier" => self.pointer_variable(n, span, out),
+            "binary_expression" => self.pointer_arith(n, out),
+            "update_expression" => self.pointer_update(n, span, out),
+            "assignment_expression" => self.pointer_assign(n, span, out),
             "pointer_expression"
                 if n.child_by_field_name("operator").map(|o| self.text(o)) == Some("&") =>
             {
-                let arg = strip_parens(self.field(n, "argument")?);
-                if arg.kind() != "subscript_expression" {
-                    return Err(self.unsup(n, "address-of operator"));
-                }
-                let (array, index) = self.element(arg, out)?;
-                Ok(Pointer {
-                    array,
-                    offset: index,
-                    null: None,
-                })
+                self.address_of(n, out)
             }
             "call_expression" => self.memchr(n, out),
             "null" => Err(self.unsup(n, "NULL pointer")),
@@ -410,6 +272,157 @@ impl<'t> Fx<'t> {
             "cast_expression" => Err(self.unsup(n, "pointer cast")),
             _ => Err(self.unsup(n, "pointer expression")),
         }
+    }
+
+    /// A pointer variable (a cursor, checked not to be NULL where it may
+    /// be) or an array used as a pointer to its start.
+    fn pointer_variable(&mut self, n: Node<'t>, span: Span, out: &mut Block) -> Res<Pointer> {
+        if let Some(Binding::Cursor {
+            array,
+            offset,
+            null,
+        }) = self.fun.binding(self.text(n))
+        {
+            let (array, offset, null) = (array.clone(), *offset, *null);
+            // Any use of a NULL pointer as a pointer (dereference,
+            // arithmetic, difference) is undefined behaviour; only
+            // the tests for NULL (`cond`) read the flag itself.
+            if let Some(null) = null {
+                let is_null = self.fun.local_expr(null, span);
+                out.push(super::stmt::st(
+                    StmtKind::If {
+                        cond: is_null,
+                        then_branch: vec![super::stmt::st(
+                            StmtKind::Throw(crate::ir::Thrown::Undefined(
+                                "use of a NULL pointer".into(),
+                            )),
+                            span,
+                        )],
+                        else_branch: Vec::new(),
+                    },
+                    span,
+                ));
+            }
+            return Ok(Pointer {
+                array: Expr { span, ..array },
+                offset: self.fun.local_expr(offset, span),
+                null: None,
+            });
+        }
+        let array = self.expr(n, out)?;
+        if !matches!(array.ty, Type::Array(_)) {
+            return Err(self.unsup(n, "integer used as a pointer"));
+        }
+        Ok(Pointer {
+            array,
+            offset: int_lit(0, OFFSET, span),
+            null: None,
+        })
+    }
+
+    /// `p + k`, `k + p`, `p - k`.
+    fn pointer_arith(&mut self, n: Node<'t>, out: &mut Block) -> Res<Pointer> {
+        let op = self.text(self.field(n, "operator")?);
+        let (left, right) = (self.field(n, "left")?, self.field(n, "right")?);
+        let (ptr_side, int_side) = if self.is_pointer(left) {
+            (left, right)
+        } else {
+            (right, left)
+        };
+        let sub = match op {
+            "+" => false,
+            "-" if ptr_side == left => true,
+            _ => return Err(self.unsup(n, format!("pointer operator {op}"))),
+        };
+        let p = self.pointer(ptr_side, out)?;
+        let step = self.offset_step(p, int_side, sub, out)?;
+        Ok(step)
+    }
+
+    /// `p++`, `--p` and kin: the offset moves; the value is the old or
+    /// the new position.
+    fn pointer_update(&mut self, n: Node<'t>, span: Span, out: &mut Block) -> Res<Pointer> {
+        let op_node = self.field(n, "operator")?;
+        let arg = self.field(n, "argument")?;
+        let offset = self.cursor_offset(arg)?;
+        let prefix = op_node.start_byte() < arg.start_byte();
+        let array = self.pointer(arg, out)?.array;
+        let read = self.fun.local_expr(offset, span);
+        let old = self.fun.temp_of(read.clone(), out);
+        let one = int_lit(1, OFFSET, span);
+        let op = if self.text(op_node) == "++" {
+            BinOp::Add
+        } else {
+            BinOp::Sub
+        };
+        let new = self.arith(op, old.clone(), one, span)?;
+        let new = self.fun.temp_of(new, out);
+        out.push(super::stmt::st(
+            StmtKind::Assign {
+                place: Place::Local(offset),
+                value: new.clone(),
+            },
+            span,
+        ));
+        Ok(Pointer {
+            array,
+            offset: if prefix { new } else { old },
+            null: None,
+        })
+    }
+
+    /// `p = q` (within the same array), `p += k`, `p -= k`.
+    fn pointer_assign(&mut self, n: Node<'t>, span: Span, out: &mut Block) -> Res<Pointer> {
+        let left = self.field(n, "left")?;
+        let offset = self.cursor_offset(left)?;
+        let op = self.text(self.field(n, "operator")?);
+        let right = self.field(n, "right")?;
+        let cur = self.pointer(left, out)?;
+        let new = match op {
+            "=" => {
+                let p = self.pointer(right, out)?;
+                if p.null.is_some() {
+                    return Err(self.unsup(
+                        n,
+                        "pointer that may be NULL assigned to an existing pointer \
+                         (followed where it initialises its own variable)",
+                    ));
+                }
+                if !same_array(&p.array, &cur.array) {
+                    return Err(self.unsup(n, "pointer moved to another array"));
+                }
+                p
+            }
+            "+=" | "-=" => self.offset_step(cur, right, op == "-=", out)?,
+            _ => return Err(self.unsup(n, format!("pointer operator {op}"))),
+        };
+        let value = self.fun.temp_of(new.offset, out);
+        out.push(super::stmt::st(
+            StmtKind::Assign {
+                place: Place::Local(offset),
+                value: value.clone(),
+            },
+            span,
+        ));
+        Ok(Pointer {
+            array: new.array,
+            offset: value,
+            null: None,
+        })
+    }
+
+    /// `&a[i]`.
+    fn address_of(&mut self, n: Node<'t>, out: &mut Block) -> Res<Pointer> {
+        let arg = strip_parens(self.field(n, "argument")?);
+        if arg.kind() != "subscript_expression" {
+            return Err(self.unsup(n, "address-of operator"));
+        }
+        let (array, index) = self.element(arg, out)?;
+        Ok(Pointer {
+            array,
+            offset: index,
+            null: None,
+        })
     }
 
     /// Whether subscript `n` indexes through a pointer with an offset
@@ -437,7 +450,7 @@ impl<'t> Fx<'t> {
     /// The offset local of pointer variable `n`, which is being assigned.
     fn cursor_offset(&self, n: Node) -> Res<LocalId> {
         let n = strip_parens(n);
-        match self.binding(self.text(n)) {
+        match self.fun.binding(self.text(n)) {
             Some(Binding::Cursor { offset, .. }) if n.kind() == "identifier" => Ok(*offset),
             _ => Err(self.unsup(n, "assignment to an array variable")),
         }
@@ -460,7 +473,7 @@ impl<'t> Fx<'t> {
         }
         let mut offset = p.offset;
         if !b.is_empty() {
-            offset = self.spill(offset, out);
+            offset = self.fun.spill(offset, out);
             out.extend(b);
         }
         let i = self.convert(i, &Type::Int(OFFSET), span)?;
@@ -517,25 +530,25 @@ impl<'t> Fx<'t> {
             return Err(self.unsup(n, format!("call to memchr with {} arguments", args.len())));
         };
         let s = self.pointer(s_node, out)?;
-        let start = self.spill(s.offset, out);
+        let start = self.fun.spill(s.offset, out);
         let byte = Type::Int(IntTy::U8);
         let c = self.expr(c_node, out)?;
         if !is_integer(&c.ty) {
             return Err(self.unsup(c_node, "memchr of a non-integer"));
         }
         let c = self.convert(c, &byte, span)?;
-        let c = self.temp_of(c, out);
+        let c = self.fun.temp_of(c, out);
         let count = self.expr(n_node, out)?;
         if !is_integer(&count.ty) {
             return Err(self.unsup(n_node, "memchr with a non-integer length"));
         }
         let count = self.convert(count, &Type::Int(OFFSET), span)?;
-        let count = self.temp_of(count, out);
+        let count = self.fun.temp_of(count, out);
         // `k = 0; while (k < n && (unsigned char) s[k] != c) k++;` — found
         // exactly where `k < n` after the loop.
         let k = self.lowering_local("memchr#k", Type::Int(OFFSET), span);
         let st = super::stmt::st;
-        let k_read = self.local_expr(k, span);
+        let k_read = self.fun.local_expr(k, span);
         out.push(st(
             StmtKind::Assign {
                 place: Place::Local(k),
@@ -557,7 +570,7 @@ impl<'t> Fx<'t> {
             span,
         };
         let next = self.arith(BinOp::Add, k_read.clone(), int_lit(1, OFFSET, span), span)?;
-        let label = self.label();
+        let label = self.fun.label();
         out.push(st(
             StmtKind::Loop {
                 label,
@@ -590,10 +603,10 @@ impl<'t> Fx<'t> {
             if id.kind() != "identifier" {
                 return None;
             }
-            match self.binding(self.text(id)) {
+            match self.fun.binding(self.text(id)) {
                 Some(Binding::Cursor {
                     null: Some(null), ..
-                }) => Some(self.local_expr(*null, self.sp(id))),
+                }) => Some(self.fun.local_expr(*null, self.sp(id))),
                 _ => None,
             }
         };
@@ -636,7 +649,7 @@ impl<'t> Fx<'t> {
         let n = strip_parens(n);
         n.kind() == "identifier"
             && matches!(
-                self.binding(self.text(n)),
+                self.fun.binding(self.text(n)),
                 Some(Binding::Cursor { null: Some(_), .. })
             )
     }
@@ -664,7 +677,7 @@ impl<'t> Fx<'t> {
         let r = self.pointer(right, &mut b)?;
         let mut lo = l.offset;
         if !b.is_empty() {
-            lo = self.spill(lo, out);
+            lo = self.fun.spill(lo, out);
             out.extend(b);
         }
         if !same_array(&l.array, &r.array) {

@@ -1,35 +1,18 @@
 //! Statements and local declarations.
 
-use rustc_hash::FxHashMap;
 use tree_sitter::Node;
+
+use crate::lang::lower::{bool_lit, not};
 
 use super::expr::{const_int, int_lit, zero};
 use super::types::{is_integer, promote};
 use super::{ContTarget, Fx, Jump, Res, kids, storage_class};
 use crate::ir::{
     BinOp, Block, Expr, ExprKind, IntTy, LocalKind, LoopKind, Place, Span, Stmt, StmtKind, Type,
-    UnOp,
 };
 
 pub(super) fn st(kind: StmtKind, span: Span) -> Stmt {
     Stmt { kind, span }
-}
-
-fn not(c: Expr) -> Expr {
-    let span = c.span;
-    Expr {
-        kind: ExprKind::Unary(UnOp::Not, Box::new(c)),
-        ty: Type::Bool,
-        span,
-    }
-}
-
-fn bool_lit(b: bool, span: Span) -> Expr {
-    Expr {
-        kind: ExprKind::BoolLit(b),
-        ty: Type::Bool,
-        span,
-    }
 }
 
 impl<'t> Fx<'t> {
@@ -77,7 +60,7 @@ impl<'t> Fx<'t> {
                 ));
             }
             "while_statement" => {
-                let label = self.label();
+                let label = self.fun.label();
                 let mut pre = Vec::new();
                 let c = self.cond(self.field(n, "condition")?, &mut pre)?;
                 self.jumps.push(Jump::Loop {
@@ -86,7 +69,7 @@ impl<'t> Fx<'t> {
                 });
                 let body = self.body(self.field(n, "body")?);
                 self.jumps.pop();
-                out.push(crate::lang::build::pre_tested_loop(
+                out.push(crate::lang::lower::pre_tested_loop(
                     label,
                     pre,
                     c,
@@ -97,9 +80,9 @@ impl<'t> Fx<'t> {
             }
             "do_statement" => self.do_while(n, out)?,
             "for_statement" => {
-                self.scopes.push(FxHashMap::default());
+                self.fun.push_scope();
                 let r = self.for_loop(n, out);
-                self.scopes.pop();
+                self.fun.pop_scope();
                 r?;
             }
             "break_statement" => match self.jumps.last() {
@@ -154,15 +137,15 @@ impl<'t> Fx<'t> {
         if n.kind() == "compound_statement" {
             return self.scoped_block(n);
         }
-        self.scopes.push(FxHashMap::default());
+        self.fun.push_scope();
         let mut b = Vec::new();
         let r = self.stmt(n, &mut b);
-        self.scopes.pop();
+        self.fun.pop_scope();
         r.map(|_| b)
     }
 
     fn scoped_block(&mut self, n: Node<'t>) -> Res<Block> {
-        self.scopes.push(FxHashMap::default());
+        self.fun.push_scope();
         let mut b = Vec::new();
         let mut r = Ok(());
         for s in kids(n) {
@@ -171,22 +154,21 @@ impl<'t> Fx<'t> {
                 break;
             }
         }
-        self.scopes.pop();
+        self.fun.pop_scope();
         r.map(|_| b)
     }
 
     fn do_while(&mut self, n: Node<'t>, out: &mut Block) -> Res<()> {
         let span = self.sp(n);
-        let label = self.label();
+        let label = self.fun.label();
         let cnode = self.field(n, "condition")?;
         // The condition is lowered first only to learn whether it needs
         // statements; `continue` must then skip to them, so the body goes
         // in a labeled block that `continue` leaves.
         let mut probe = Vec::new();
-        let saved = (self.locals.len(), self.next_label);
+        let saved = self.fun.checkpoint();
         let probe_ok = self.cond(cnode, &mut probe).is_ok();
-        self.locals.truncate(saved.0);
-        self.next_label = saved.1;
+        self.fun.rewind(saved);
         if probe_ok && probe.is_empty() {
             self.jumps.push(Jump::Loop {
                 brk: label,
@@ -208,7 +190,7 @@ impl<'t> Fx<'t> {
             ));
             return Ok(());
         }
-        let inner = self.label();
+        let inner = self.fun.label();
         self.jumps.push(Jump::Loop {
             brk: label,
             cont: ContTarget::Break(inner),
@@ -250,7 +232,7 @@ impl<'t> Fx<'t> {
                 self.effect(i, &mut init)?;
             }
         }
-        let label = self.label();
+        let label = self.fun.label();
         let mut pre = Vec::new();
         let c = match n.child_by_field_name("condition") {
             Some(c) => self.cond(c, &mut pre)?,
@@ -266,7 +248,7 @@ impl<'t> Fx<'t> {
         });
         let body = self.body(self.field(n, "body")?);
         self.jumps.pop();
-        let lp = crate::lang::build::pre_tested_loop(label, pre, c, body?, step, span);
+        let lp = crate::lang::lower::pre_tested_loop(label, pre, c, body?, step, span);
         if init.is_empty() {
             out.push(lp);
         } else {
@@ -317,8 +299,8 @@ impl<'t> Fx<'t> {
         }
         let sty = promote(&scrut.ty);
         let scrut = self.convert(scrut, &sty, span)?;
-        let s = self.temp_of(scrut, out);
-        let fall = self.temp(Type::Bool, span);
+        let s = self.fun.temp_of(scrut, out);
+        let fall = self.fun.temp(Type::Bool, span);
         out.push(st(
             StmtKind::Assign {
                 place: Place::Local(fall),
@@ -326,7 +308,7 @@ impl<'t> Fx<'t> {
             },
             span,
         ));
-        let label = self.label();
+        let label = self.fun.label();
 
         let body = self.field(n, "body")?;
         // Case labels and their values, in source order.
@@ -367,7 +349,7 @@ impl<'t> Fx<'t> {
             });
 
         self.jumps.push(Jump::Switch { brk: label });
-        self.scopes.push(FxHashMap::default());
+        self.fun.push_scope();
         let mut segs = Vec::new();
         let mut result = Ok(());
         for (k, v) in &labels {
@@ -379,7 +361,7 @@ impl<'t> Fx<'t> {
                     None => bool_lit(true, ksp),
                 },
             };
-            let fall_e = self.local_expr(fall, ksp);
+            let fall_e = self.fun.local_expr(fall, ksp);
             let cond = Expr {
                 kind: ExprKind::Binary(BinOp::Or, Box::new(fall_e), Box::new(matches)),
                 ty: Type::Bool,
@@ -414,7 +396,7 @@ impl<'t> Fx<'t> {
                 ksp,
             ));
         }
-        self.scopes.pop();
+        self.fun.pop_scope();
         self.jumps.pop();
         result?;
         out.push(st(StmtKind::Labeled { label, body: segs }, span));
@@ -486,7 +468,7 @@ impl<'t> Fx<'t> {
                     // Indeterminate in C; zeroed here (see module docs).
                     None => zero(&base, span).ok_or_else(|| self.unsup(decl, "variable type"))?,
                 };
-                let id = self.declare(name, base, LocalKind::Var, span);
+                let id = self.fun.declare(name, base, LocalKind::Var, span);
                 out.push(st(
                     StmtKind::Assign {
                         place: Place::Local(id),
@@ -552,7 +534,9 @@ impl<'t> Fx<'t> {
                     ExprKind::ArrayLit(items) => Some(items.len() as u64),
                     _ => len_const.and_then(|v| u64::try_from(v).ok()),
                 };
-                let id = self.declare(name, Type::Array(Box::new(base)), LocalKind::Var, span);
+                let id = self
+                    .fun
+                    .declare(name, Type::Array(Box::new(base)), LocalKind::Var, span);
                 if let Some(len) = len {
                     self.array_len.insert(id, len);
                 }

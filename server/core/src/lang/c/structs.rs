@@ -280,6 +280,19 @@ pub(super) enum Binding {
     },
 }
 
+impl crate::lang::lower::ScopeEntry for Binding {
+    fn local(id: LocalId) -> Self {
+        Binding::Local(id)
+    }
+    /// `None` for a struct variable or a moving pointer.
+    fn as_local(&self) -> Option<LocalId> {
+        match self {
+            Binding::Local(id) => Some(*id),
+            Binding::Struct(..) | Binding::Cursor { .. } => None,
+        }
+    }
+}
+
 /// A struct lvalue: which struct, and the places of its leaves.
 pub(super) struct Aggregate {
     pub sid: usize,
@@ -309,18 +322,12 @@ impl<'t> Fx<'t> {
             .map_err(|why| unsupported(span, why))?;
         let mut ids = Vec::new();
         for (path, ty) in leaves {
-            let id = LocalId(self.locals.len() as u32);
-            self.locals.push(crate::ir::Local {
-                name: format!("{name}.{path}"),
-                ty,
-                kind: kind.clone(),
-                span,
-            });
-            ids.push(id);
+            ids.push(
+                self.fun
+                    .add_local(format!("{name}.{path}"), ty, kind.clone(), span),
+            );
         }
-        if let Some(scope) = self.scopes.last_mut() {
-            scope.insert(name.to_string(), Binding::Struct(sid, ids.clone()));
-        }
+        self.fun.bind(name, Binding::Struct(sid, ids.clone()));
         Ok(ids)
     }
 
@@ -344,7 +351,7 @@ impl<'t> Fx<'t> {
             },
             "identifier" => {
                 let name = self.text(n);
-                if let Some(b) = self.binding(name) {
+                if let Some(b) = self.fun.binding(name) {
                     return Ok(match b {
                         Binding::Struct(sid, ids) => Some(Member::Whole(
                             self.aggregate(*sid, ids.iter().map(|l| Place::Local(*l)).collect()),
@@ -406,7 +413,7 @@ impl<'t> Fx<'t> {
     /// Reads a leaf place.
     pub(super) fn read_place(&self, place: &Place, ty: &Type, span: Span) -> Expr {
         match place {
-            Place::Local(id) => self.local_expr(*id, span),
+            Place::Local(id) => self.fun.local_expr(*id, span),
             Place::Global(g) => Expr {
                 kind: ExprKind::Global(*g),
                 ty: ty.clone(),
@@ -575,7 +582,7 @@ impl<'t> Fx<'t> {
         let mut vals = Vec::new();
         for (g, (_, ty)) in slots.iter().zip(tys) {
             let read = self.read_place(&Place::Global(*g), &ty, span);
-            vals.push(self.temp_of(read, out));
+            vals.push(self.fun.temp_of(read, out));
         }
         Ok((sid, vals))
     }

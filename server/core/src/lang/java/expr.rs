@@ -10,6 +10,7 @@ use crate::ir::{
     BinOp, Block, Expr, ExprKind, FloatLit, FloatTy, FuncId, GlobalId, IntTy, Intrinsic, LocalId,
     Place, PrintKind, Span, StmtKind, Thrown, Type, UnOp,
 };
+use crate::lang::lower::{bool_lit, not};
 use tree_sitter::Node;
 
 /// An assignable location, with its operands already lowered.
@@ -86,15 +87,6 @@ fn is_null_literal(n: Node) -> bool {
         "parenthesized_expression" => n.named_child(0).is_some_and(is_null_literal),
         _ => false,
     }
-}
-
-fn bool_lit(b: bool, sp: Span) -> Expr {
-    mk(ExprKind::BoolLit(b), Type::Bool, sp)
-}
-
-pub(super) fn not(e: Expr) -> Expr {
-    let sp = e.span;
-    mk(ExprKind::Unary(UnOp::Not, Box::new(e)), Type::Bool, sp)
 }
 
 pub(super) fn or(a: Expr, b: Expr, sp: Span) -> Expr {
@@ -314,77 +306,6 @@ impl<'c, 't> FnCx<'c, 't> {
         ))
     }
 
-    /// True when re-evaluating `e` later gives the same value whatever
-    /// statements run in between: literals and front-end temporaries
-    /// (each is assigned once per evaluation of its expression).
-    fn stable(&self, e: &Expr) -> bool {
-        match &e.kind {
-            ExprKind::IntLit(_)
-            | ExprKind::FloatLit(_)
-            | ExprKind::BoolLit(_)
-            | ExprKind::StrLit(_) => true,
-            ExprKind::Local(id) => self.is_temp(*id),
-            _ => false,
-        }
-    }
-
-    /// True when evaluating `e` after the statements `b` gives the value and
-    /// the faults it would give before them: `e` cannot fault and reads no
-    /// variable that `b` may write (calls may write globals, never the
-    /// caller's locals). Array reads are never deferred.
-    fn deferrable(&self, e: &Expr, b: &Block) -> bool {
-        match &e.kind {
-            ExprKind::IntLit(_)
-            | ExprKind::FloatLit(_)
-            | ExprKind::BoolLit(_)
-            | ExprKind::StrLit(_) => true,
-            ExprKind::Local(id) => {
-                self.is_temp(*id) || !writes(b, &|p| matches!(p, Place::Local(x) if x == id), false)
-            }
-            ExprKind::Global(g) => !writes(b, &|p| matches!(p, Place::Global(x) if x == g), true),
-            ExprKind::Unary(_, a) | ExprKind::Cast(a) => self.deferrable(a, b),
-            ExprKind::Binary(op, x, y) => {
-                !matches!(op, BinOp::Div | BinOp::Rem)
-                    && self.deferrable(x, b)
-                    && self.deferrable(y, b)
-            }
-            ExprKind::Cond(c, x, y) => {
-                self.deferrable(c, b) && self.deferrable(x, b) && self.deferrable(y, b)
-            }
-            ExprKind::Intrinsic(_, xs) => xs.iter().all(|x| self.deferrable(x, b)),
-            _ => false,
-        }
-    }
-
-    /// Keeps `e` for use after the statements `b` (about to be appended to
-    /// `out`), spilling it to a temporary first unless that is unnecessary.
-    fn keep_past(&mut self, e: Expr, b: &Block, out: &mut Block) -> Expr {
-        if self.deferrable(&e, b) {
-            e
-        } else {
-            self.spill(e, out)
-        }
-    }
-
-    /// Evaluates `e` now into a temporary (unless it is stable) so that later
-    /// side effects cannot change it and its faults happen now.
-    pub(super) fn spill(&mut self, e: Expr, out: &mut Block) -> Expr {
-        if self.stable(&e) {
-            return e;
-        }
-        let sp = e.span;
-        let ty = e.ty.clone();
-        let t = self.temp(ty.clone(), sp);
-        out.push(st(
-            StmtKind::Assign {
-                place: Place::Local(t),
-                value: e,
-            },
-            sp,
-        ));
-        mk(ExprKind::Local(t), ty, sp)
-    }
-
     /// Lowers `count` operands left to right. When an operand needs lifted
     /// statements, the operands before it are spilled to temporaries first,
     /// so they are evaluated before those statements, as in Java.
@@ -396,23 +317,10 @@ impl<'c, 't> FnCx<'c, 't> {
         for i in 0..count {
             let mut b = Vec::new();
             let e = f(self, i, &mut b)?;
-            self.keep_before(&mut vals, b, out);
+            self.fun.keep_before(&mut vals, b, out);
             vals.push(e);
         }
         Ok(vals)
-    }
-
-    /// Appends the statements `b` a later operand lifted, first spilling
-    /// the values of the earlier operands so they are read before them.
-    pub(super) fn keep_before(&mut self, vals: &mut Vec<Expr>, b: Block, out: &mut Block) {
-        if b.is_empty() {
-            return;
-        }
-        for v in std::mem::take(vals) {
-            let v = self.keep_past(v, &b, out);
-            vals.push(v);
-        }
-        out.extend(b);
     }
 
     pub(super) fn seq(&mut self, nodes: &[Node], out: &mut Block) -> R<Vec<Expr>> {
@@ -549,9 +457,9 @@ impl<'c, 't> FnCx<'c, 't> {
     fn ident(&mut self, n: Node) -> R<Expr> {
         let name = self.text(n);
         if !self.const_mode
-            && let Some(id) = self.lookup(name)
+            && let Some(id) = self.fun.lookup(name)
         {
-            if self.local_ty(id) == Type::Str {
+            if self.fun.local_ty(id) == Type::Str {
                 return Err(unsupported(
                     n,
                     format!(
@@ -560,7 +468,7 @@ impl<'c, 't> FnCx<'c, 't> {
                     ),
                 ));
             }
-            return Ok(mk(ExprKind::Local(id), self.local_ty(id), span(n)));
+            return Ok(mk(ExprKind::Local(id), self.fun.local_ty(id), span(n)));
         }
         if !self.const_mode
             && (self.lookup_object(name).is_some() || self.lookup_static_object(name).is_some())
@@ -577,7 +485,7 @@ impl<'c, 't> FnCx<'c, 't> {
     /// constants are allowed and their value is inlined.
     fn field_value(&self, n: Node, class: Option<usize>, name: &str) -> R<Expr> {
         if let Some(id) = self.this_field(class, name) {
-            return Ok(mk(ExprKind::Local(id), self.local_ty(id), span(n)));
+            return Ok(mk(ExprKind::Local(id), self.fun.local_ty(id), span(n)));
         }
         let Some(f) = self.cx.field(class, name) else {
             return Err(unsupported(n, format!("unknown identifier {name}")));
@@ -609,7 +517,7 @@ impl<'c, 't> FnCx<'c, 't> {
     /// Whether an identifier names a value (local or field) rather than a
     /// class.
     fn is_value_name(&self, name: &str) -> bool {
-        (!self.const_mode && self.lookup(name).is_some())
+        (!self.const_mode && self.fun.lookup(name).is_some())
             || self.cx.field(self.class, name).is_some()
     }
 
@@ -627,7 +535,7 @@ impl<'c, 't> FnCx<'c, 't> {
                 let oname = self.text(obj);
                 if let Some((c, ids)) = self.lookup_object(oname) {
                     let id = self.object_field(n, c, &ids, fname)?;
-                    return Ok(mk(ExprKind::Local(id), self.local_ty(id), span(n)));
+                    return Ok(mk(ExprKind::Local(id), self.fun.local_ty(id), span(n)));
                 }
                 if !self.const_mode
                     && let Some((c, globals)) = self.lookup_static_object(oname)
@@ -668,7 +576,7 @@ impl<'c, 't> FnCx<'c, 't> {
             return Err(unsupported(n, "binary expression"));
         };
         let op_text = self.text(opn);
-        let op = crate::lang::build::binop_token(op_text, crate::ir::Lang::Java)
+        let op = crate::lang::lower::binop_token(op_text, crate::ir::Lang::Java)
             .ok_or_else(|| unsupported(opn, format!("operator {op_text}")))?;
         if op == BinOp::Add && self.stringy(n, 0) {
             return Err(unsupported(
@@ -755,47 +663,10 @@ impl<'c, 't> FnCx<'c, 't> {
     /// only run when the left operand does not decide the result, so the
     /// whole expression becomes a temporary set by an `If`.
     fn logical(&mut self, op: BinOp, l: Node, r: Node, n: Node, out: &mut Block) -> R<Expr> {
-        let sp = span(n);
         let a = self.cond(l, out)?;
         let mut rb = Vec::new();
         let b = self.cond(r, &mut rb)?;
-        if rb.is_empty() {
-            return Ok(mk(
-                ExprKind::Binary(op, Box::new(a), Box::new(b)),
-                Type::Bool,
-                sp,
-            ));
-        }
-        let t = self.temp(Type::Bool, sp);
-        let tv = mk(ExprKind::Local(t), Type::Bool, sp);
-        out.push(st(
-            StmtKind::Assign {
-                place: Place::Local(t),
-                value: a,
-            },
-            sp,
-        ));
-        rb.push(st(
-            StmtKind::Assign {
-                place: Place::Local(t),
-                value: b,
-            },
-            sp,
-        ));
-        let cond = if op == BinOp::And {
-            tv.clone()
-        } else {
-            not(tv.clone())
-        };
-        out.push(st(
-            StmtKind::If {
-                cond,
-                then_branch: rb,
-                else_branch: Vec::new(),
-            },
-            sp,
-        ));
-        Ok(tv)
+        Ok(self.fun.logical(op, a, b, rb, span(n), out))
     }
 
     fn unary(&mut self, n: Node, out: &mut Block) -> R<Expr> {
@@ -884,7 +755,7 @@ impl<'c, 't> FnCx<'c, 't> {
                 sp,
             ));
         }
-        let t = self.temp(ty.clone(), sp);
+        let t = self.fun.temp(ty.clone(), sp);
         ab.push(st(
             StmtKind::Assign {
                 place: Place::Local(t),
@@ -1012,8 +883,8 @@ impl<'c, 't> FnCx<'c, 't> {
             }
             "identifier" => {
                 let name = self.text(n);
-                if let Some(id) = self.lookup(name) {
-                    return Ok(PlaceL::Local(id, self.local_ty(id)));
+                if let Some(id) = self.fun.lookup(name) {
+                    return Ok(PlaceL::Local(id, self.fun.local_ty(id)));
                 }
                 self.field_place(n, self.class, name)
             }
@@ -1073,7 +944,7 @@ impl<'c, 't> FnCx<'c, 't> {
                     format!("assignment to field {name} of a value object outside its constructor"),
                 ));
             }
-            return Ok(PlaceL::Local(id, self.local_ty(id)));
+            return Ok(PlaceL::Local(id, self.fun.local_ty(id)));
         }
         let Some(f) = self.cx.field(class, name) else {
             return Err(unsupported(n, format!("unknown identifier {name}")));
@@ -1104,8 +975,8 @@ impl<'c, 't> FnCx<'c, 't> {
     fn stabilise(&mut self, p: PlaceL, b: &Block, out: &mut Block) -> PlaceL {
         match p {
             PlaceL::Index(a, i, t) => {
-                let a = self.keep_past(a, b, out);
-                let i = self.keep_past(i, b, out);
+                let a = self.fun.keep_past(a, b, out);
+                let i = self.fun.keep_past(i, b, out);
                 PlaceL::Index(a, i, t)
             }
             other => other,
@@ -1149,7 +1020,7 @@ impl<'c, 't> FnCx<'c, 't> {
             (p, v)
         } else {
             let bop_text = op_text.strip_suffix('=').unwrap_or(op_text);
-            let op = crate::lang::build::binop_token(bop_text, crate::ir::Lang::Java)
+            let op = crate::lang::lower::binop_token(bop_text, crate::ir::Lang::Java)
                 .ok_or_else(|| unsupported(opn, format!("operator {op_text}")))?;
             if self.stringy(r, 0) {
                 return Err(unsupported(
@@ -1164,7 +1035,7 @@ impl<'c, 't> FnCx<'c, 't> {
             } else {
                 let p = self.stabilise(p, &rb, out);
                 let old = p.read(span(l));
-                let old = self.keep_past(old, &rb, out);
+                let old = self.fun.keep_past(old, &rb, out);
                 out.append(&mut rb);
                 (p, old)
             };
@@ -1226,7 +1097,7 @@ impl<'c, 't> FnCx<'c, 't> {
         let op_text = if inc { "+" } else { "-" };
         if want && !prefix {
             let old = p.read(sp);
-            let t = self.temp(pty.clone(), sp);
+            let t = self.fun.temp(pty.clone(), sp);
             out.push(st(
                 StmtKind::Assign {
                     place: Place::Local(t),
@@ -1427,7 +1298,7 @@ impl<'c, 't> FnCx<'c, 't> {
                     format!("use of the result of void method {name}"),
                 ));
             }
-            let t = self.temp(ret.clone(), sp);
+            let t = self.fun.temp(ret.clone(), sp);
             out.push(st(
                 StmtKind::Call {
                     dest: Some(Place::Local(t)),
@@ -1569,7 +1440,7 @@ impl<'c, 't> FnCx<'c, 't> {
                 ),
             ));
         };
-        let t = self.temp(ty.clone(), sp);
+        let t = self.fun.temp(ty.clone(), sp);
         out.push(st(
             StmtKind::External {
                 dest: Some(Place::Local(t)),
@@ -1644,7 +1515,7 @@ impl<'c, 't> FnCx<'c, 't> {
         for a in &arg_nodes[..scalars] {
             let e = self.expr(*a, out)?;
             let e = self.convert(e, &Type::INT, *a)?;
-            let t = self.temp(Type::INT, sp);
+            let t = self.fun.temp(Type::INT, sp);
             out.push(st(
                 StmtKind::Assign {
                     place: Place::Local(t),
@@ -1891,7 +1762,7 @@ impl<'c, 't> FnCx<'c, 't> {
             }
             "identifier" => {
                 let name = self.text(n);
-                self.lookup(name).is_none()
+                self.fun.lookup(name).is_none()
                     && self
                         .cx
                         .field(self.class, name)
@@ -1979,8 +1850,9 @@ impl<'c, 't> FnCx<'c, 't> {
         match n.kind() {
             "string_literal" => self.string_literal(n).map(Some),
             "identifier" => Ok(self
+                .fun
                 .lookup(self.text(n))
-                .filter(|id| self.local_ty(*id) == Type::Str)
+                .filter(|id| self.fun.local_ty(*id) == Type::Str)
                 .map(|id| mk(ExprKind::Local(id), Type::Str, span(n)))),
             _ => Ok(None),
         }
@@ -2003,35 +1875,6 @@ impl<'c, 't> FnCx<'c, 't> {
             span(n),
         ))
     }
-}
-
-/// Whether the statements `b` may write a place matching `pred` (any
-/// global when `calls_write` and `b` contains a call).
-fn writes(b: &Block, pred: &dyn Fn(&Place) -> bool, calls_write: bool) -> bool {
-    b.iter().any(|s| match &s.kind {
-        StmtKind::Assign { place, .. } => pred(place),
-        StmtKind::Call { dest, .. } => calls_write || dest.as_ref().is_some_and(pred),
-        // Pure by assumption: writes only its destination.
-        StmtKind::External { dest, .. } => dest.as_ref().is_some_and(pred),
-        StmtKind::If {
-            then_branch,
-            else_branch,
-            ..
-        } => writes(then_branch, pred, calls_write) || writes(else_branch, pred, calls_write),
-        StmtKind::Loop { body, step, .. } => {
-            writes(body, pred, calls_write) || writes(step, pred, calls_write)
-        }
-        StmtKind::Labeled { body, .. } | StmtKind::Block(body) => writes(body, pred, calls_write),
-        StmtKind::Try { .. } => s
-            .child_blocks()
-            .into_iter()
-            .any(|b| writes(b, pred, calls_write)),
-        StmtKind::Print { .. }
-        | StmtKind::Break(_)
-        | StmtKind::Continue(_)
-        | StmtKind::Return(_)
-        | StmtKind::Throw(_) => false,
-    })
 }
 
 fn field_type_error(name: &str, e: &TyErr) -> String {

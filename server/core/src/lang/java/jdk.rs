@@ -9,15 +9,9 @@
 
 use super::expr::or;
 use super::{FnCx, R, span, unsupported};
-use crate::ir::{BinOp, Block, Expr, ExprKind, Place, Span, StmtKind, Thrown, Type};
-use crate::lang::bits::{Build, Temps};
+use crate::ir::{BinOp, Block, Expr, ExprKind, Place, StmtKind, Thrown, Type};
+use crate::lang::bits::Build;
 use tree_sitter::Node;
-
-impl Temps for FnCx<'_, '_> {
-    fn temp(&mut self, ty: Type, span: Span) -> crate::ir::LocalId {
-        FnCx::temp(self, ty, span)
-    }
-}
 
 impl<'c, 't> FnCx<'c, 't> {
     /// `Integer.m(...)`, `Long.m(...)`, `Math.m(...)` that we model, or
@@ -105,7 +99,7 @@ impl<'c, 't> FnCx<'c, 't> {
                 ));
             }
             let e = self.convert(e, &ty, *a)?;
-            args.push(b.hold(self, e, out));
+            args.push(b.hold(&mut self.fun, e, out));
         }
         let x = args[0].clone();
         let zero = b.lit(0, &ty);
@@ -130,11 +124,11 @@ impl<'c, 't> FnCx<'c, 't> {
                 &b.cast(&x, &Type::LONG),
                 &b.lit(0xffff_ffff, &Type::LONG),
             ),
-            "bitCount" => b.bit_count(self, x, out),
-            "numberOfLeadingZeros" => b.leading_zeros(self, x, out),
+            "bitCount" => b.bit_count(&mut self.fun, x, out),
+            "numberOfLeadingZeros" => b.leading_zeros(&mut self.fun, x, out),
             "highestOneBit" => {
                 // JDK: i & (MIN_VALUE >>> numberOfLeadingZeros(i)).
-                let nlz = b.leading_zeros(self, x.clone(), out);
+                let nlz = b.leading_zeros(&mut self.fun, x.clone(), out);
                 let min = b.lit(-(1i128 << (bits - 1)), &ty);
                 b.bin(
                     BinOp::BitAnd,
@@ -142,12 +136,12 @@ impl<'c, 't> FnCx<'c, 't> {
                     &b.bin(BinOp::UShr, &min, &b.cast(&nlz, &ty)),
                 )
             }
-            "numberOfTrailingZeros" => b.trailing_zeros(self, x, out),
+            "numberOfTrailingZeros" => b.trailing_zeros(&mut self.fun, x, out),
             "floorDiv" | "floorMod" => {
                 let y = &args[1];
                 // `x / y` faults on 0 as Math.floorDiv does.
-                let q = b.hold(self, b.bin(BinOp::Div, &x, y), out);
-                let r = b.hold(self, b.bin(BinOp::Rem, &x, y), out);
+                let q = b.hold(&mut self.fun, b.bin(BinOp::Div, &x, y), out);
+                let r = b.hold(&mut self.fun, b.bin(BinOp::Rem, &x, y), out);
                 // Signs differ (JDK: (x ^ y) < 0), written exactly in both
                 // semantics.
                 let differ = |a: &Expr| {
@@ -171,7 +165,7 @@ impl<'c, 't> FnCx<'c, 't> {
                 } else {
                     BinOp::Sub
                 };
-                let r = b.hold(self, b.bin(op, &x, &y), out);
+                let r = b.hold(&mut self.fun, b.bin(op, &x, &y), out);
                 // Overflow, exactly in both semantics (never under math).
                 let lt = |e: &Expr| b.bin(BinOp::Lt, e, &zero);
                 let ge = |e: &Expr| b.bin(BinOp::Ge, e, &zero);
@@ -302,7 +296,11 @@ impl FnCx<'_, '_> {
                 ));
             }
             let e = self.convert(e, ty, *a)?;
-            args.push(if raw { b.hold(self, e, out) } else { e });
+            args.push(if raw {
+                b.hold(&mut self.fun, e, out)
+            } else {
+                e
+            });
         }
         let exact = Expr {
             kind: ExprKind::Intrinsic(f, args.clone()),
@@ -341,7 +339,7 @@ impl FnCx<'_, '_> {
             .cx
             .external_name(Some(class), name)
             .unwrap_or_else(|| format!("{class}.{name}"));
-        let t = self.temp(ret.clone(), b.sp);
+        let t = self.fun.temp(ret.clone(), b.sp);
         out.push(b.stmt(StmtKind::If {
             cond: known,
             then_branch: vec![b.stmt(StmtKind::Assign {
@@ -408,7 +406,7 @@ impl FnCx<'_, '_> {
             }
         };
         let converted = self.convert(raw, &param, arg_nodes[0])?;
-        let c = b.hold(self, converted, out);
+        let c = b.hold(&mut self.fun, converted, out);
         let mut args = vec![c.clone()];
         if name == "digit" {
             let radix = self.expr(arg_nodes[1], out)?;
@@ -419,7 +417,7 @@ impl FnCx<'_, '_> {
                 ));
             }
             let radix = self.convert(radix, &Type::INT, arg_nodes[1])?;
-            args.push(b.hold(self, radix, out));
+            args.push(b.hold(&mut self.fun, radix, out));
         }
         let lit = |v: i128| b.lit(v, &param);
         let within = |lo: i128, hi: i128| {
@@ -447,7 +445,7 @@ impl FnCx<'_, '_> {
                 let code = b.cast(&c, &int);
                 let minus = |k: i128| b.bin(BinOp::Sub, &code, &b.lit(k, &int));
                 let value = b.hold(
-                    self,
+                    &mut self.fun,
                     b.cond(
                         digit,
                         minus(48),
@@ -592,7 +590,7 @@ impl FnCx<'_, '_> {
                 class_type.clone()
             };
             let e = self.convert(e, &to, node)?;
-            args.push(b.hold(self, e, out));
+            args.push(b.hold(&mut self.fun, e, out));
         }
         let x = args[0].clone();
         let ty = class_type;
@@ -625,7 +623,7 @@ impl FnCx<'_, '_> {
             }
             "reverseBytes" => self.reverse_bytes(&b, x, out),
             "reverse" => {
-                let i = b.hold(self, x, out);
+                let i = b.hold(&mut self.fun, x, out);
                 for (shift, mask) in [
                     (1, 0x5555_5555_5555_5555u64),
                     (2, 0x3333_3333_3333_3333),
@@ -655,7 +653,7 @@ impl FnCx<'_, '_> {
                 } else {
                     BinOp::Rem
                 };
-                let r = b.hold(self, b.bin(op, &wide(&x), &wide(&args[1])), out);
+                let r = b.hold(&mut self.fun, b.bin(op, &wide(&x), &wide(&args[1])), out);
                 b.cast(&r, &int)
             }
             "divideUnsigned" | "remainderUnsigned" => {
@@ -664,13 +662,21 @@ impl FnCx<'_, '_> {
                 // goes at most once; else divide the halved dividend and
                 // correct by one. Faults on 0 as the JDK throws.
                 let y = args[1].clone();
-                let half = b.hold(self, b.bin(BinOp::Div, &ushr(&x, &k(1)), &y), out);
-                let q = b.hold(self, shl(&half, &k(1)), out);
-                let r = b.hold(self, b.bin(BinOp::Sub, &x, &b.bin(BinOp::Mul, &q, &y)), out);
+                let half = b.hold(&mut self.fun, b.bin(BinOp::Div, &ushr(&x, &k(1)), &y), out);
+                let q = b.hold(&mut self.fun, shl(&half, &k(1)), out);
+                let r = b.hold(
+                    &mut self.fun,
+                    b.bin(BinOp::Sub, &x, &b.bin(BinOp::Mul, &q, &y)),
+                    out,
+                );
                 let one = b.lit(1, &ty);
                 let small = b.cond(unsigned_lt(&r, &y), q.clone(), b.bin(BinOp::Add, &q, &one));
                 let big = b.cond(unsigned_lt(&x, &y), zero.clone(), one);
-                let quotient = b.hold(self, b.cond(b.bin(BinOp::Lt, &y, &zero), big, small), out);
+                let quotient = b.hold(
+                    &mut self.fun,
+                    b.cond(b.bin(BinOp::Lt, &y, &zero), big, small),
+                    out,
+                );
                 if name == "divideUnsigned" {
                     quotient
                 } else {
@@ -682,15 +688,19 @@ impl FnCx<'_, '_> {
                 // != r) throw ...; return (int) r;` — one 64-bit product (a
                 // second, 32-bit one made Z3 slow: 15-30 s on a fixture).
                 let wide = |e: &Expr| b.cast(e, &Type::LONG);
-                let product = b.hold(self, b.bin(BinOp::Mul, &wide(&x), &wide(&args[1])), out);
-                let r = b.hold(self, b.cast(&product, &ty), out);
+                let product = b.hold(
+                    &mut self.fun,
+                    b.bin(BinOp::Mul, &wide(&x), &wide(&args[1])),
+                    out,
+                );
+                let r = b.hold(&mut self.fun, b.cast(&product, &ty), out);
                 let overflow = b.bin(BinOp::Ne, &wide(&r), &product);
                 out.push(arithmetic_exception_if(&b, overflow));
                 r
             }
             "multiplyExact" => {
                 let y = args[1].clone();
-                let r = b.hold(self, b.bin(BinOp::Mul, &x, &y), out);
+                let r = b.hold(&mut self.fun, b.bin(BinOp::Mul, &x, &y), out);
                 // The JDK's division check.
                 let overflow = {
                     or(
@@ -720,7 +730,7 @@ impl FnCx<'_, '_> {
                 } else {
                     b.cond(b.bin(BinOp::Lt, &x, &zero), b.neg(&x), x.clone())
                 };
-                let r = b.hold(self, r, out);
+                let r = b.hold(&mut self.fun, r, out);
                 // Only MIN stays negative when negated.
                 let overflow = b.and(b.bin(BinOp::Lt, &x, &zero), b.bin(BinOp::Lt, &r, &zero));
                 out.push(arithmetic_exception_if(&b, overflow));
@@ -732,12 +742,12 @@ impl FnCx<'_, '_> {
                 } else {
                     (BinOp::Sub, BinOp::Gt)
                 };
-                let r = b.hold(self, b.bin(op, &x, &b.lit(1, &ty)), out);
+                let r = b.hold(&mut self.fun, b.bin(op, &x, &b.lit(1, &ty)), out);
                 out.push(arithmetic_exception_if(&b, b.bin(past, &r, &x)));
                 r
             }
             "toIntExact" => {
-                let r = b.hold(self, b.cast(&x, &int), out);
+                let r = b.hold(&mut self.fun, b.cast(&x, &int), out);
                 out.push(arithmetic_exception_if(
                     &b,
                     b.bin(BinOp::Ne, &b.cast(&r, &Type::LONG), &x),
@@ -778,7 +788,7 @@ impl FnCx<'_, '_> {
         let ushr = |e: &Expr, s: i128| b.bin(BinOp::UShr, e, &k(s));
         let and = |e: &Expr, m: i128| b.bin(BinOp::BitAnd, e, &b.lit(m, &ty));
         let orb = |a: Expr, c: Expr| b.bin(BinOp::BitOr, &a, &c);
-        let i = b.hold(self, x, out);
+        let i = b.hold(&mut self.fun, x, out);
         if ty == Type::LONG {
             let m = 0x00ff_00ff_00ff_00ff;
             let v = orb(shl(&and(&i, m), 8), and(&ushr(&i, 8), m));

@@ -47,10 +47,18 @@ mod tests;
 
 use crate::ir::{
     Expr, ExprKind, FloatLit, FloatTy, Function, FunctionDef, Global, GlobalId, IntTy, LabelId,
-    Lang, Local, LocalId, LocalKind, LowerError, LowerErrorKind, Pos, Program, Span, Stmt,
-    StmtKind, Type,
+    Lang, LocalId, LocalKind, LowerError, LowerErrorKind, Pos, Program, Span, Stmt, StmtKind, Type,
 };
+use crate::lang::lower::{FnBuilder, Keep, Style};
 use tree_sitter::{Node, Tree};
+
+/// How Java is lowered where the front ends differ: temporaries are `$tN`,
+/// and an earlier operand is spilled only when a later one's statements
+/// could change it or it could fault, so faults happen in Java's order.
+static JAVA: Style = Style {
+    temp_prefix: "$t",
+    keep: Keep::Affected,
+};
 
 type R<T> = Result<T, LowerError>;
 
@@ -648,7 +656,7 @@ fn lower_method(cx: &Ctx, idx: usize) -> R<Function> {
     for (i, (name, ty, sp)) in params.into_iter().enumerate() {
         match m.param_classes.get(i).copied().flatten() {
             Some(c) => param_ids.extend(fx.declare_object(&name, c, LocalKind::Param, sp)?),
-            None => param_ids.push(fx.declare(&name, ty, LocalKind::Param, sp)),
+            None => param_ids.push(fx.fun.declare(&name, ty, LocalKind::Param, sp)),
         }
     }
     fx.ret_obj = m.ret_class.map(|c| (c, m.ret_slots.clone()));
@@ -657,7 +665,7 @@ fn lower_method(cx: &Ctx, idx: usize) -> R<Function> {
     Ok(Function {
         name: m.name.clone(),
         params: param_ids,
-        locals: fx.locals,
+        locals: fx.fun.locals,
         ret,
         body: out,
         span: span(m.node),
@@ -691,9 +699,8 @@ struct FnCx<'c, 't> {
     cx: &'c Ctx<'t>,
     class: Option<usize>,
     ret: Type,
-    locals: Vec<Local>,
-    scopes: Vec<Vec<(String, LocalId)>>,
-    next_label: u32,
+    /// Locals, scopes of local names, temporaries and labels.
+    fun: FnBuilder<LocalId>,
     targets: Vec<Target>,
     /// Lowering a field initialiser: identifiers may only name constants,
     /// whose values are inlined.
@@ -721,9 +728,7 @@ impl<'c, 't> FnCx<'c, 't> {
             cx,
             class,
             ret,
-            locals: Vec::new(),
-            scopes: vec![Vec::new()],
-            next_label: 0,
+            fun: FnBuilder::new(&JAVA),
             targets: Vec::new(),
             const_mode: false,
             depth: 0,
@@ -739,61 +744,14 @@ impl<'c, 't> FnCx<'c, 't> {
         self.cx.text(n)
     }
 
-    fn declare(&mut self, name: &str, ty: Type, kind: LocalKind, sp: Span) -> LocalId {
-        let id = LocalId(self.locals.len() as u32);
-        self.locals.push(Local {
-            name: name.to_string(),
-            ty,
-            kind: kind.clone(),
-            span: sp,
-        });
-        if kind != LocalKind::Temp
-            && let Some(s) = self.scopes.last_mut()
-        {
-            s.push((name.to_string(), id));
-        }
-        id
-    }
-
-    fn temp(&mut self, ty: Type, sp: Span) -> LocalId {
-        let name = format!("$t{}", self.locals.len());
-        self.declare(&name, ty, LocalKind::Temp, sp)
-    }
-
-    fn lookup(&self, name: &str) -> Option<LocalId> {
-        self.scopes
-            .iter()
-            .rev()
-            .flat_map(|s| s.iter().rev())
-            .find(|(n, _)| n == name)
-            .map(|(_, id)| *id)
-    }
-
-    fn local_ty(&self, id: LocalId) -> Type {
-        self.locals
-            .get(id.0 as usize)
-            .map(|l| l.ty.clone())
-            .unwrap_or(Type::Void)
-    }
-
-    fn is_temp(&self, id: LocalId) -> bool {
-        self.locals
-            .get(id.0 as usize)
-            .is_some_and(|l| l.kind == LocalKind::Temp)
-    }
-
-    fn label(&mut self) -> LabelId {
-        self.next_label += 1;
-        LabelId(self.next_label - 1)
-    }
-
+    /// A new scope for locals and for objects.
     fn push_scope(&mut self) {
-        self.scopes.push(Vec::new());
+        self.fun.push_scope();
         self.objects.push(Vec::new());
     }
 
     fn pop_scope(&mut self) {
-        self.scopes.pop();
+        self.fun.pop_scope();
         self.objects.pop();
     }
 

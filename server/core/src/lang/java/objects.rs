@@ -398,7 +398,9 @@ impl<'c, 't> FnCx<'c, 't> {
             } else {
                 LocalKind::Param
             };
-            let id = self.declare(&format!("this.{}", f.name), ty, kind, m.name_span);
+            let id = self
+                .fun
+                .declare(&format!("this.{}", f.name), ty, kind, m.name_span);
             leaves.push((fi, id));
             if m.object_mode {
                 params.push(id);
@@ -412,7 +414,7 @@ impl<'c, 't> FnCx<'c, 't> {
         if m.is_ctor {
             // Defaults first, then the initialisers in textual order.
             for (_, id) in &leaves {
-                let ty = self.local_ty(*id);
+                let ty = self.fun.local_ty(*id);
                 let zero = zero_of(&ty, m.name_span)?;
                 out.push(st(
                     StmtKind::Assign {
@@ -424,7 +426,7 @@ impl<'c, 't> FnCx<'c, 't> {
             }
             for (fi, id) in &leaves {
                 if let Some(init) = self.cx.fields[*fi].init {
-                    let ty = self.local_ty(*id);
+                    let ty = self.fun.local_ty(*id);
                     let v = self.initializer(init, &ty, out)?;
                     out.push(st(
                         StmtKind::Assign {
@@ -451,7 +453,7 @@ impl<'c, 't> FnCx<'c, 't> {
             return;
         };
         for ((_, id), g) in leaves.iter().zip(slots) {
-            let v = mk(ExprKind::Local(*id), self.local_ty(*id), sp);
+            let v = mk(ExprKind::Local(*id), self.fun.local_ty(*id), sp);
             out.push(st(
                 StmtKind::Assign {
                     place: Place::Global(*g),
@@ -499,7 +501,10 @@ impl<'c, 't> FnCx<'c, 't> {
         for fi in fields {
             let f = &self.cx.fields[fi];
             let ty = f.ty.clone().map_err(|_| super::internal("field type"))?;
-            ids.push(self.declare(&format!("{name}.{}", f.name), ty, kind.clone(), sp));
+            ids.push(
+                self.fun
+                    .declare(&format!("{name}.{}", f.name), ty, kind.clone(), sp),
+            );
         }
         if let Some(s) = self.objects.last_mut() {
             s.push((name.to_string(), c, ids.clone()));
@@ -521,7 +526,7 @@ impl<'c, 't> FnCx<'c, 't> {
     /// when it holds an object of a value class (and no local or field of
     /// the current object shadows it): its class and globals.
     pub(super) fn lookup_static_object(&self, name: &str) -> Option<(usize, Vec<GlobalId>)> {
-        if self.lookup(name).is_some()
+        if self.fun.lookup(name).is_some()
             || self.lookup_object(name).is_some()
             || self.this_field(self.class, name).is_some()
         {
@@ -565,7 +570,7 @@ impl<'c, 't> FnCx<'c, 't> {
 
     fn reads(&self, ids: &[LocalId], sp: Span) -> Vec<Expr> {
         ids.iter()
-            .map(|id| mk(ExprKind::Local(*id), self.local_ty(*id), sp))
+            .map(|id| mk(ExprKind::Local(*id), self.fun.local_ty(*id), sp))
             .collect()
     }
 
@@ -670,7 +675,7 @@ impl<'c, 't> FnCx<'c, 't> {
                     .get(g.0 as usize)
                     .map_or(Type::Void, |g| g.ty.clone());
                 let read = mk(ExprKind::Global(*g), ty, sp);
-                self.spill(read, out)
+                self.fun.spill(read, out)
             })
             .collect()
     }
@@ -777,7 +782,7 @@ impl<'c, 't> FnCx<'c, 't> {
                     vec![self.convert(e, ty, *a)?]
                 }
             };
-            self.keep_before(&mut vals, b, out);
+            self.fun.keep_before(&mut vals, b, out);
             vals.extend(these);
         }
         Ok(vals)
@@ -863,58 +868,11 @@ impl<'c, 't> FnCx<'c, 't> {
             .map(named_children)
             .unwrap_or_default();
         let obj = n.child_by_field_name("object");
-        // The receiver: the current object (implicit or `this`), or an
-        // object expression.
-        let (c, recv) = match obj {
-            None => match &self.this_obj {
-                Some(t) => (t.class, None),
-                None => return Ok(None),
-            },
-            Some(o) if o.kind() == "this" => match &self.this_obj {
-                Some(t) => (t.class, None),
-                None => return Ok(None),
-            },
-            Some(o) if self.is_object_expr(o) => {
-                let (c, vals) = self.object_value(o, out)?;
-                (c, Some(vals))
-            }
-            Some(_) => return Ok(None),
+        let Some((c, recv)) = self.call_receiver(obj, out)? else {
+            return Ok(None);
         };
-        let cands: Vec<usize> = self
-            .cx
-            .methods
-            .iter()
-            .enumerate()
-            .filter(|(_, m)| {
-                m.class == Some(c)
-                    && m.name == name
-                    && m.arity == args.len()
-                    && !m.is_ctor
-                    && !m.object_mode
-            })
-            .map(|(i, _)| i)
-            .collect();
-        let pick = match cands.as_slice() {
-            [one] => *one,
-            [] if obj.is_none() => return Ok(None),
-            [] => {
-                return Err(unsupported(
-                    n,
-                    format!(
-                        "call to unknown method {name} of class {}",
-                        self.class_name(c)
-                    ),
-                ));
-            }
-            _ => {
-                return Err(unsupported(
-                    n,
-                    format!(
-                        "call to overloaded method {name} of class {}",
-                        self.class_name(c)
-                    ),
-                ));
-            }
+        let Some(pick) = self.object_method(n, c, &name, args.len(), obj.is_none())? else {
+            return Ok(None);
         };
         let m = &self.cx.methods[pick];
         if m.is_static {
@@ -949,8 +907,101 @@ impl<'c, 't> FnCx<'c, 't> {
         let mut vals = recv;
         let mut b = Vec::new();
         let rest = self.call_args(n, variant, &args, &mut b)?;
-        self.keep_before(&mut vals, b, out);
+        self.fun.keep_before(&mut vals, b, out);
         vals.extend(rest);
+        let call = VariantCall {
+            n,
+            name: &name,
+            variant,
+            ret,
+            ret_class,
+            args: vals,
+        };
+        self.variant_call(call, want, out).map(Some)
+    }
+
+    /// The receiver of a call on an object, `None` if it is not one: the
+    /// class and, for an object expression, its field values (`None` for
+    /// the current object, implicit or `this`).
+    fn call_receiver(
+        &mut self,
+        obj: Option<Node>,
+        out: &mut Block,
+    ) -> R<Option<(usize, Option<Vec<Expr>>)>> {
+        Ok(Some(match obj {
+            None => match &self.this_obj {
+                Some(t) => (t.class, None),
+                None => return Ok(None),
+            },
+            Some(o) if o.kind() == "this" => match &self.this_obj {
+                Some(t) => (t.class, None),
+                None => return Ok(None),
+            },
+            Some(o) if self.is_object_expr(o) => {
+                let (c, vals) = self.object_value(o, out)?;
+                (c, Some(vals))
+            }
+            Some(_) => return Ok(None),
+        }))
+    }
+
+    /// The one method `name` of class `c` taking `arity` arguments, or
+    /// `None` (an unqualified call, `implicit`, to a method the class does
+    /// not have is not a call on the object).
+    fn object_method(
+        &self,
+        n: Node,
+        c: usize,
+        name: &str,
+        arity: usize,
+        implicit: bool,
+    ) -> R<Option<usize>> {
+        let cands: Vec<usize> = self
+            .cx
+            .methods
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| {
+                m.class == Some(c)
+                    && m.name == name
+                    && m.arity == arity
+                    && !m.is_ctor
+                    && !m.object_mode
+            })
+            .map(|(i, _)| i)
+            .collect();
+        match cands.as_slice() {
+            [one] => Ok(Some(*one)),
+            [] if implicit => Ok(None),
+            [] => Err(unsupported(
+                n,
+                format!(
+                    "call to unknown method {name} of class {}",
+                    self.class_name(c)
+                ),
+            )),
+            _ => Err(unsupported(
+                n,
+                format!(
+                    "call to overloaded method {name} of class {}",
+                    self.class_name(c)
+                ),
+            )),
+        }
+    }
+
+    /// Emits the call of an object-mode copy: its result is an object's
+    /// return slots, a scalar (when `want`) or nothing.
+    fn variant_call(&mut self, call: VariantCall, want: bool, out: &mut Block) -> R<ObjectCall> {
+        let VariantCall {
+            n,
+            name,
+            variant,
+            ret,
+            ret_class,
+            args: vals,
+        } = call;
+        let sp = span(n);
         let func = FuncId(variant as u32);
         if let Some(rc) = ret_class {
             out.push(st(
@@ -962,11 +1013,11 @@ impl<'c, 't> FnCx<'c, 't> {
                 sp,
             ));
             let slots = self.cx.methods[variant].ret_slots.clone();
-            return Ok(Some(ObjectCall::Object(rc, slots)));
+            return Ok(ObjectCall::Object(rc, slots));
         }
         let ret = ret.map_err(|e| e.clone())?;
         if want && ret != Type::Void {
-            let t = self.temp(ret.clone(), sp);
+            let t = self.fun.temp(ret.clone(), sp);
             out.push(st(
                 StmtKind::Call {
                     dest: Some(Place::Local(t)),
@@ -975,11 +1026,7 @@ impl<'c, 't> FnCx<'c, 't> {
                 },
                 sp,
             ));
-            return Ok(Some(ObjectCall::Scalar(Some(mk(
-                ExprKind::Local(t),
-                ret,
-                sp,
-            )))));
+            return Ok(ObjectCall::Scalar(Some(mk(ExprKind::Local(t), ret, sp))));
         }
         if want {
             return Err(unsupported(
@@ -995,7 +1042,7 @@ impl<'c, 't> FnCx<'c, 't> {
             },
             sp,
         ));
-        Ok(Some(ObjectCall::Scalar(None)))
+        Ok(ObjectCall::Scalar(None))
     }
 
     /// Whether expression `n` has an object type (without lowering it).
@@ -1108,7 +1155,7 @@ impl<'c, 't> FnCx<'c, 't> {
                         .get(i)
                         .cloned()
                         .ok_or_else(|| super::internal("field value"))?,
-                    None => zero_of(&self.local_ty(*id), sp)?,
+                    None => zero_of(&self.fun.local_ty(*id), sp)?,
                 };
                 out.push(st(
                     StmtKind::Assign {
@@ -1198,7 +1245,7 @@ impl FnCx<'_, '_> {
         }
         let ret = m.ret.clone()?;
         if want && ret != Type::Void {
-            let t = self.temp(ret.clone(), sp);
+            let t = self.fun.temp(ret.clone(), sp);
             out.push(st(
                 StmtKind::Call {
                     dest: Some(Place::Local(t)),
@@ -1225,4 +1272,14 @@ impl FnCx<'_, '_> {
         ));
         Ok(None)
     }
+}
+
+/// A call of an object-mode copy, its arguments lowered.
+struct VariantCall<'n, 'a> {
+    n: Node<'n>,
+    name: &'a str,
+    variant: usize,
+    ret: R<Type>,
+    ret_class: Option<usize>,
+    args: Vec<Expr>,
 }

@@ -1,6 +1,6 @@
 //! Statement lowering: blocks, declarations, control flow, switch.
 
-use super::expr::{binop, not, or};
+use super::expr::{binop, or};
 use super::{
     Cont, FnCx, R, Role, Target, TyErr, add_dims, children_by_field, java_type, mk, named_children,
     span, st, unsupported,
@@ -9,6 +9,7 @@ use crate::ir::{
     BinOp, Block, Catch, Expr, ExprKind, LabelId, LocalKind, LoopKind, Place, Span, StmtKind,
     Thrown, Type,
 };
+use crate::lang::lower::not;
 use tree_sitter::Node;
 
 impl<'c, 't> FnCx<'c, 't> {
@@ -338,7 +339,7 @@ impl<'c, 't> FnCx<'c, 't> {
                     (e.ty.clone(), Some(e))
                 }
             };
-            let id = self.declare(name, ty, LocalKind::Var, span(d));
+            let id = self.fun.declare(name, ty, LocalKind::Var, span(d));
             if let Some(v) = v {
                 out.push(st(
                     StmtKind::Assign {
@@ -372,11 +373,11 @@ impl<'c, 't> FnCx<'c, 't> {
         let Some(c) = n.child_by_field_name("condition") else {
             return Err(unsupported(n, "while statement"));
         };
-        let l = self.label();
+        let l = self.fun.label();
         let mut pre = Vec::new();
         let cond = self.cond(c, &mut pre)?;
         let body = self.loop_body(n, name, l, Cont::Continue(l))?;
-        out.push(crate::lang::build::pre_tested_loop(
+        out.push(crate::lang::lower::pre_tested_loop(
             l,
             pre,
             cond,
@@ -394,7 +395,7 @@ impl<'c, 't> FnCx<'c, 't> {
             return Err(unsupported(n, "do statement"));
         };
         let sp = span(n);
-        let l = self.label();
+        let l = self.fun.label();
         let mut pre = Vec::new();
         let cond = self.cond(c, &mut pre)?;
         if pre.is_empty() {
@@ -411,7 +412,7 @@ impl<'c, 't> FnCx<'c, 't> {
             ));
             return Ok(());
         }
-        let lc = self.label();
+        let lc = self.fun.label();
         let body = self.loop_body(n, name, l, Cont::Break(lc))?;
         let csp = cond.span;
         let mut b = vec![st(StmtKind::Labeled { label: lc, body }, sp)];
@@ -446,7 +447,7 @@ impl<'c, 't> FnCx<'c, 't> {
                 self.expr_stmt(init, out)?;
             }
         }
-        let l = self.label();
+        let l = self.fun.label();
         let mut pre = Vec::new();
         let cond = match n.child_by_field_name("condition") {
             Some(c) => self.cond(c, &mut pre)?,
@@ -457,7 +458,7 @@ impl<'c, 't> FnCx<'c, 't> {
             self.expr_stmt(u, &mut step)?;
         }
         let body = self.loop_body(n, name, l, Cont::Continue(l))?;
-        out.push(crate::lang::build::pre_tested_loop(
+        out.push(crate::lang::lower::pre_tested_loop(
             l,
             pre,
             cond,
@@ -489,7 +490,7 @@ impl<'c, 't> FnCx<'c, 't> {
             ));
         };
         let asp = arr.span;
-        let a = self.temp(arr.ty.clone(), asp);
+        let a = self.fun.temp(arr.ty.clone(), asp);
         out.push(st(
             StmtKind::Assign {
                 place: Place::Local(a),
@@ -497,7 +498,7 @@ impl<'c, 't> FnCx<'c, 't> {
             },
             asp,
         ));
-        let i = self.temp(Type::INT, sp);
+        let i = self.fun.temp(Type::INT, sp);
         out.push(st(
             StmtKind::Assign {
                 place: Place::Local(i),
@@ -512,7 +513,9 @@ impl<'c, 't> FnCx<'c, 't> {
                 .and_then(|t| add_dims(t, n.child_by_field_name("dimensions"), self.cx.src))
                 .map_err(|e| unsupported(tn, e.describe(Role::Var)))?
         };
-        let x = self.declare(self.text(xn), xty.clone(), LocalKind::Var, span(xn));
+        let x = self
+            .fun
+            .declare(self.text(xn), xty.clone(), LocalKind::Var, span(xn));
         let av = mk(ExprKind::Local(a), arr.ty.clone(), asp);
         let iv = mk(ExprKind::Local(i), Type::INT, sp);
         let len = mk(ExprKind::Length(Box::new(av.clone())), Type::INT, asp);
@@ -523,7 +526,7 @@ impl<'c, 't> FnCx<'c, 't> {
             span(xn),
         );
         let elem_v = self.convert(elem_v, &xty, xn)?;
-        let l = self.label();
+        let l = self.fun.label();
         let mut body = vec![st(
             StmtKind::Assign {
                 place: Place::Local(x),
@@ -567,7 +570,7 @@ impl<'c, 't> FnCx<'c, 't> {
             "for_statement" => self.for_stmt(*s, name, out),
             "enhanced_for_statement" => self.foreach(*s, name, out),
             _ => {
-                let l = self.label();
+                let l = self.fun.label();
                 self.targets.push(Target {
                     name,
                     brk: l,
@@ -634,7 +637,7 @@ impl<'c, 't> FnCx<'c, 't> {
             ));
         }
         let ssp = scrut.span;
-        let sv = self.temp(scrut.ty.clone(), ssp);
+        let sv = self.fun.temp(scrut.ty.clone(), ssp);
         let sty = scrut.ty.clone();
         out.push(st(
             StmtKind::Assign {
@@ -644,7 +647,7 @@ impl<'c, 't> FnCx<'c, 't> {
             ssp,
         ));
         let s = mk(ExprKind::Local(sv), sty, ssp);
-        let l = self.label();
+        let l = self.fun.label();
         self.targets.push(Target {
             name: None,
             brk: l,
@@ -653,127 +656,144 @@ impl<'c, 't> FnCx<'c, 't> {
         });
         self.push_scope();
         let groups = named_children(bn);
-        let mut body = Vec::new();
-        if groups.iter().any(|g| g.kind() == "switch_rule") {
-            let mut default_body = None;
-            for g in &groups {
-                let kids = named_children(*g);
-                let Some(label) = kids.iter().find(|k| k.kind() == "switch_label") else {
-                    return Err(unsupported(*g, "switch rule"));
-                };
-                let conds = self.case_conds(*label, &s)?;
-                let mut b = Vec::new();
-                for k in kids.iter().filter(|k| k.kind() != "switch_label") {
-                    self.stmt(*k, &mut b)?;
-                }
-                match conds {
-                    None => default_body = Some(b),
-                    Some(cs) => {
-                        let gsp = span(*g);
-                        let Some(c) = cs.into_iter().reduce(|a, b| or(a, b, gsp)) else {
-                            return Err(unsupported(*label, "case label"));
-                        };
-                        b.push(st(StmtKind::Break(l), gsp));
-                        body.push(st(
-                            StmtKind::If {
-                                cond: c,
-                                then_branch: b,
-                                else_branch: Vec::new(),
-                            },
-                            gsp,
-                        ));
-                    }
-                }
-            }
-            body.extend(default_body.unwrap_or_default());
+        let body = if groups.iter().any(|g| g.kind() == "switch_rule") {
+            self.switch_rules(&groups, &s, l)?
         } else {
-            struct Group<'a> {
-                conds: Vec<Expr>,
-                default: bool,
-                stmts: Vec<Node<'a>>,
-                span: Span,
-            }
-            let mut infos = Vec::new();
-            for g in &groups {
-                let mut info = Group {
-                    conds: Vec::new(),
-                    default: false,
-                    stmts: Vec::new(),
-                    span: span(*g),
-                };
-                for k in named_children(*g) {
-                    if k.kind() == "switch_label" {
-                        match self.case_conds(k, &s)? {
-                            Some(cs) => info.conds.extend(cs),
-                            None => info.default = true,
-                        }
-                    } else {
-                        info.stmts.push(k);
-                    }
-                }
-                infos.push(info);
-            }
-            let matched = if infos.iter().any(|g| g.default) {
-                let all = infos
-                    .iter()
-                    .flat_map(|g| g.conds.iter().cloned())
-                    .reduce(|a, b| or(a, b, sp));
-                let m = self.temp(Type::Bool, sp);
-                let value = all.unwrap_or_else(|| mk(ExprKind::BoolLit(false), Type::Bool, sp));
-                out.push(st(
-                    StmtKind::Assign {
-                        place: Place::Local(m),
-                        value,
-                    },
-                    sp,
-                ));
-                Some(mk(ExprKind::Local(m), Type::Bool, sp))
-            } else {
-                None
-            };
-            let fall = self.temp(Type::Bool, sp);
-            let fall_v = mk(ExprKind::Local(fall), Type::Bool, sp);
-            out.push(st(
-                StmtKind::Assign {
-                    place: Place::Local(fall),
-                    value: mk(ExprKind::BoolLit(false), Type::Bool, sp),
-                },
-                sp,
-            ));
-            for g in infos {
-                let mut c = fall_v.clone();
-                for x in g.conds {
-                    c = or(c, x, g.span);
-                }
-                if g.default
-                    && let Some(m) = &matched
-                {
-                    c = or(c, not(m.clone()), g.span);
-                }
-                let mut then_branch = vec![st(
-                    StmtKind::Assign {
-                        place: Place::Local(fall),
-                        value: mk(ExprKind::BoolLit(true), Type::Bool, g.span),
-                    },
-                    g.span,
-                )];
-                for k in g.stmts {
-                    self.stmt(k, &mut then_branch)?;
-                }
-                body.push(st(
-                    StmtKind::If {
-                        cond: c,
-                        then_branch,
-                        else_branch: Vec::new(),
-                    },
-                    g.span,
-                ));
-            }
-        }
+            let infos = self.switch_groups(&groups, &s)?;
+            self.fall_through(infos, sp, out)?
+        };
         self.pop_scope();
         self.targets.pop();
         out.push(st(StmtKind::Labeled { label: l, body }, sp));
         Ok(())
+    }
+
+    /// The body of an arrow-form switch on `s` (break label `l`): each rule
+    /// runs alone, as `if (cases) { stmts; break }`, the default last.
+    fn switch_rules(&mut self, groups: &[Node], s: &Expr, l: LabelId) -> R<Block> {
+        let mut body = Vec::new();
+        let mut default_body = None;
+        for g in groups {
+            let kids = named_children(*g);
+            let Some(label) = kids.iter().find(|k| k.kind() == "switch_label") else {
+                return Err(unsupported(*g, "switch rule"));
+            };
+            let conds = self.case_conds(*label, s)?;
+            let mut b = Vec::new();
+            for k in kids.iter().filter(|k| k.kind() != "switch_label") {
+                self.stmt(*k, &mut b)?;
+            }
+            match conds {
+                None => default_body = Some(b),
+                Some(cs) => {
+                    let gsp = span(*g);
+                    let Some(c) = cs.into_iter().reduce(|a, b| or(a, b, gsp)) else {
+                        return Err(unsupported(*label, "case label"));
+                    };
+                    b.push(st(StmtKind::Break(l), gsp));
+                    body.push(st(
+                        StmtKind::If {
+                            cond: c,
+                            then_branch: b,
+                            else_branch: Vec::new(),
+                        },
+                        gsp,
+                    ));
+                }
+            }
+        }
+        body.extend(default_body.unwrap_or_default());
+        Ok(body)
+    }
+
+    /// The groups of a colon-form switch on `s`: their case conditions
+    /// (all labels lowered before any statement) and statements.
+    fn switch_groups<'a>(&mut self, groups: &[Node<'a>], s: &Expr) -> R<Vec<SwitchGroup<'a>>> {
+        let mut infos = Vec::new();
+        for g in groups {
+            let mut info = SwitchGroup {
+                conds: Vec::new(),
+                default: false,
+                stmts: Vec::new(),
+                span: span(*g),
+            };
+            for k in named_children(*g) {
+                if k.kind() == "switch_label" {
+                    match self.case_conds(k, s)? {
+                        Some(cs) => info.conds.extend(cs),
+                        None => info.default = true,
+                    }
+                } else {
+                    info.stmts.push(k);
+                }
+            }
+            infos.push(info);
+        }
+        Ok(infos)
+    }
+
+    /// The body of a colon-form switch: a group runs when one of its cases
+    /// matches or an earlier group ran (a `fall` flag), the default group
+    /// when no case of the whole switch matches.
+    fn fall_through(&mut self, infos: Vec<SwitchGroup>, sp: Span, out: &mut Block) -> R<Block> {
+        let mut body = Vec::new();
+        let matched = if infos.iter().any(|g| g.default) {
+            let all = infos
+                .iter()
+                .flat_map(|g| g.conds.iter().cloned())
+                .reduce(|a, b| or(a, b, sp));
+            let m = self.fun.temp(Type::Bool, sp);
+            let value = all.unwrap_or_else(|| mk(ExprKind::BoolLit(false), Type::Bool, sp));
+            out.push(st(
+                StmtKind::Assign {
+                    place: Place::Local(m),
+                    value,
+                },
+                sp,
+            ));
+            Some(mk(ExprKind::Local(m), Type::Bool, sp))
+        } else {
+            None
+        };
+        let fall = self.fun.temp(Type::Bool, sp);
+        let fall_v = mk(ExprKind::Local(fall), Type::Bool, sp);
+        out.push(st(
+            StmtKind::Assign {
+                place: Place::Local(fall),
+                value: mk(ExprKind::BoolLit(false), Type::Bool, sp),
+            },
+            sp,
+        ));
+        for g in infos {
+            let mut c = fall_v.clone();
+            for x in g.conds {
+                c = or(c, x, g.span);
+            }
+            if g.default
+                && let Some(m) = &matched
+            {
+                c = or(c, not(m.clone()), g.span);
+            }
+            let mut then_branch = vec![st(
+                StmtKind::Assign {
+                    place: Place::Local(fall),
+                    value: mk(ExprKind::BoolLit(true), Type::Bool, g.span),
+                },
+                g.span,
+            )];
+            for k in g.stmts {
+                self.stmt(k, &mut then_branch)?;
+            }
+            body.push(st(
+                StmtKind::If {
+                    cond: c,
+                    then_branch,
+                    else_branch: Vec::new(),
+                },
+                g.span,
+            ));
+        }
+        Ok(body)
     }
 }
 
@@ -839,4 +859,13 @@ pub(super) fn first_active(n: Node) -> Option<Node> {
         return Some(n);
     }
     named_children(n).into_iter().find_map(first_active)
+}
+
+/// A group of a colon-form switch: its case conditions, whether it has
+/// the `default` label, and its statements.
+struct SwitchGroup<'a> {
+    conds: Vec<Expr>,
+    default: bool,
+    stmts: Vec<Node<'a>>,
+    span: Span,
 }
