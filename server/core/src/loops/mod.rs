@@ -159,6 +159,7 @@ fn prepared(program: &Program, func: FuncId) -> Option<Program> {
 mod tests {
     use super::*;
     use crate::ir::{Lang, Semantics};
+    use crate::verdict::UnknownReason;
     use std::time::Duration;
 
     fn prove_java(old: &str, new: &str) -> Result<Vec<LoopInvariant>, Unknown> {
