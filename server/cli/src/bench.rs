@@ -785,23 +785,7 @@ pub fn run(args: &BenchArgs) -> Result<u8, CliError> {
         ))
     })?;
 
-    let mut tasks = Vec::new();
-    for &lang in &langs {
-        for &checker in &checkers {
-            for pair in &pairs {
-                if let Some((old, new)) = corpus::sources(pair, lang) {
-                    tasks.push(Task {
-                        pair,
-                        lang,
-                        checker,
-                        old,
-                        new,
-                        total_timeout_ms: args.common.total_timeout_ms,
-                    });
-                }
-            }
-        }
-    }
+    let tasks = tasks(args, &pairs, &langs, &checkers);
     if tasks.is_empty() {
         let names: Vec<String> = langs.iter().map(|l| l.to_string()).collect();
         return Err(CliError::usage(format!(
@@ -820,126 +804,12 @@ pub fn run(args: &BenchArgs) -> Result<u8, CliError> {
     let results = run_parallel(&tasks, &base, &exe, args.jobs as usize);
     let wall_time_ms = started.elapsed().as_secs_f64() * 1000.0;
 
-    let mut groups = Vec::new();
     let mut text = String::new();
-    let bold = Style::new().bold();
-    for &lang in &langs {
-        for &checker in &checkers {
-            let rows: Vec<&PairResult> = results
-                .iter()
-                .filter(|r| r.lang == lang && r.checker == checker)
-                .collect();
-            if rows.is_empty() {
-                continue;
-            }
-            let g = summarise(lang, checker, &rows);
-            let semantics = match (lang, base.semantics) {
-                (Lang::C, Semantics::Machine) => {
-                    format!("machine (signed overflow {})", base.signed_overflow)
-                }
-                (_, s) => s.to_string(),
-            };
-            text.push_str(&format!(
-                "{bold}{lang} · {} · {} · loop bound {} · timeout {} ms{bold:#}\n",
-                checker.name(),
-                semantics,
-                base.loop_bound,
-                base.timeout_ms
-            ));
-            text.push_str(&render_table(&g));
-            text.push('\n');
-            groups.push(g);
-        }
-    }
-    if checkers.len() > 1 {
-        for &lang in &langs {
-            let side: Vec<&GroupSummary> = groups
-                .iter()
-                .filter(|g| g.lang == lang.to_string())
-                .collect();
-            if side.len() > 1 {
-                text.push_str(&format!("{bold}{lang} · checkers side by side{bold:#}\n"));
-                text.push_str(&render_comparison(&side));
-                text.push('\n');
-            }
-        }
-    }
-    // One line per pair and language, whatever the number of checkers.
-    let mut disputed: Vec<&PairResult> = results.iter().filter(|r| r.disputed.is_some()).collect();
-    disputed.sort_by(|a, b| {
-        (&a.id, a.lang.to_string(), a.outcome.name()).cmp(&(
-            &b.id,
-            b.lang.to_string(),
-            b.outcome.name(),
-        ))
-    });
-    disputed.dedup_by(|a, b| a.id == b.id && a.lang == b.lang && a.outcome == b.outcome);
-    if !disputed.is_empty() {
-        text.push_str(
-            "corpus labels corrected (--disputed-labels), scored against the correction:\n",
-        );
-        for r in &disputed {
-            text.push_str(&format!(
-                "  {} [{}]: now {}, got {} — {}\n",
-                r.id,
-                r.lang,
-                r.expected.name(),
-                r.outcome.name(),
-                r.disputed.as_deref().unwrap_or_default()
-            ));
-        }
-    }
+    let groups = render_groups(&mut text, &langs, &checkers, &base, &results);
+    render_disputed(&mut text, &results);
     let wrong: Vec<&PairResult> = results.iter().filter(|r| r.wrong).collect();
-    if wrong.is_empty() {
-        let green = Style::new().fg_color(Some(AnsiColor::Green.into()));
-        text.push_str(&format!("{green}no wrong verdicts{green:#}\n"));
-    } else {
-        let red = Style::new().fg_color(Some(AnsiColor::Red.into())).bold();
-        text.push_str(&format!("{red}WRONG VERDICTS: {}{red:#}\n", wrong.len()));
-        for r in &wrong {
-            let detail = if r.detail.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", r.detail)
-            };
-            text.push_str(&format!(
-                "{red}  ✗ {} [{} {}]: labelled {}, got {}{detail}{red:#}\n",
-                r.id,
-                r.lang,
-                r.checker.name(),
-                r.expected.name(),
-                r.outcome.name()
-            ));
-        }
-    }
-    // Pairs that could not be run hide verdicts: name a few so a broken
-    // corpus or a crashing front end is noticed.
-    let errors: Vec<&PairResult> = results
-        .iter()
-        .filter(|r| r.outcome == PairOutcome::Error)
-        .collect();
-    if !errors.is_empty() {
-        let yellow = Style::new().fg_color(Some(AnsiColor::Yellow.into()));
-        text.push_str(&format!(
-            "{yellow}pairs that could not be run: {}{yellow:#}\n",
-            errors.len()
-        ));
-        for r in errors.iter().take(MAX_ERRORS_LISTED) {
-            text.push_str(&format!(
-                "  {} [{} {}]: {}\n",
-                r.id,
-                r.lang,
-                r.checker.name(),
-                r.detail
-            ));
-        }
-        if errors.len() > MAX_ERRORS_LISTED {
-            text.push_str(&format!(
-                "  … and {} more (see results.csv)\n",
-                errors.len() - MAX_ERRORS_LISTED
-            ));
-        }
-    }
+    render_wrong(&mut text, &wrong);
+    render_errors(&mut text, &results);
     text.push_str(&format!(
         "{} runs in {:.1} s; results in {}\n",
         results.len(),
@@ -977,6 +847,175 @@ pub fn run(args: &BenchArgs) -> Result<u8, CliError> {
     let _ = out.write_all(text.as_bytes());
     let _ = out.flush();
     Ok(if wrong.is_empty() { 0 } else { 1 })
+}
+
+/// One task per language, checker and pair (in that order) with sources
+/// for the language.
+fn tasks<'a>(
+    args: &BenchArgs,
+    pairs: &'a [PairDir],
+    langs: &[Lang],
+    checkers: &[CheckerKind],
+) -> Vec<Task<'a>> {
+    let mut tasks = Vec::new();
+    for &lang in langs {
+        for &checker in checkers {
+            for pair in pairs {
+                if let Some((old, new)) = corpus::sources(pair, lang) {
+                    tasks.push(Task {
+                        pair,
+                        lang,
+                        checker,
+                        old,
+                        new,
+                        total_timeout_ms: args.common.total_timeout_ms,
+                    });
+                }
+            }
+        }
+    }
+    tasks
+}
+
+/// A table per language and checker that ran, then (with several
+/// checkers) the checkers side by side per language; the groups' summaries.
+fn render_groups(
+    text: &mut String,
+    langs: &[Lang],
+    checkers: &[CheckerKind],
+    base: &Options,
+    results: &[PairResult],
+) -> Vec<GroupSummary> {
+    let mut groups = Vec::new();
+    let bold = Style::new().bold();
+    for &lang in langs {
+        for &checker in checkers {
+            let rows: Vec<&PairResult> = results
+                .iter()
+                .filter(|r| r.lang == lang && r.checker == checker)
+                .collect();
+            if rows.is_empty() {
+                continue;
+            }
+            let g = summarise(lang, checker, &rows);
+            let semantics = match (lang, base.semantics) {
+                (Lang::C, Semantics::Machine) => {
+                    format!("machine (signed overflow {})", base.signed_overflow)
+                }
+                (_, s) => s.to_string(),
+            };
+            text.push_str(&format!(
+                "{bold}{lang} · {} · {} · loop bound {} · timeout {} ms{bold:#}\n",
+                checker.name(),
+                semantics,
+                base.loop_bound,
+                base.timeout_ms
+            ));
+            text.push_str(&render_table(&g));
+            text.push('\n');
+            groups.push(g);
+        }
+    }
+    if checkers.len() > 1 {
+        for &lang in langs {
+            let side: Vec<&GroupSummary> = groups
+                .iter()
+                .filter(|g| g.lang == lang.to_string())
+                .collect();
+            if side.len() > 1 {
+                text.push_str(&format!("{bold}{lang} · checkers side by side{bold:#}\n"));
+                text.push_str(&render_comparison(&side));
+                text.push('\n');
+            }
+        }
+    }
+    groups
+}
+
+/// The corrected corpus labels the results were scored against: one line
+/// per pair and language, whatever the number of checkers.
+fn render_disputed(text: &mut String, results: &[PairResult]) {
+    let mut disputed: Vec<&PairResult> = results.iter().filter(|r| r.disputed.is_some()).collect();
+    disputed.sort_by(|a, b| {
+        (&a.id, a.lang.to_string(), a.outcome.name()).cmp(&(
+            &b.id,
+            b.lang.to_string(),
+            b.outcome.name(),
+        ))
+    });
+    disputed.dedup_by(|a, b| a.id == b.id && a.lang == b.lang && a.outcome == b.outcome);
+    if !disputed.is_empty() {
+        text.push_str(
+            "corpus labels corrected (--disputed-labels), scored against the correction:\n",
+        );
+        for r in &disputed {
+            text.push_str(&format!(
+                "  {} [{}]: now {}, got {} — {}\n",
+                r.id,
+                r.lang,
+                r.expected.name(),
+                r.outcome.name(),
+                r.disputed.as_deref().unwrap_or_default()
+            ));
+        }
+    }
+}
+
+/// The wrong verdicts, each named, or that there are none.
+fn render_wrong(text: &mut String, wrong: &[&PairResult]) {
+    if wrong.is_empty() {
+        let green = Style::new().fg_color(Some(AnsiColor::Green.into()));
+        text.push_str(&format!("{green}no wrong verdicts{green:#}\n"));
+    } else {
+        let red = Style::new().fg_color(Some(AnsiColor::Red.into())).bold();
+        text.push_str(&format!("{red}WRONG VERDICTS: {}{red:#}\n", wrong.len()));
+        for r in wrong {
+            let detail = if r.detail.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", r.detail)
+            };
+            text.push_str(&format!(
+                "{red}  ✗ {} [{} {}]: labelled {}, got {}{detail}{red:#}\n",
+                r.id,
+                r.lang,
+                r.checker.name(),
+                r.expected.name(),
+                r.outcome.name()
+            ));
+        }
+    }
+}
+
+/// Pairs that could not be run hide verdicts: name a few so a broken
+/// corpus or a crashing front end is noticed.
+fn render_errors(text: &mut String, results: &[PairResult]) {
+    let errors: Vec<&PairResult> = results
+        .iter()
+        .filter(|r| r.outcome == PairOutcome::Error)
+        .collect();
+    if !errors.is_empty() {
+        let yellow = Style::new().fg_color(Some(AnsiColor::Yellow.into()));
+        text.push_str(&format!(
+            "{yellow}pairs that could not be run: {}{yellow:#}\n",
+            errors.len()
+        ));
+        for r in errors.iter().take(MAX_ERRORS_LISTED) {
+            text.push_str(&format!(
+                "  {} [{} {}]: {}\n",
+                r.id,
+                r.lang,
+                r.checker.name(),
+                r.detail
+            ));
+        }
+        if errors.len() > MAX_ERRORS_LISTED {
+            text.push_str(&format!(
+                "  … and {} more (see results.csv)\n",
+                errors.len() - MAX_ERRORS_LISTED
+            ));
+        }
+    }
 }
 
 /// Runs every task on `jobs` worker threads, with a progress bar on stderr

@@ -179,6 +179,27 @@ pub struct Inner {
     project_problems: DashMap<Uri, String>,
 }
 
+/// What a check copies out of its document before lowering it.
+struct Snapshot {
+    text: Arc<str>,
+    version: i32,
+    lang: Option<Lang>,
+    base: Option<Baseline>,
+    /// Where the document is saved: its `eqlens.toml` applies.
+    path: Option<PathBuf>,
+    kept: Kept,
+}
+
+/// What the document keeps for lowering and planning its versions: the
+/// user's overrides and loop bound, and what the last check lowered.
+struct Kept {
+    overrides: FxHashMap<MethodId, Vec<RelOverride>>,
+    loop_bound: Option<u32>,
+    old_program: Option<(Arc<str>, Arc<Program>)>,
+    parsed: Option<Parsed>,
+    recent: Vec<Lowered>,
+}
+
 impl Inner {
     pub fn new(client: Client) -> Inner {
         let workers = std::thread::available_parallelism()
@@ -306,51 +327,17 @@ impl Inner {
         if !self.is_current(&uri, generation) {
             return;
         }
-        let needs_baseline = self.docs.get(&uri).is_some_and(|d| d.baseline.is_none());
-        if needs_baseline {
-            let b = self.resolve_baseline(&uri).await;
-            if let Baseline::Missing {
-                reason,
-                quiet: false,
-            } = &b
-            {
-                self.client
-                    .log_message(MessageType::WARNING, format!("eqlens: {reason}"))
-                    .await;
-            }
-            // A baseline resolved for a superseded generation may be the
-            // wrong one (the setting changed while git ran): only the
-            // current generation stores it.
-            match self.docs.get_mut(&uri) {
-                Some(mut d) if d.generation == generation => d.baseline = Some(b),
-                _ => return,
-            }
+        if !self.ensure_baseline(&uri, generation).await {
+            return;
         }
-        let Some((
+        let Some(Snapshot {
             text,
             version,
             lang,
             base,
-            overrides,
-            loop_bound,
-            kept_old,
-            previous,
-            recent,
             path,
-        )) = self.docs.get(&uri).map(|d| {
-            (
-                Arc::<str>::from(d.text.as_str()),
-                d.version,
-                d.lang,
-                d.baseline.clone(),
-                d.overrides.clone(),
-                d.loop_bound,
-                d.old_program.clone(),
-                d.parsed.clone(),
-                d.recent.clone(),
-                d.path.clone(),
-            )
-        })
+            kept,
+        }) = self.snapshot(&uri)
         else {
             return;
         };
@@ -387,33 +374,136 @@ impl Inner {
         // Read per check, like the pairs (the file is small): an edit to
         // it applies on the next check, and its declarations are part of
         // each job's key.
-        if let Some(path) = path {
-            // A file read: off the event loop, like the planning below.
-            let read = tokio::task::spawn_blocking(move || crate::project::settings(&path))
-                .await
-                .unwrap_or_else(|e| Err(format!("reading eqlens.toml failed: {e}")));
-            match read {
-                Ok(project) => {
-                    self.project_problems.remove(&uri);
-                    settings.callees = project.callees;
-                    settings.signed_overflow = project.signed_overflow;
-                }
-                Err(msg) => {
-                    let repeated = self
-                        .project_problems
-                        .insert(uri.clone(), msg.clone())
-                        .is_some_and(|last| last == msg);
-                    if !repeated {
-                        self.client
-                            .log_message(MessageType::WARNING, format!("eqlens: {msg}"))
-                            .await;
-                    }
-                    view.note = Some(msg);
-                    self.install(&uri, generation, view).await;
-                    return;
-                }
+        if let Some(path) = path
+            && let Err(msg) = self.read_project(&uri, path, &mut settings).await
+        {
+            view.note = Some(msg);
+            self.install(&uri, generation, view).await;
+            return;
+        }
+        let Some(plan) = self
+            .plan_versions(&uri, generation, lang, (&old_text, &text), &settings, kept)
+            .await
+        else {
+            view.note = Some("internal error while parsing (reported as a bug)".into());
+            self.install(&uri, generation, view).await;
+            return;
+        };
+        let wanted = self.method_views(plan.methods, &mut view);
+        let Some(mut start) = self.install_plan(&uri, generation, view, &wanted) else {
+            return;
+        };
+        // The methods the user edited first, then those checked again only
+        // because a callee changed (a helper called from every method of
+        // a large class): the pool serves jobs in the order they ask, so
+        // the verdict the user waits for does not queue behind its callers.
+        start.sort_by_key(|(m, _, _)| !m.edited);
+        self.publish(&uri).await;
+        for (m, id, token) in start {
+            let me = self.clone();
+            let (uri, old, new) = (uri.clone(), plan.old.clone(), plan.new.clone());
+            tokio::spawn(async move { me.job(uri, old, new, m, id, token).await });
+        }
+    }
+
+    /// Resolves the document's baseline if it has none yet; `false` when
+    /// the document is gone or this generation is superseded.
+    async fn ensure_baseline(&self, uri: &Uri, generation: u64) -> bool {
+        let needs_baseline = self.docs.get(uri).is_some_and(|d| d.baseline.is_none());
+        if needs_baseline {
+            let b = self.resolve_baseline(uri).await;
+            if let Baseline::Missing {
+                reason,
+                quiet: false,
+            } = &b
+            {
+                self.client
+                    .log_message(MessageType::WARNING, format!("eqlens: {reason}"))
+                    .await;
+            }
+            // A baseline resolved for a superseded generation may be the
+            // wrong one (the setting changed while git ran): only the
+            // current generation stores it.
+            match self.docs.get_mut(uri) {
+                Some(mut d) if d.generation == generation => d.baseline = Some(b),
+                _ => return false,
             }
         }
+        true
+    }
+
+    /// What a check needs of the document, copied out of it.
+    fn snapshot(&self, uri: &Uri) -> Option<Snapshot> {
+        self.docs.get(uri).map(|d| Snapshot {
+            text: Arc::<str>::from(d.text.as_str()),
+            version: d.version,
+            lang: d.lang,
+            base: d.baseline.clone(),
+            path: d.path.clone(),
+            kept: Kept {
+                overrides: d.overrides.clone(),
+                loop_bound: d.loop_bound,
+                old_program: d.old_program.clone(),
+                parsed: d.parsed.clone(),
+                recent: d.recent.clone(),
+            },
+        })
+    }
+
+    /// `settings` with the project file's declarations at `path`; its
+    /// problem (logged once while it stays the same) when it cannot be
+    /// read.
+    async fn read_project(
+        &self,
+        uri: &Uri,
+        path: PathBuf,
+        settings: &mut Settings,
+    ) -> Result<(), String> {
+        // A file read: off the event loop, like the planning.
+        let read = tokio::task::spawn_blocking(move || crate::project::settings(&path))
+            .await
+            .unwrap_or_else(|e| Err(format!("reading eqlens.toml failed: {e}")));
+        match read {
+            Ok(project) => {
+                self.project_problems.remove(uri);
+                settings.callees = project.callees;
+                settings.signed_overflow = project.signed_overflow;
+                Ok(())
+            }
+            Err(msg) => {
+                let repeated = self
+                    .project_problems
+                    .insert(uri.clone(), msg.clone())
+                    .is_some_and(|last| last == msg);
+                if !repeated {
+                    self.client
+                        .log_message(MessageType::WARNING, format!("eqlens: {msg}"))
+                        .await;
+                }
+                Err(msg)
+            }
+        }
+    }
+
+    /// Lowers both versions (`texts`: old, new) and plans their checks off
+    /// the event loop, keeping in the document what the next check
+    /// reuses; `None` when lowering or planning panicked.
+    async fn plan_versions(
+        &self,
+        uri: &Uri,
+        generation: u64,
+        lang: Lang,
+        (old_text, text): (&Arc<str>, &Arc<str>),
+        settings: &Settings,
+        kept: Kept,
+    ) -> Option<analysis::Plan> {
+        let Kept {
+            overrides,
+            loop_bound,
+            old_program: kept_old,
+            parsed: previous,
+            recent,
+        } = kept;
         let planned = {
             let (o, n, s) = (old_text.clone(), text.clone(), settings.clone());
             tokio::task::spawn_blocking(move || {
@@ -432,14 +522,14 @@ impl Inner {
             })
             .await
         };
-        let plan = match planned {
+        match planned {
             Ok(Ok((p, versions))) => {
                 // Keep the baseline's program, and the new tree when no edit
                 // arrived meanwhile (otherwise the document's tree, edited
                 // since, is the right base for the next parse).
-                if let Some(mut d) = self.docs.get_mut(&uri) {
+                if let Some(mut d) = self.docs.get_mut(uri) {
                     d.old_program = Some((old_text.clone(), versions.old.clone()));
-                    d.recent.retain(|r| r.text != text);
+                    d.recent.retain(|r| r.text != *text);
                     d.recent.insert(
                         0,
                         Lowered {
@@ -453,16 +543,17 @@ impl Inner {
                         d.parsed = versions.parsed;
                     }
                 }
-                p
+                Some(p)
             }
-            _ => {
-                view.note = Some("internal error while parsing (reported as a bug)".into());
-                self.install(&uri, generation, view).await;
-                return;
-            }
-        };
+            _ => None,
+        }
+    }
+
+    /// The planned methods into `view`, each unchanged, cached, interim or
+    /// pending; the methods still to check.
+    fn method_views(&self, methods: Vec<Planned>, view: &mut View) -> Vec<Planned> {
         let mut wanted = Vec::new();
-        for m in plan.methods {
+        for m in methods {
             let state = if m.unchanged {
                 MethodState::Unchanged
             } else if let Some(r) = self.cache.get(&m.key) {
@@ -476,21 +567,9 @@ impl Inner {
             };
             view.methods.push(MethodView { m, state });
         }
-        let Some(mut start) = self.install_plan(&uri, generation, view, &wanted) else {
-            return;
-        };
-        // The methods the user edited first, then those checked again only
-        // because a callee changed (a helper called from every method of
-        // a large class): the pool serves jobs in the order they ask, so
-        // the verdict the user waits for does not queue behind its callers.
-        start.sort_by_key(|(m, _, _)| !m.edited);
-        self.publish(&uri).await;
-        for (m, id, token) in start {
-            let me = self.clone();
-            let (uri, old, new) = (uri.clone(), plan.old.clone(), plan.new.clone());
-            tokio::spawn(async move { me.job(uri, old, new, m, id, token).await });
-        }
+        wanted
     }
+
     /// Installs a planned view if its generation is still current: cancels
     /// the running jobs nobody waits for any more, and returns the jobs to
     /// start (keys wanted and not already running).

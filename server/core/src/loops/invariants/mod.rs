@@ -7,6 +7,8 @@ mod cases;
 pub mod houdini;
 pub mod solve;
 
+#[cfg(test)]
+use super::lockstep::align::candidates;
 use super::lockstep::encode;
 #[cfg(test)]
-use super::{candidates, prepared};
+use super::prepared;

@@ -682,50 +682,17 @@ pub fn encode_product(
     deadline: Instant,
     product: Product,
 ) -> Result<Encoding, EncodeFailure> {
-    let (old_fn, new_fn) = (old.body, new.body);
-    let (old_shape, new_shape) = (&old.shape, &new.shape);
-    let (old_opaque, new_opaque) = (old.opaque, new.opaque);
-    let (old, new) = ((old.program, old.func), (new.program, new.func));
-    let (n_old, n_new) = (old_shape.loops.len(), new_shape.loops.len());
-    if n_old == 0 && n_new == 0 {
-        return Err(EncodeFailure::pair("no loops"));
-    }
-    if n_old != n_new {
-        return Err(EncodeFailure::pair(format!(
-            "the versions have {n_old} and {n_new} top-level loops \
-             (aligning unbalanced loops is not implemented yet)"
-        )));
-    }
-    let parents = |s: &Shape| s.loops.iter().map(|l| l.parent).collect::<Vec<_>>();
-    if parents(old_shape) != parents(new_shape) {
-        return Err(EncodeFailure::pair(
-            "the versions nest their loops differently (lockstep needs the same nesting)",
-        ));
-    }
-    if ops.sem == Semantics::Machine
-        && [old_fn, new_fn]
-            .iter()
-            .any(|f| f.locals.iter().any(|l| matches!(l.ty, Type::Float(_))))
-    {
-        return Err(EncodeFailure::pair(
-            "floating point under machine semantics in a method with loops",
-        ));
-    }
-    if global_names(old.0) != global_names(new.0) {
-        return Err(EncodeFailure::pair(
-            "the versions have different global variables",
-        ));
-    }
-    let mut inputs = InputSpace::for_programs(&[old.0, new.0]);
+    let n_loops = pairable(ops, old, new)?;
+    let mut inputs = InputSpace::for_programs(&[old.program, new.program]);
     let mut ufs = Ufs::ackermann();
     let mut strings = Strings::default();
     let o = version_pieces(
         ops,
-        old.0,
-        old.1,
-        old_fn,
-        old_shape,
-        old_opaque,
+        old.program,
+        old.func,
+        old.body,
+        &old.shape,
+        old.opaque,
         &mut inputs,
         &mut ufs,
         &mut strings,
@@ -734,11 +701,11 @@ pub fn encode_product(
     )?;
     let n = version_pieces(
         ops,
-        new.0,
-        new.1,
-        new_fn,
-        new_shape,
-        new_opaque,
+        new.program,
+        new.func,
+        new.body,
+        &new.shape,
+        new.opaque,
         &mut inputs,
         &mut ufs,
         &mut strings,
@@ -750,71 +717,15 @@ pub fn encode_product(
             "internal: a fact about an uninterpreted function outside Ackermann mode",
         ));
     }
-    let pair_err = |e: EncodeError| EncodeFailure {
-        timeout: e.is_timeout(),
-        what: e.what,
-        span: None,
-        in_old: None,
-    };
     let input_vars: Vec<Dynamic> = inputs.vars.iter().flat_map(InputVar::constants).collect();
     let mut state_vars: Vec<Dynamic> = o.layout.vars.clone();
     state_vars.extend(n.layout.vars.iter().cloned());
     let mut quantified: Vec<Dynamic> = input_vars;
     quantified.extend(state_vars);
 
-    let mut relations = Vec::new();
-    for k in 0..n_old {
-        let domain: Vec<Sort> = o
-            .layout
-            .vars
-            .iter()
-            .chain(&n.layout.vars)
-            .map(|v| v.get_sort())
-            .collect();
-        let refs: Vec<&Sort> = domain.iter().collect();
-        let decl = FuncDecl::new(format!("inv{}", k + 1), &refs, &Sort::bool());
-        let application = apply(&decl, o.layout.vars.iter().chain(&n.layout.vars))
-            .ok_or_else(|| EncodeFailure::pair("internal: relation application"))?;
-        let params: Vec<Dynamic> = o
-            .layout
-            .vars
-            .iter()
-            .chain(&n.layout.vars)
-            .cloned()
-            .collect();
-        let old_arity = o.layout.vars.len();
-        let same_name = o
-            .layout
-            .names
-            .iter()
-            .enumerate()
-            .filter_map(|(i, name)| {
-                let j = n.layout.names.iter().position(|m| m == name)?;
-                (params[i].get_sort() == params[old_arity + j].get_sort())
-                    .then_some((i, old_arity + j))
-            })
-            .collect();
-        let unsigned = o
-            .layout
-            .unsigned
-            .iter()
-            .chain(&n.layout.unsigned)
-            .copied()
-            .collect();
-        relations.push(Relation {
-            index: k,
-            params,
-            same_name,
-            unsigned,
-            old_arity,
-            decl,
-            application,
-            old_span: o.spans[k],
-            new_span: n.spans[k],
-            running: Some(Bool::or(&[&o.guards[k], &n.guards[k]])),
-            guards: Some((o.guards[k].clone(), n.guards[k].clone())),
-        });
-    }
+    let relations = (0..n_loops)
+        .map(|k| relation(&o, &n, k))
+        .collect::<Result<Vec<_>, _>>()?;
 
     let mut rules = Rules {
         quantified,
@@ -823,110 +734,17 @@ pub fn encode_product(
         clauses: Vec::new(),
     };
     let pre0 = Bool::and(&inputs.preconditions());
-    let pieces = |a: &Step, b: &Step| -> Result<(Bool, Vec<Dynamic>), EncodeFailure> {
-        crate::symbolic::difference(&ops, &inputs, &a.summary, &b.summary).map_err(pair_err)
+    let sides = Sides {
+        ops,
+        inputs: &inputs,
+        o: &o,
+        n: &n,
     };
-    // One version reaches loop `j`'s head while the other has ended: fine
-    // exactly when loop `j` does not run and the stretch after it ends the
-    // run alike (e.g. an early `return` added before a loop that would not
-    // have run). More than that would need a solo invariant.
-    let ends_alike = |a: &Pieces, a_is_old: bool, j: usize, step: &Step, other: &Step| {
-        let (Some(vals), Some(g), Some(after)) =
-            (&step.cont_values, a.guards.get(j), a.after.get(j))
-        else {
-            return Ok((Bool::from_bool(false), Vec::new()));
-        };
-        let (differs, witnesses) = if a_is_old {
-            crate::symbolic::difference(&ops, &inputs, &after.summary, &other.summary)
-        } else {
-            crate::symbolic::difference(&ops, &inputs, &other.summary, &after.summary)
-        }
-        .map_err(pair_err)?;
-        let sigma: Vec<(&Dynamic, &Dynamic)> = a.layout.vars.iter().zip(vals).collect();
-        let fails = a
-            .guard_faults
-            .get(j)
-            .ok_or_else(|| pair_err(EncodeError::new("internal: guard")))?;
-        let fine =
-            Bool::and(&[&fails.not(), &g.not(), &after.term, &differs.not()]).substitute(&sigma);
-        Ok::<_, EncodeFailure>((fine, witnesses))
-    };
-    let alike = |j: usize, a: &Step, b: &Step| -> Result<Alike, EncodeFailure> {
-        let (old_alike, mut witnesses) = ends_alike(&o, true, j, a, b)?;
-        let (new_alike, w) = ends_alike(&n, false, j, b, a)?;
-        witnesses.extend(w);
-        Ok(Alike {
-            old_alone: old_alike,
-            new_alone: new_alike,
-            witnesses,
-        })
-    };
-    let differs = pieces(&o.entry, &n.entry)?;
-    let al = alike(0, &o.entry, &n.entry)?;
+    let differs = sides.differs(&o.entry, &n.entry)?;
+    let al = sides.alike(0, &o.entry, &n.entry)?;
     rules.stretch(pre0, &o.entry, &n.entry, differs, al, relations.first())?;
-    for k in 0..n_old {
-        let inv = &relations[k].application;
-        let (go, gn) = (&o.guards[k], &n.guards[k]);
-        // No head state may make a guard fail (see `Pieces::guard_faults`).
-        let fails = Bool::or(&[&o.guard_faults[k], &n.guard_faults[k]]);
-        if fails.simplify().as_bool() != Some(false) {
-            rules.add(Bool::and(&[inv, &fails]), None, &[]);
-        }
-        // The body runs to its first inner loop's head or back to its own;
-        // after the exit the run goes to the next loop at the same level,
-        // the enclosing loop's head or the end (the same in both versions,
-        // checked above).
-        let into = old_shape.body_destination(k);
-        if product == Product::Interleaved && into == k {
-            // One loop steps alone while the other waits at its head (its
-            // state unchanged); a body that may end the run meanwhile is
-            // refused as a bad state (a conservative clause).
-            let (rel, ob, nb) = (&relations[k], &o.bodies[k], &n.bodies[k]);
-            let old_alone = Bool::and(&[inv, go, &gn.not()]);
-            if let Some(vals) = &ob.cont_values {
-                rules.reach(
-                    Bool::and(&[&old_alone, &ob.cont]),
-                    rel,
-                    vals,
-                    &n.layout.vars,
-                )?;
-            }
-            rules.add(Bool::and(&[&old_alone, &ob.term]), None, &[]);
-            let new_alone = Bool::and(&[inv, &go.not(), gn]);
-            if let Some(vals) = &nb.cont_values {
-                rules.reach(
-                    Bool::and(&[&new_alone, &nb.cont]),
-                    rel,
-                    &o.layout.vars,
-                    vals,
-                )?;
-            }
-            rules.add(Bool::and(&[&new_alone, &nb.term]), None, &[]);
-        } else {
-            // Guards agree at every head: the loops run in lockstep.
-            rules.add(Bool::and(&[inv, &go.xor(gn)]), None, &[]);
-        }
-        let differs = pieces(&o.bodies[k], &n.bodies[k])?;
-        let al = alike(into, &o.bodies[k], &n.bodies[k])?;
-        rules.stretch(
-            Bool::and(&[inv, go, gn]),
-            &o.bodies[k],
-            &n.bodies[k],
-            differs,
-            al,
-            relations.get(into),
-        )?;
-        let differs = pieces(&o.after[k], &n.after[k])?;
-        let next = old_shape.after_destination(k);
-        let al = alike(next.unwrap_or(usize::MAX), &o.after[k], &n.after[k])?;
-        rules.stretch(
-            Bool::and(&[inv, &go.not(), &gn.not()]),
-            &o.after[k],
-            &n.after[k],
-            differs,
-            al,
-            next.and_then(|j| relations.get(j)),
-        )?;
+    for k in 0..n_loops {
+        loop_clauses(&mut rules, &sides, &relations, &old.shape, product, k)?;
     }
     Ok(Encoding {
         rules: rules.rules,
@@ -952,6 +770,261 @@ pub fn encode_product(
         nullable_arrays: inputs.nullable_arrays,
         bit_vectors: ops.sem == Semantics::Machine,
     })
+}
+
+/// The number of loop pairs when `old` and `new` can run as one product
+/// (as many loops, nested alike, no machine floats, the same globals), or
+/// why not.
+fn pairable(ops: Ops, old: &Version<'_>, new: &Version<'_>) -> Result<usize, EncodeFailure> {
+    let (n_old, n_new) = (old.shape.loops.len(), new.shape.loops.len());
+    if n_old == 0 && n_new == 0 {
+        return Err(EncodeFailure::pair("no loops"));
+    }
+    if n_old != n_new {
+        return Err(EncodeFailure::pair(format!(
+            "the versions have {n_old} and {n_new} top-level loops \
+             (aligning unbalanced loops is not implemented yet)"
+        )));
+    }
+    let parents = |s: &Shape| s.loops.iter().map(|l| l.parent).collect::<Vec<_>>();
+    if parents(&old.shape) != parents(&new.shape) {
+        return Err(EncodeFailure::pair(
+            "the versions nest their loops differently (lockstep needs the same nesting)",
+        ));
+    }
+    if ops.sem == Semantics::Machine
+        && [old.body, new.body]
+            .iter()
+            .any(|f| f.locals.iter().any(|l| matches!(l.ty, Type::Float(_))))
+    {
+        return Err(EncodeFailure::pair(
+            "floating point under machine semantics in a method with loops",
+        ));
+    }
+    if global_names(old.program) != global_names(new.program) {
+        return Err(EncodeFailure::pair(
+            "the versions have different global variables",
+        ));
+    }
+    Ok(n_old)
+}
+
+/// The relation `inv{k+1}` over both versions' state at loop pair `k`'s
+/// heads.
+fn relation(o: &Pieces, n: &Pieces, k: usize) -> Result<Relation, EncodeFailure> {
+    let domain: Vec<Sort> = o
+        .layout
+        .vars
+        .iter()
+        .chain(&n.layout.vars)
+        .map(|v| v.get_sort())
+        .collect();
+    let refs: Vec<&Sort> = domain.iter().collect();
+    let decl = FuncDecl::new(format!("inv{}", k + 1), &refs, &Sort::bool());
+    let application = apply(&decl, o.layout.vars.iter().chain(&n.layout.vars))
+        .ok_or_else(|| EncodeFailure::pair("internal: relation application"))?;
+    let params: Vec<Dynamic> = o
+        .layout
+        .vars
+        .iter()
+        .chain(&n.layout.vars)
+        .cloned()
+        .collect();
+    let old_arity = o.layout.vars.len();
+    let same_name = o
+        .layout
+        .names
+        .iter()
+        .enumerate()
+        .filter_map(|(i, name)| {
+            let j = n.layout.names.iter().position(|m| m == name)?;
+            (params[i].get_sort() == params[old_arity + j].get_sort()).then_some((i, old_arity + j))
+        })
+        .collect();
+    let unsigned = o
+        .layout
+        .unsigned
+        .iter()
+        .chain(&n.layout.unsigned)
+        .copied()
+        .collect();
+    Ok(Relation {
+        index: k,
+        params,
+        same_name,
+        unsigned,
+        old_arity,
+        decl,
+        application,
+        old_span: o.spans[k],
+        new_span: n.spans[k],
+        running: Some(Bool::or(&[&o.guards[k], &n.guards[k]])),
+        guards: Some((o.guards[k].clone(), n.guards[k].clone())),
+    })
+}
+
+/// An encoding error about the pair, not one version.
+fn pair_err(e: EncodeError) -> EncodeFailure {
+    EncodeFailure {
+        timeout: e.is_timeout(),
+        what: e.what,
+        span: None,
+        in_old: None,
+    }
+}
+
+/// Both versions' pieces over their shared input space: what the clauses
+/// of a stretch compare.
+struct Sides<'a> {
+    ops: Ops,
+    inputs: &'a InputSpace,
+    o: &'a Pieces,
+    n: &'a Pieces,
+}
+
+impl Sides<'_> {
+    /// "Some observable differs" between the ends of `a` (old) and `b`
+    /// (new), with its witnesses.
+    fn differs(&self, a: &Step, b: &Step) -> Result<(Bool, Vec<Dynamic>), EncodeFailure> {
+        crate::symbolic::difference(&self.ops, self.inputs, &a.summary, &b.summary)
+            .map_err(pair_err)
+    }
+
+    /// One version (`a`, the old one when `a_is_old`) reaches loop `j`'s
+    /// head while the other has ended: fine exactly when loop `j` does not
+    /// run and the stretch after it ends the run alike (e.g. an early
+    /// `return` added before a loop that would not have run). More than
+    /// that would need a solo invariant.
+    fn ends_alike(
+        &self,
+        a: &Pieces,
+        a_is_old: bool,
+        j: usize,
+        step: &Step,
+        other: &Step,
+    ) -> Result<(Bool, Vec<Dynamic>), EncodeFailure> {
+        let (Some(vals), Some(g), Some(after)) =
+            (&step.cont_values, a.guards.get(j), a.after.get(j))
+        else {
+            return Ok((Bool::from_bool(false), Vec::new()));
+        };
+        let (differs, witnesses) = if a_is_old {
+            crate::symbolic::difference(&self.ops, self.inputs, &after.summary, &other.summary)
+        } else {
+            crate::symbolic::difference(&self.ops, self.inputs, &other.summary, &after.summary)
+        }
+        .map_err(pair_err)?;
+        let sigma: Vec<(&Dynamic, &Dynamic)> = a.layout.vars.iter().zip(vals).collect();
+        let fails = a
+            .guard_faults
+            .get(j)
+            .ok_or_else(|| pair_err(EncodeError::new("internal: guard")))?;
+        let fine =
+            Bool::and(&[&fails.not(), &g.not(), &after.term, &differs.not()]).substitute(&sigma);
+        Ok((fine, witnesses))
+    }
+
+    /// [`Sides::ends_alike`] both ways, after stretches `a` (old) and `b`
+    /// (new) reaching loop `j`.
+    fn alike(&self, j: usize, a: &Step, b: &Step) -> Result<Alike, EncodeFailure> {
+        let (old_alike, mut witnesses) = self.ends_alike(self.o, true, j, a, b)?;
+        let (new_alike, w) = self.ends_alike(self.n, false, j, b, a)?;
+        witnesses.extend(w);
+        Ok(Alike {
+            old_alone: old_alike,
+            new_alone: new_alike,
+            witnesses,
+        })
+    }
+}
+
+/// The clauses of loop pair `k`: its heads, its bodies and the stretches
+/// after it.
+fn loop_clauses(
+    rules: &mut Rules,
+    sides: &Sides<'_>,
+    relations: &[Relation],
+    old_shape: &Shape,
+    product: Product,
+    k: usize,
+) -> Result<(), EncodeFailure> {
+    let (o, n) = (sides.o, sides.n);
+    let inv = &relations[k].application;
+    let (go, gn) = (&o.guards[k], &n.guards[k]);
+    // No head state may make a guard fail (see `Pieces::guard_faults`).
+    let fails = Bool::or(&[&o.guard_faults[k], &n.guard_faults[k]]);
+    if fails.simplify().as_bool() != Some(false) {
+        rules.add(Bool::and(&[inv, &fails]), None, &[]);
+    }
+    // The body runs to its first inner loop's head or back to its own;
+    // after the exit the run goes to the next loop at the same level,
+    // the enclosing loop's head or the end (the same in both versions,
+    // checked by `pairable`).
+    let into = old_shape.body_destination(k);
+    if product == Product::Interleaved && into == k {
+        interleaved_clauses(rules, &relations[k], o, n)?;
+    } else {
+        // Guards agree at every head: the loops run in lockstep.
+        rules.add(Bool::and(&[inv, &go.xor(gn)]), None, &[]);
+    }
+    let differs = sides.differs(&o.bodies[k], &n.bodies[k])?;
+    let al = sides.alike(into, &o.bodies[k], &n.bodies[k])?;
+    rules.stretch(
+        Bool::and(&[inv, go, gn]),
+        &o.bodies[k],
+        &n.bodies[k],
+        differs,
+        al,
+        relations.get(into),
+    )?;
+    let differs = sides.differs(&o.after[k], &n.after[k])?;
+    let next = old_shape.after_destination(k);
+    let al = sides.alike(next.unwrap_or(usize::MAX), &o.after[k], &n.after[k])?;
+    rules.stretch(
+        Bool::and(&[inv, &go.not(), &gn.not()]),
+        &o.after[k],
+        &n.after[k],
+        differs,
+        al,
+        next.and_then(|j| relations.get(j)),
+    )
+}
+
+/// The interleaved product's head clauses for `rel`'s loop pair: one loop
+/// steps alone while the other waits at its head (its state unchanged); a
+/// body that may end the run meanwhile is refused as a bad state (a
+/// conservative clause).
+fn interleaved_clauses(
+    rules: &mut Rules,
+    rel: &Relation,
+    o: &Pieces,
+    n: &Pieces,
+) -> Result<(), EncodeFailure> {
+    let k = rel.index;
+    let inv = &rel.application;
+    let (go, gn) = (&o.guards[k], &n.guards[k]);
+    let (ob, nb) = (&o.bodies[k], &n.bodies[k]);
+    let old_alone = Bool::and(&[inv, go, &gn.not()]);
+    if let Some(vals) = &ob.cont_values {
+        rules.reach(
+            Bool::and(&[&old_alone, &ob.cont]),
+            rel,
+            vals,
+            &n.layout.vars,
+        )?;
+    }
+    rules.add(Bool::and(&[&old_alone, &ob.term]), None, &[]);
+    let new_alone = Bool::and(&[inv, &go.not(), gn]);
+    if let Some(vals) = &nb.cont_values {
+        rules.reach(
+            Bool::and(&[&new_alone, &nb.cont]),
+            rel,
+            &o.layout.vars,
+            vals,
+        )?;
+    }
+    rules.add(Bool::and(&[&new_alone, &nb.term]), None, &[]);
+    Ok(())
 }
 
 /// Where one version ended and the other reached a loop head: when the

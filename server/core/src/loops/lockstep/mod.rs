@@ -3,10 +3,14 @@
 //! loops correspond one to one with the other's (`rearrange`: phases,
 //! unrolling, peeling, fission), IR pieces both need (`build`), and the
 //! Horn clauses of the product, built with the symbolic executor on each
-//! loop-free stretch (`encode`).
+//! loop-free stretch (`encode`); the alignments to try, cheapest first
+//! (`align`), and the search that encodes and solves them in turn
+//! (`prove`).
 
+pub(super) mod align;
 pub mod build;
 pub mod encode;
+pub(super) mod prove;
 pub mod rearrange;
 pub mod shape;
 

@@ -724,8 +724,43 @@ pub fn prove_recursive(
             system.declare(side, f)?;
         }
     }
-    // The clauses defining each relation.
-    for side in &sides {
+    define_relations(&mut system, ops, &sides, deadline)?;
+    let pairs = products(&mut system, ops, &sides, deadline)?;
+    match pairs.iter().find(|&&(f, g, _)| f == old.1 && g == new.1) {
+        // Both entries recursive: the query over their product.
+        Some(&(_, _, relation)) => add_product_query(&mut system, ops, old, relation)?,
+        None => add_query(&mut system, ops, &sides, deadline)?,
+    }
+    match solve_system(&mut system, deadline)? {
+        solve::Answer::Safe(formulas) => Ok(recursion_proof(&system, &sides, formulas)),
+        solve::Answer::Unsafe => Err(Unknown {
+            reason: UnknownReason::SolverUnknown,
+            detail: "no function summaries show the versions equal where both terminate (they \
+                     may differ, or the summaries need nonlinear arithmetic)"
+                .into(),
+        }),
+        solve::Answer::Timeout => Err(Unknown {
+            reason: UnknownReason::Timeout {
+                phase: crate::verdict::Phase::Solving,
+            },
+            detail: "the CHC solver ran out of time on the recursion summaries".into(),
+        }),
+        solve::Answer::GaveUp(r) => Err(Unknown {
+            reason: UnknownReason::SolverUnknown,
+            detail: format!("the CHC solver gave up on the recursion summaries: {r}"),
+        }),
+    }
+}
+
+/// The clauses defining each declared relation: its function run once
+/// over fresh inputs, its recursive calls atoms.
+fn define_relations(
+    system: &mut System,
+    ops: Ops,
+    sides: &[Side<'_>; 2],
+    deadline: Instant,
+) -> Result<(), Unknown> {
+    for side in sides {
         for &f in &side.recursive {
             let (inputs, ufs, mut runs) = run_all(ops, &[(side, f)], deadline)?;
             let (summary, atoms) = runs
@@ -754,9 +789,19 @@ pub fn prove_recursive(
             )?;
         }
     }
-    // Products: each recursive function of the old version with its
-    // namesake in the new one, declared first (their definitions couple
-    // calls through any of them), then defined.
+    Ok(())
+}
+
+/// Products: each recursive function of the old version with its
+/// namesake in the new one, declared first (their definitions couple
+/// calls through any of them), then defined. The pairs `(old f, new g,
+/// product relation)`.
+fn products(
+    system: &mut System,
+    ops: Ops,
+    sides: &[Side<'_>; 2],
+    deadline: Instant,
+) -> Result<Vec<(FuncId, FuncId, usize)>, Unknown> {
     let mut pairs = Vec::new();
     for &f in &sides[0].recursive {
         let name = sides[0].name(f);
@@ -770,127 +815,127 @@ pub fn prove_recursive(
         }
     }
     for &(f, g, k) in &pairs {
-        define_product(&mut system, ops, &sides, (f, g, k), deadline)?;
+        define_product(system, ops, sides, (f, g, k), deadline)?;
     }
-    match pairs.iter().find(|&&(f, g, _)| f == old.1 && g == new.1) {
-        // Both entries recursive: the query over their product.
-        Some(&(_, _, relation)) => {
-            let r = &system.relations[relation];
-            let n = r.params.len();
-            let ret_ty = &old
-                .0
-                .function(old.1)
-                .body
-                .as_ref()
-                .map_err(|e| not_encodable(e.to_string()))?
-                .ret;
-            let (r_old, r_new) = (
-                ops.from_dyn(ret_ty, &r.params[n - 2])
-                    .map_err(encoding_error)?,
-                ops.from_dyn(ret_ty, &r.params[n - 1])
-                    .map_err(encoding_error)?,
-            );
-            let differs = ops.obs_eq(&r_old, &r_new).map_err(encoding_error)?.not();
-            let query = HornClause {
-                vars: r.params.clone(),
-                body: differs,
-                apps: vec![(relation, r.params.clone())],
-                head: None,
-            };
-            system.clauses.push(query);
-        }
-        None => add_query(&mut system, ops, &sides, deadline)?,
-    }
-    // Candidate summaries first (milliseconds when they apply), then
-    // Spacer, which finds each summary alone at once but can lose itself
-    // on the conjunction of two.
+    Ok(pairs)
+}
+
+/// The query when both entries are recursive: no tuple of their product
+/// `relation` has results that differ.
+fn add_product_query(
+    system: &mut System,
+    ops: Ops,
+    old: (&Program, FuncId),
+    relation: usize,
+) -> Result<(), Unknown> {
+    let r = &system.relations[relation];
+    let n = r.params.len();
+    let ret_ty = &old
+        .0
+        .function(old.1)
+        .body
+        .as_ref()
+        .map_err(|e| not_encodable(e.to_string()))?
+        .ret;
+    let (r_old, r_new) = (
+        ops.from_dyn(ret_ty, &r.params[n - 2])
+            .map_err(encoding_error)?,
+        ops.from_dyn(ret_ty, &r.params[n - 1])
+            .map_err(encoding_error)?,
+    );
+    let differs = ops.obs_eq(&r_old, &r_new).map_err(encoding_error)?.not();
+    let query = HornClause {
+        vars: r.params.clone(),
+        body: differs,
+        apps: vec![(relation, r.params.clone())],
+        head: None,
+    };
+    system.clauses.push(query);
+    Ok(())
+}
+
+/// Candidate summaries first (milliseconds when they apply), then
+/// Spacer, which finds each summary alone at once but can lose itself on
+/// the conjunction of two. Spacer takes the relations out of `system`.
+fn solve_system(system: &mut System, deadline: Instant) -> Result<solve::Answer, Unknown> {
     let houdini_until = crate::clock::now()
         + crate::budget::RECURSION_CANDIDATES
             .of(deadline.saturating_duration_since(crate::clock::now()));
-    let answer = match super::summaries::prove(
-        &system.relations,
-        &system.results,
-        &system.clauses,
-        &system.guards,
-        houdini_until,
-    ) {
-        Some(formulas) => solve::Answer::Safe(formulas),
-        None => {
-            let rules = system
-                .clauses
-                .iter()
-                .map(|c| c.rule(&system.relations))
-                .collect::<Result<Vec<_>, _>>()?;
-            let encoding = Encoding {
-                rules,
-                clauses: Vec::new(),
-                relations: std::mem::take(&mut system.relations),
-                uninterpreted: Vec::new(),
-                opaque_calls: Vec::new(),
-                arrays: false,
-                nullable_arrays: false,
-                bit_vectors: false,
-            };
-            solve::solve(&encoding, deadline)
-        }
-    };
-    match answer {
-        solve::Answer::Safe(formulas) => {
-            let summaries = system
-                .lines
-                .iter()
-                .zip(formulas)
-                .map(|((in_old, function, line), formula)| FunctionSummary {
-                    version: match in_old {
-                        Some(true) => "old",
-                        Some(false) => "new",
-                        None => "both",
-                    }
-                    .into(),
-                    function: function.clone(),
-                    line: *line,
-                    formula,
-                })
-                .collect();
-            // Under math semantics a call stack never overflows; a real
-            // JVM or C stack does, and that is an outcome too — but not for
-            // a callee's loop summarised as tail recursion (`tail.rs`).
-            let source_recursion = sides.iter().any(|s| {
-                s.recursive.iter().any(|f| {
-                    let d = s.program.function(*f);
-                    !(d.synthetic && d.name.contains("$loop"))
-                })
-            });
-            let mut assumptions = Vec::new();
-            if source_recursion {
-                assumptions.push(Assumption::UnboundedRecursion);
+    Ok(
+        match super::summaries::prove(
+            &system.relations,
+            &system.results,
+            &system.clauses,
+            &system.guards,
+            houdini_until,
+        ) {
+            Some(formulas) => solve::Answer::Safe(formulas),
+            None => {
+                let rules = system
+                    .clauses
+                    .iter()
+                    .map(|c| c.rule(&system.relations))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let encoding = Encoding {
+                    rules,
+                    clauses: Vec::new(),
+                    relations: std::mem::take(&mut system.relations),
+                    uninterpreted: Vec::new(),
+                    opaque_calls: Vec::new(),
+                    arrays: false,
+                    nullable_arrays: false,
+                    bit_vectors: false,
+                };
+                solve::solve(&encoding, deadline)
             }
-            if !system.uninterpreted.is_empty() {
-                assumptions.push(Assumption::Uninterpreted(
-                    system.uninterpreted.iter().cloned().collect(),
-                ));
+        },
+    )
+}
+
+/// The proof by `formulas`, one per relation of `system` (in `lines`'
+/// order), with what it assumes.
+fn recursion_proof(
+    system: &System,
+    sides: &[Side<'_>; 2],
+    formulas: Vec<String>,
+) -> RecursionProof {
+    let summaries = system
+        .lines
+        .iter()
+        .zip(formulas)
+        .map(|((in_old, function, line), formula)| FunctionSummary {
+            version: match in_old {
+                Some(true) => "old",
+                Some(false) => "new",
+                None => "both",
             }
-            Ok(RecursionProof {
-                summaries,
-                assumptions,
-            })
-        }
-        solve::Answer::Unsafe => Err(Unknown {
-            reason: UnknownReason::SolverUnknown,
-            detail: "no function summaries show the versions equal where both terminate (they \
-                     may differ, or the summaries need nonlinear arithmetic)"
-                .into(),
-        }),
-        solve::Answer::Timeout => Err(Unknown {
-            reason: UnknownReason::Timeout {
-                phase: crate::verdict::Phase::Solving,
-            },
-            detail: "the CHC solver ran out of time on the recursion summaries".into(),
-        }),
-        solve::Answer::GaveUp(r) => Err(Unknown {
-            reason: UnknownReason::SolverUnknown,
-            detail: format!("the CHC solver gave up on the recursion summaries: {r}"),
-        }),
+            .into(),
+            function: function.clone(),
+            line: *line,
+            formula,
+        })
+        .collect();
+    // Under math semantics a call stack never overflows; a real JVM or C
+    // stack does, and that is an outcome too — but not for a callee's loop
+    // summarised as tail recursion (`tail.rs`).
+    let source_recursion = sides.iter().any(|s| {
+        s.recursive.iter().any(|f| {
+            let d = s.program.function(*f);
+            !(d.synthetic && d.name.contains("$loop"))
+        })
+    });
+    let mut assumptions = Vec::new();
+    if source_recursion {
+        assumptions.push(Assumption::UnboundedRecursion);
+    }
+    if !system.uninterpreted.is_empty() {
+        assumptions.push(Assumption::Uninterpreted(
+            system.uninterpreted.iter().cloned().collect(),
+        ));
+    }
+    RecursionProof {
+        summaries,
+        assumptions,
     }
 }
 
