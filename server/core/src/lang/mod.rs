@@ -10,7 +10,7 @@ mod bits;
 mod build;
 mod c;
 mod constant_locals;
-mod java;
+pub(crate) mod java;
 
 use crate::ir::{Lang, Program};
 use rustc_hash::FxHashMap;
