@@ -32,6 +32,7 @@
 //! Integer `/` and `%` truncate toward zero in both.
 
 mod calls;
+pub(crate) mod make;
 mod walk;
 
 pub use calls::callees;

@@ -1,9 +1,8 @@
 //! IR-building pieces both front ends share: the meaning of operator tokens
 //! and the shape of a loop whose condition needs lifted statements.
 
-use crate::ir::{
-    BinOp, Block, Expr, ExprKind, LabelId, Lang, LoopKind, Span, Stmt, StmtKind, Type, UnOp,
-};
+use crate::ir::make;
+use crate::ir::{BinOp, Block, Expr, LabelId, Lang, LoopKind, Span, Stmt, StmtKind};
 
 /// The binary operator a token denotes (`>>>` exists only in Java).
 pub(super) fn binop_token(text: &str, lang: Lang) -> Option<BinOp> {
@@ -56,11 +55,7 @@ pub(super) fn pre_tested_loop(
         );
     }
     let cspan = cond.span;
-    let not_cond = Expr {
-        kind: ExprKind::Unary(UnOp::Not, Box::new(cond)),
-        ty: Type::Bool,
-        span: cspan,
-    };
+    let not_cond = make::not(cond);
     let mut b = pre;
     b.push(stmt(
         StmtKind::If {
@@ -71,11 +66,7 @@ pub(super) fn pre_tested_loop(
         cspan,
     ));
     b.extend(body);
-    let always = Expr {
-        kind: ExprKind::BoolLit(true),
-        ty: Type::Bool,
-        span: cspan,
-    };
+    let always = make::bool_lit(true, cspan);
     stmt(
         StmtKind::Loop {
             label,

@@ -24,13 +24,12 @@
 
 pub mod invariants;
 pub mod lockstep;
-pub mod prepare;
 pub mod recursion;
 
+pub use crate::passes::{constants, hoist, jumps, reverse, tail};
 pub use invariants::{houdini, solve};
 pub use lockstep::{encode, rearrange, shape};
-pub use prepare::{constants, hoist, jumps, reverse};
-pub use recursion::{callees, summaries, tail};
+pub use recursion::{callees, summaries};
 
 use crate::ir::{FuncId, Program};
 use crate::symbolic::ops::Ops;

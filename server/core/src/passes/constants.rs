@@ -95,7 +95,7 @@ fn too_deep(s: &Stmt) -> bool {
 
 /// How often `f`'s body assigns each local (assignments and call
 /// results), by local id.
-pub(in crate::loops) fn assignment_counts(f: &Function) -> Vec<usize> {
+pub(crate) fn assignment_counts(f: &Function) -> Vec<usize> {
     let mut assignments = vec![0usize; f.locals.len()];
     for s in &f.body {
         walk_stmts(s, &mut |s| {

@@ -32,11 +32,8 @@
 
 pub mod callees;
 pub mod summaries;
-pub mod tail;
 
 use super::encode;
-use super::lockstep::shape;
-use super::prepare::jumps;
 
 use super::encode::{Encoding, Relation};
 use super::solve;

@@ -1,0 +1,1 @@
+//! Each pass against the interpreter.
