@@ -21,9 +21,20 @@
 //!   type; comparisons and logical ops have type [`Type::Bool`]. Shifts are the
 //!   exception: the left operand has the result type, the right operand may be
 //!   any integer type. Conditions (`if`, loops, `!`, `&&`, `?:`) are `Bool`; the C
-//!   front end inserts `x != 0`.
+//!   front end inserts `x != 0`. A cast changes the type, to a number, from
+//!   a number or (C) from `Bool` to an integer. Array indexes are of an
+//!   integer type (Java `int`, C `size_t`); literals are in their type's range.
+//! - **Control is structured.** Labels are unique within a function; a
+//!   `break` targets an enclosing loop or labeled block, a `continue` an
+//!   enclosing loop. Calls pass arguments of the parameters' types.
 //! - Every statement and expression carries the [`Span`] of the source it
 //!   came from (lifted temporaries carry the span of the expression they hold).
+//!
+//! [`validate()`] checks these on a program (tests run it on every front
+//! end's output). Beside the types: `walk` (children of expressions and
+//! statements, [`any_stmt`]), `calls` ([`callees`], [`Program::reaches`]),
+//! `make` (well-typed constructors for passes), [`print`] (a readable text
+//! form for test messages and debugging).
 //!
 //! # Semantics in brief (full rules in `docs/semantics.md`)
 //! Under [`Semantics::Math`] every integer type is ℤ (integer casts are the
@@ -33,9 +44,12 @@
 
 mod calls;
 pub(crate) mod make;
+pub mod print;
+pub mod validate;
 mod walk;
 
 pub use calls::callees;
+pub use validate::{ValidationError, Violation, validate};
 pub use walk::{any_stmt, contains_loop};
 
 use rustc_hash::FxHashMap;
