@@ -120,7 +120,7 @@ enum Outcome {
 }
 
 /// [`prove_lockstep`] over the candidates `keep` lets through, after
-/// turning reversed reduction loops around (`reverse.rs`).
+/// turning reversed reduction loops around (`passes/reverse.rs`).
 fn prove_with(
     ops: Ops,
     old: (&Program, FuncId),

@@ -3,9 +3,9 @@
 //!
 //! The first cut takes a body whose loops all sit at its top level (blocks
 //! are flattened; `for` initialisers are plain statements before the loop;
-//! loops in branches are hoisted first, `hoist.rs`), whose loop bodies
+//! loops in branches are hoisted first, `passes/hoist.rs`), whose loop bodies
 //! hold loops only at their own top level, no `continue` and no `break`
-//! out of the loop (`jumps.rs` turns those into flags first; a `return` and
+//! out of the loop (`passes/jumps.rs` turns those into flags first; a `return` and
 //! calls are fine), and which
 //! prints nothing (arrays are state like scalars, laid out by
 //! `encode.rs`). Everything else is [`NotEncodable`] with the construct

@@ -151,7 +151,7 @@ impl Side<'_> {
     }
 
     /// `f`'s name for messages; a callee's loop made a function by
-    /// `tail.rs` (`rf$loop1`) also says where that loop is.
+    /// `passes/tail.rs` (`rf$loop1`) also says where that loop is.
     fn name(&self, f: FuncId) -> String {
         let d = self.program.function(f);
         if d.synthetic && d.name.contains("$loop") {
@@ -851,7 +851,7 @@ pub fn prove_recursive(
                 .collect();
             // Under math semantics a call stack never overflows; a real
             // JVM or C stack does, and that is an outcome too — but not for
-            // a callee's loop summarised as tail recursion (`tail.rs`).
+            // a callee's loop summarised as tail recursion (`passes/tail.rs`).
             let source_recursion = sides.iter().any(|s| {
                 s.recursive.iter().any(|f| {
                     let d = s.program.function(*f);
