@@ -13,6 +13,7 @@ pub mod interp;
 pub mod ir;
 pub mod lang;
 pub(crate) mod loops;
+pub(crate) mod passes;
 pub mod project;
 pub mod scope;
 pub(crate) mod symbolic;

@@ -18,6 +18,9 @@
 //! hide the others; a panic inside the checker is caught and reported as a
 //! mismatch of that case.
 //!
+//! Every lowered version is also checked against the IR's invariants
+//! (`ir::validate`).
+//!
 //! Set `EQLENS_FIXTURE=<substring>` to run only the cases whose
 //! `<lang>/<case>` name contains it.
 
@@ -548,6 +551,35 @@ fn every_checker_is_sound_on_every_fixture() {
         bad.len(),
         jobs.len(),
         render_table(&bad)
+    );
+}
+
+/// Both versions of every case (under the filter) lower to IR that keeps
+/// the IR's invariants (`ir::validate`).
+#[test]
+fn every_fixture_lowers_to_valid_ir() {
+    let filter = std::env::var("EQLENS_FIXTURE").ok();
+    let mut broken = Vec::new();
+    for case in collect_cases().into_iter().flatten() {
+        if filter.as_deref().is_some_and(|f| !case.id.contains(f)) {
+            continue;
+        }
+        for (version, text) in [("old", &case.old), ("new", &case.new)] {
+            let program = eqlens_core::lang::lower(case.lang, text);
+            if let Err(errors) = eqlens_core::ir::validate(&program) {
+                broken.extend(
+                    errors
+                        .iter()
+                        .map(|e| format!("{} ({version}): {e}", case.id)),
+                );
+            }
+        }
+    }
+    assert!(
+        broken.is_empty(),
+        "{} broken IR invariants:\n  {}",
+        broken.len(),
+        broken.join("\n  ")
     );
 }
 

@@ -497,7 +497,11 @@ impl Interp<'_> {
                 if let Err(Stop::Fault(kind, _)) = &result
                     && let Some(class) = kind.java_class()
                 {
-                    match crate::ir::first_catching(catches, &class, &self.program.class_parents) {
+                    match crate::lang::java::facts::first_catching(
+                        catches,
+                        &class,
+                        &self.program.class_parents,
+                    ) {
                         Ok(Some(i)) => {
                             if let Some(clause) = catches.get(i) {
                                 result = self.exec_block(fr, &clause.body);

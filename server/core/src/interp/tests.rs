@@ -1468,7 +1468,7 @@ fn try_catch_finally_and_throws() {
 
 #[test]
 fn java_catch_follows_the_jdk_hierarchy() {
-    use crate::ir::java_catches;
+    use crate::lang::java::facts::java_catches;
     assert_eq!(
         java_catches("ArithmeticException", "ArithmeticException", &[]),
         Some(true)

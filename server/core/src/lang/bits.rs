@@ -49,10 +49,7 @@ impl Build {
     }
 
     pub fn and(&self, a: Expr, b: Expr) -> Expr {
-        self.expr(
-            ExprKind::Binary(BinOp::And, Box::new(a), Box::new(b)),
-            Type::Bool,
-        )
+        crate::ir::make::and_at(a, b, self.sp)
     }
 
     pub fn cond(&self, c: Expr, a: Expr, b: Expr) -> Expr {

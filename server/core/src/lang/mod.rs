@@ -8,8 +8,7 @@
 
 mod bits;
 mod c;
-mod constant_locals;
-mod java;
+pub(crate) mod java;
 mod lower;
 
 use crate::ir::{Lang, Program};
@@ -91,7 +90,7 @@ pub fn lower_parsed(parsed: &Parsed, source: &str) -> Program {
         Lang::Java => java::lower(source, &parsed.tree),
         Lang::C => c::lower(source, &parsed.tree),
     };
-    constant_locals::fold(&mut program);
+    crate::passes::constant_locals::fold(&mut program);
     refuse_redefinitions(&mut program);
     if parsed.lang.grammar_errors_are_compile_errors() {
         program.syntax_errors = syntax_errors_outside_functions(&parsed.tree, &program);

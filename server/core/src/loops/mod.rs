@@ -25,13 +25,12 @@
 
 pub mod invariants;
 pub mod lockstep;
-pub mod prepare;
 pub mod recursion;
 
+pub use crate::passes::{constants, hoist, jumps, reverse, tail};
 pub use invariants::{houdini, solve};
 pub use lockstep::{encode, rearrange, shape};
-pub use prepare::{constants, hoist, jumps, reverse};
-pub use recursion::{callees, summaries, tail};
+pub use recursion::{callees, summaries};
 
 use crate::ir::{FuncId, Program};
 use crate::symbolic::ops::Ops;
@@ -110,7 +109,7 @@ pub fn prove_lockstep(
 }
 
 /// [`prove_lockstep`] over the candidates `keep` lets through, after
-/// turning reversed reduction loops around (`reverse.rs`).
+/// turning reversed reduction loops around (`passes/reverse.rs`).
 fn prove_with(
     ops: Ops,
     old: (&Program, FuncId),

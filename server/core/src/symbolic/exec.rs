@@ -1218,7 +1218,7 @@ impl<'a> Executor<'a> {
             vals.push(v);
         }
         let name = format!("call {callee}");
-        if !crate::ir::external_never_throws(callee) {
+        if !crate::lang::java::facts::external_never_throws(callee) {
             self.external_may_throw(&name, &vals, state)?;
         }
         if let Some(target) = target {
@@ -1401,11 +1401,12 @@ impl<'a> Executor<'a> {
                 None => return Ok(None),
             },
         };
-        crate::ir::first_catching(catches, class, &self.program.class_parents).map_err(|k| {
-            unsupported(format!(
-                "catch ({k}) of a {class}: their class hierarchy is unknown"
-            ))
-        })
+        crate::lang::java::facts::first_catching(catches, class, &self.program.class_parents)
+            .map_err(|k| {
+                unsupported(format!(
+                    "catch ({k}) of a {class}: their class hierarchy is unknown"
+                ))
+            })
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -1,9 +1,23 @@
 //! Tests of the C front end. IR is compared through a compact printer so the
-//! expectations read like the lowered code.
+//! expectations read like the lowered code; every lowered program is
+//! checked against the IR's invariants (`ir::validate`).
 
-/// Parses and lowers (the front end's entry point under test).
+/// Parses and lowers (the front end's entry point under test), and checks
+/// the IR's invariants on the result.
 fn lower(src: &str) -> Program {
-    crate::lang::lower_unfolded(Lang::C, src)
+    let p = crate::lang::lower_unfolded(Lang::C, src);
+    if let Err(errors) = validate(&p) {
+        panic!(
+            "IR invariants broken:\n{}\n{}",
+            errors
+                .iter()
+                .map(|e| e.to_string())
+                .collect::<Vec<_>>()
+                .join("\n"),
+            print::program(&p)
+        );
+    }
+    p
 }
 use crate::ir::*;
 

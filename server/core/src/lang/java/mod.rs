@@ -38,6 +38,7 @@
 //! statements.
 
 mod expr;
+pub(crate) mod facts;
 mod jdk;
 mod objects;
 mod statics;

@@ -1,6 +1,6 @@
 //! Tests of the Java front end: IR shapes (lifting order, promotion,
-//! short-circuit, switch), errors with positions, an IR invariant checker
-//! run on every lowered function, a small evaluator for control-flow
+//! short-circuit, switch), errors with positions, the IR invariants
+//! (`ir::validate`) checked on every lowered program, a small evaluator for control-flow
 //! semantics, and a sweep over the EqBench corpus.
 
 /// Parses and lowers (the front end's entry point under test).
@@ -8,17 +8,22 @@ fn lower(src: &str) -> Program {
     crate::lang::lower_unfolded(Lang::Java, src)
 }
 use crate::ir::*;
-use rustc_hash::FxHashSet;
 use std::collections::BTreeMap;
 
 // ---------------------------------------------------------------- helpers
 
 fn prog(src: &str) -> Program {
     let p = lower(src);
-    for f in &p.functions {
-        if let Ok(func) = &f.body {
-            check_invariants(&p, func);
-        }
+    if let Err(errors) = validate(&p) {
+        panic!(
+            "IR invariants broken:\n{}\n{}",
+            errors
+                .iter()
+                .map(|e| e.to_string())
+                .collect::<Vec<_>>()
+                .join("\n"),
+            print::program(&p)
+        );
     }
     p
 }
@@ -248,212 +253,6 @@ fn show(p: &Program, f: &Function, e: &Expr) -> String {
                     .join(", ")
             )
         }
-    }
-}
-
-// ------------------------------------------------------ invariant checker
-
-/// Asserts the IR module's invariants on one function: well-typed
-/// expressions with explicit conversions, Bool conditions, non-empty spans,
-/// unique labels, breaks/continues targeting enclosing labels.
-fn check_invariants(p: &Program, f: &Function) {
-    let mut labels = FxHashSet::default();
-    check_block(p, f, &f.body, &mut Vec::new(), &mut labels);
-}
-
-fn check_span(s: Span, what: &str) {
-    assert!(s.end.byte > s.start.byte, "empty span on {what}");
-}
-
-fn place_ty(p: &Program, f: &Function, pl: &Place) -> Type {
-    match pl {
-        Place::Local(id) => f.local(*id).ty.clone(),
-        Place::Global(g) => p.global(*g).ty.clone(),
-        Place::Index { array, index } => {
-            check_expr(p, f, array);
-            check_expr(p, f, index);
-            assert_eq!(index.ty, Type::INT, "index type");
-            array.ty.elem().cloned().expect("indexing non-array")
-        }
-    }
-}
-
-fn check_block(
-    p: &Program,
-    f: &Function,
-    b: &Block,
-    open: &mut Vec<(LabelId, bool)>,
-    labels: &mut FxHashSet<LabelId>,
-) {
-    for s in b {
-        check_span(s.span, "statement");
-        match &s.kind {
-            StmtKind::Assign { place, value } => {
-                check_expr(p, f, value);
-                assert_eq!(place_ty(p, f, place), value.ty, "assign type in {}", f.name);
-            }
-            StmtKind::Call { dest, func, args } => {
-                let Ok(callee) = p.function(*func).body.as_ref() else {
-                    args.iter().for_each(|a| check_expr(p, f, a));
-                    continue;
-                };
-                assert_eq!(callee.params.len(), args.len());
-                for (a, pid) in args.iter().zip(&callee.params) {
-                    check_expr(p, f, a);
-                    assert_eq!(a.ty, callee.local(*pid).ty, "argument type");
-                }
-                if let Some(d) = dest {
-                    assert_eq!(place_ty(p, f, d), callee.ret, "call dest type");
-                }
-            }
-            StmtKind::Print { args, .. } => args.iter().for_each(|a| check_expr(p, f, a)),
-            StmtKind::If {
-                cond,
-                then_branch,
-                else_branch,
-            } => {
-                check_expr(p, f, cond);
-                assert_eq!(cond.ty, Type::Bool);
-                check_block(p, f, then_branch, open, labels);
-                check_block(p, f, else_branch, open, labels);
-            }
-            StmtKind::Loop {
-                label,
-                cond,
-                body,
-                step,
-                ..
-            } => {
-                assert!(labels.insert(*label), "duplicate label");
-                check_expr(p, f, cond);
-                assert_eq!(cond.ty, Type::Bool);
-                open.push((*label, true));
-                check_block(p, f, body, open, labels);
-                check_block(p, f, step, open, labels);
-                open.pop();
-            }
-            StmtKind::Labeled { label, body } => {
-                assert!(labels.insert(*label), "duplicate label");
-                open.push((*label, false));
-                check_block(p, f, body, open, labels);
-                open.pop();
-            }
-            StmtKind::Break(l) => assert!(
-                open.iter().any(|(x, _)| x == l),
-                "break to non-enclosing label"
-            ),
-            StmtKind::Continue(l) => assert!(
-                open.iter().any(|(x, lp)| x == l && *lp),
-                "continue to non-loop"
-            ),
-            StmtKind::Return(v) => match v {
-                Some(e) => {
-                    check_expr(p, f, e);
-                    assert_eq!(e.ty, f.ret);
-                }
-                None => assert_eq!(f.ret, Type::Void),
-            },
-            StmtKind::Block(b) => check_block(p, f, b, open, labels),
-            StmtKind::Throw(_) => {}
-            StmtKind::External {
-                dest, args, ret, ..
-            } => {
-                args.iter().for_each(|a| check_expr(p, f, a));
-                if let Some(d) = dest {
-                    assert_eq!(&place_ty(p, f, d), ret, "external call dest type");
-                }
-            }
-            StmtKind::Try { .. } => {
-                for b in s.child_blocks() {
-                    check_block(p, f, b, open, labels);
-                }
-            }
-        }
-    }
-}
-
-fn check_expr(p: &Program, f: &Function, e: &Expr) {
-    check_span(e.span, "expression");
-    match &e.kind {
-        ExprKind::IntLit(v) => {
-            let Type::Int(t) = e.ty else {
-                panic!("int literal of type {}", e.ty)
-            };
-            assert!(
-                super::int_in_range(*v, t),
-                "literal {v} out of range of {}",
-                e.ty
-            );
-        }
-        ExprKind::FloatLit(_) => assert!(matches!(e.ty, Type::Float(_))),
-        ExprKind::BoolLit(_) => assert_eq!(e.ty, Type::Bool),
-        ExprKind::StrLit(_) => assert_eq!(e.ty, Type::Str),
-        ExprKind::Local(id) => assert_eq!(f.local(*id).ty, e.ty),
-        ExprKind::Global(g) => assert_eq!(p.global(*g).ty, e.ty),
-        ExprKind::Unary(op, a) => {
-            check_expr(p, f, a);
-            match op {
-                UnOp::Not => assert!(a.ty == Type::Bool && e.ty == Type::Bool),
-                _ => assert_eq!(a.ty, e.ty),
-            }
-        }
-        ExprKind::Binary(op, a, b) => {
-            check_expr(p, f, a);
-            check_expr(p, f, b);
-            match op {
-                BinOp::Shl | BinOp::Shr | BinOp::UShr => assert_eq!(a.ty, e.ty),
-                BinOp::And | BinOp::Or => assert!(a.ty == Type::Bool && b.ty == Type::Bool),
-                _ if op.is_comparison() => {
-                    assert_eq!(a.ty, b.ty, "comparison operands");
-                    assert_eq!(e.ty, Type::Bool);
-                }
-                _ => {
-                    assert_eq!(a.ty, b.ty, "operands of {op:?} in {}", f.name);
-                    assert_eq!(a.ty, e.ty);
-                }
-            }
-        }
-        ExprKind::Cond(c, a, b) => {
-            check_expr(p, f, c);
-            check_expr(p, f, a);
-            check_expr(p, f, b);
-            assert_eq!(c.ty, Type::Bool);
-            assert!(a.ty == e.ty && b.ty == e.ty);
-        }
-        ExprKind::Cast(a) => {
-            check_expr(p, f, a);
-            assert!(
-                a.ty.is_numeric() && e.ty.is_numeric() && a.ty != e.ty,
-                "cast {} -> {}",
-                a.ty,
-                e.ty
-            );
-        }
-        ExprKind::Index(a, i) => {
-            check_expr(p, f, a);
-            check_expr(p, f, i);
-            assert_eq!(i.ty, Type::INT);
-            assert_eq!(a.ty.elem(), Some(&e.ty));
-        }
-        ExprKind::Length(a) => {
-            check_expr(p, f, a);
-            assert!(a.ty.elem().is_some() && e.ty == Type::INT);
-        }
-        ExprKind::IsNull(a) => {
-            check_expr(p, f, a);
-            assert!(a.ty.elem().is_some() && e.ty == Type::Bool);
-        }
-        ExprKind::NewArray(n) => {
-            check_expr(p, f, n);
-            assert_eq!(n.ty, Type::INT);
-        }
-        ExprKind::ArrayLit(xs) => {
-            for x in xs {
-                check_expr(p, f, x);
-                assert_eq!(Some(&x.ty), e.ty.elem());
-            }
-        }
-        ExprKind::Intrinsic(_, xs) => xs.iter().for_each(|x| check_expr(p, f, x)),
     }
 }
 

@@ -31,6 +31,7 @@
 //! lemma asks.
 
 use super::shape::{LoopPiece, NotEncodable, Shape};
+use crate::ir::make;
 use crate::ir::{
     BinOp, Block, Expr, ExprKind, Function, GlobalId, LocalId, LocalKind, Place, Program, Span,
     Stmt, StmtKind, Type,
@@ -41,15 +42,6 @@ fn not_encodable(what: impl Into<String>, span: Span) -> NotEncodable {
     NotEncodable {
         what: what.into(),
         span,
-    }
-}
-
-/// `c && g` (lazy: `g` is evaluated only where `c` holds).
-pub fn and(c: &Expr, g: Expr) -> Expr {
-    Expr {
-        kind: ExprKind::Binary(BinOp::And, Box::new(c.clone()), Box::new(g)),
-        ty: Type::Bool,
-        span: c.span,
     }
 }
 
@@ -74,7 +66,7 @@ pub fn split(shape: &Shape, k: usize, guards: &[Expr]) -> Option<Shape> {
     let mut pieces: Vec<LoopPiece> = guards
         .iter()
         .map(|g| LoopPiece {
-            cond: and(&lp.cond, g.clone()),
+            cond: make::and_at(lp.cond.clone(), g.clone(), lp.cond.span),
             body: lp.body.clone(),
             span: lp.span,
             parent: None,
@@ -138,11 +130,7 @@ pub fn phantom(shape: &Shape, seg: usize, pos: usize, span: Span) -> Option<Shap
     out.loops.insert(
         seg,
         LoopPiece {
-            cond: Expr {
-                kind: ExprKind::BoolLit(false),
-                ty: Type::Bool,
-                span,
-            },
+            cond: make::bool_lit(false, span),
             body: Vec::new(),
             span,
             parent: None,

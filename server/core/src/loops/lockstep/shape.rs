@@ -3,9 +3,9 @@
 //!
 //! The first cut takes a body whose loops all sit at its top level (blocks
 //! are flattened; `for` initialisers are plain statements before the loop;
-//! loops in branches are hoisted first, `hoist.rs`), whose loop bodies
+//! loops in branches are hoisted first, `passes/hoist.rs`), whose loop bodies
 //! hold loops only at their own top level, no `continue` and no `break`
-//! out of the loop (`jumps.rs` turns those into flags first; a `return` and
+//! out of the loop (`passes/jumps.rs` turns those into flags first; a `return` and
 //! calls are fine), and which
 //! prints nothing (arrays are state like scalars, laid out by
 //! `encode.rs`). Everything else is [`NotEncodable`] with the construct
@@ -21,7 +21,7 @@ pub struct NotEncodable {
 }
 
 impl NotEncodable {
-    pub(in crate::loops) fn new(what: impl Into<String>, span: Span) -> Self {
+    pub(crate) fn new(what: impl Into<String>, span: Span) -> Self {
         NotEncodable {
             what: what.into(),
             span,
@@ -224,7 +224,7 @@ fn cut(
 }
 
 /// A loop body the encoding runs as one loop-free step.
-pub(in crate::loops) fn check_loop_body<'a>(
+pub(crate) fn check_loop_body<'a>(
     label: LabelId,
     stmts: impl Iterator<Item = &'a Stmt>,
 ) -> Result<(), NotEncodable> {
@@ -281,7 +281,7 @@ fn find_stmt(stmts: &[Stmt], pred: &dyn Fn(&StmtKind) -> bool) -> Option<Span> {
 }
 
 /// Whether `s` is or contains a loop.
-pub(in crate::loops) fn contains_loop(s: &Stmt) -> bool {
+pub(crate) fn contains_loop(s: &Stmt) -> bool {
     find_stmt(std::slice::from_ref(s), &|k| {
         matches!(k, StmtKind::Loop { .. })
     })

@@ -32,11 +32,8 @@
 
 pub mod callees;
 pub mod summaries;
-pub mod tail;
 
 use super::encode;
-use super::lockstep::shape;
-use super::prepare::jumps;
 
 use super::encode::{Encoding, Relation};
 use super::solve;
@@ -154,7 +151,7 @@ impl Side<'_> {
     }
 
     /// `f`'s name for messages; a callee's loop made a function by
-    /// `tail.rs` (`rf$loop1`) also says where that loop is.
+    /// `passes/tail.rs` (`rf$loop1`) also says where that loop is.
     fn name(&self, f: FuncId) -> String {
         let d = self.program.function(f);
         if d.synthetic && d.name.contains("$loop") {

@@ -10,6 +10,15 @@
 //! array, no call), and is not read before that statement. Replacing its
 //! reads after the assignment by the value changes no outcome; the
 //! assignment itself stays.
+//!
+//! *Beside `constant_locals`:* that pass runs on every lowered program and
+//! takes only literals under `-` and casts, dropping the assignment; this
+//! one runs only where the loop checker prepares a version (after `jumps`
+//! and `hoist`), so by then the literal locals are gone and what it
+//! replaces are the compound constants (`2 * 1024`, `c ? 1 : 2`). Their
+//! outputs differ (compound values, the kept assignment), so they are not
+//! one pass: taking compound constants in `constant_locals` would change
+//! the program every other checker and the differencing see.
 
 use crate::ir::{
     BinOp, Block, Expr, ExprKind, Function, LocalId, LocalKind, Place, Stmt, StmtKind,
@@ -95,7 +104,7 @@ fn too_deep(s: &Stmt) -> bool {
 
 /// How often `f`'s body assigns each local (assignments and call
 /// results), by local id.
-pub(in crate::loops) fn assignment_counts(f: &Function) -> Vec<usize> {
+pub(crate) fn assignment_counts(f: &Function) -> Vec<usize> {
     let mut assignments = vec![0usize; f.locals.len()];
     for s in &f.body {
         walk_stmts(s, &mut |s| {

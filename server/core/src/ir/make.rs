@@ -1,15 +1,17 @@
-//! Small constructors of IR for the rewriting passes (`hoist.rs`,
-//! `jumps.rs`): fresh boolean flags and the statements and expressions
-//! over them, with the span of the code they stand for.
+//! Small constructors of IR: boolean literals, `!`, `&&`, `||`, fresh
+//! boolean flags and the statements over them, each with the span of the
+//! code it stands for. Every expression built here is well typed (the
+//! IR's invariants, see [`crate::ir`]), so a caller cannot get a `!` of an
+//! integer or an `&&` typed other than `Bool`.
 
-use crate::ir::{
+use super::{
     BinOp, Block, Expr, ExprKind, Function, Local, LocalId, LocalKind, Place, Span, Stmt, StmtKind,
     Type, UnOp,
 };
 
 /// A fresh boolean local `{prefix}N`, numbered in order of creation (so
 /// both versions' flags pair up by name when their code does).
-pub(in crate::loops) fn fresh_flag(f: &mut Function, prefix: &str, span: Span) -> LocalId {
+pub(crate) fn fresh_flag(f: &mut Function, prefix: &str, span: Span) -> LocalId {
     let id = LocalId(f.locals.len() as u32);
     let n = f
         .locals
@@ -26,7 +28,7 @@ pub(in crate::loops) fn fresh_flag(f: &mut Function, prefix: &str, span: Span) -
 }
 
 /// The value of the boolean local `l`.
-pub(in crate::loops) fn read(l: LocalId, span: Span) -> Expr {
+pub(crate) fn read(l: LocalId, span: Span) -> Expr {
     Expr {
         kind: ExprKind::Local(l),
         ty: Type::Bool,
@@ -34,7 +36,7 @@ pub(in crate::loops) fn read(l: LocalId, span: Span) -> Expr {
     }
 }
 
-pub(in crate::loops) fn bool_lit(b: bool, span: Span) -> Expr {
+pub(crate) fn bool_lit(b: bool, span: Span) -> Expr {
     Expr {
         kind: ExprKind::BoolLit(b),
         ty: Type::Bool,
@@ -42,7 +44,7 @@ pub(in crate::loops) fn bool_lit(b: bool, span: Span) -> Expr {
     }
 }
 
-pub(in crate::loops) fn not(e: Expr) -> Expr {
+pub(crate) fn not(e: Expr) -> Expr {
     let span = e.span;
     Expr {
         kind: ExprKind::Unary(UnOp::Not, Box::new(e)),
@@ -51,18 +53,24 @@ pub(in crate::loops) fn not(e: Expr) -> Expr {
     }
 }
 
-/// `a && b` (lazy: `b` is evaluated only where `a` holds).
-pub(in crate::loops) fn and(a: Expr, b: Expr) -> Expr {
-    binary(BinOp::And, a, b)
-}
-
-/// `a || b` (lazy: `b` is evaluated only where `a` fails).
-pub(in crate::loops) fn or(a: Expr, b: Expr) -> Expr {
-    binary(BinOp::Or, a, b)
-}
-
-fn binary(op: BinOp, a: Expr, b: Expr) -> Expr {
+/// `a && b` (lazy: `b` is evaluated only where `a` holds), at `b`'s span.
+pub(crate) fn and(a: Expr, b: Expr) -> Expr {
     let span = b.span;
+    and_at(a, b, span)
+}
+
+/// `a && b` at `span`.
+pub(crate) fn and_at(a: Expr, b: Expr, span: Span) -> Expr {
+    logical(BinOp::And, a, b, span)
+}
+
+/// `a || b` (lazy: `b` is evaluated only where `a` fails), at `b`'s span.
+pub(crate) fn or(a: Expr, b: Expr) -> Expr {
+    let span = b.span;
+    logical(BinOp::Or, a, b, span)
+}
+
+fn logical(op: BinOp, a: Expr, b: Expr, span: Span) -> Expr {
     Expr {
         kind: ExprKind::Binary(op, Box::new(a), Box::new(b)),
         ty: Type::Bool,
@@ -71,7 +79,7 @@ fn binary(op: BinOp, a: Expr, b: Expr) -> Expr {
 }
 
 /// `l = value`.
-pub(in crate::loops) fn assign(l: LocalId, value: Expr, span: Span) -> Stmt {
+pub(crate) fn assign(l: LocalId, value: Expr, span: Span) -> Stmt {
     Stmt {
         kind: StmtKind::Assign {
             place: Place::Local(l),
@@ -82,7 +90,7 @@ pub(in crate::loops) fn assign(l: LocalId, value: Expr, span: Span) -> Stmt {
 }
 
 /// `if (cond) { stmts }`.
-pub(in crate::loops) fn under(cond: Expr, stmts: Block, span: Span) -> Stmt {
+pub(crate) fn under(cond: Expr, stmts: Block, span: Span) -> Stmt {
     Stmt {
         kind: StmtKind::If {
             cond,

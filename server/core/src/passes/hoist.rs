@@ -39,9 +39,9 @@
 //! those of any `while` loop (EqBench `ran/gamdev`: a `do` in a `do` in a
 //! branch).
 
-use super::build::{and, assign, bool_lit, fresh_flag, not, or, read, under};
-use super::shape::contains_loop;
+use crate::ir::make::{and, assign, bool_lit, fresh_flag, not, or, read, under};
 use crate::ir::{Block, Expr, FuncId, Function, LocalId, LoopKind, Program, Stmt, StmtKind};
+use crate::loops::shape::contains_loop;
 
 /// `program` with `func`'s loops hoisted out of its branches, or `None`
 /// when no loop sits in a branch (nothing to do).

@@ -38,11 +38,11 @@
 //! existing `FuncId` keeps its meaning. The new names are the same in both
 //! versions (`g$loop1`, `g$loop2`, …), so the recursion rule couples them.
 
-use super::shape::{NotEncodable, check_loop_body, contains_loop};
 use crate::ir::{
     Block, Expr, ExprKind, FuncId, Function, FunctionDef, Local, LocalId, LocalKind, LoopKind,
     Place, Program, Stmt, StmtKind, Type,
 };
+use crate::loops::shape::{NotEncodable, check_loop_body, contains_loop};
 use std::collections::BTreeSet;
 
 /// `program` with the loops of every function `entry` reaches (not `entry`
@@ -245,7 +245,7 @@ fn tail_call(h: FuncId, g: &Function, ret: Option<LocalId>, span: crate::ir::Spa
 }
 
 /// Top-level blocks spliced into their parent (locals are function-wide).
-pub(in crate::loops) fn flattened(stmts: Block) -> Block {
+pub(super) fn flattened(stmts: Block) -> Block {
     let mut out = Vec::with_capacity(stmts.len());
     for s in stmts {
         match s.kind {

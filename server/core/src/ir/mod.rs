@@ -21,15 +21,36 @@
 //!   type; comparisons and logical ops have type [`Type::Bool`]. Shifts are the
 //!   exception: the left operand has the result type, the right operand may be
 //!   any integer type. Conditions (`if`, loops, `!`, `&&`, `?:`) are `Bool`; the C
-//!   front end inserts `x != 0`.
+//!   front end inserts `x != 0`. A cast changes the type, to a number, from
+//!   a number or (C) from `Bool` to an integer. Array indexes are of an
+//!   integer type (Java `int`, C `size_t`); literals are in their type's range.
+//! - **Control is structured.** Labels are unique within a function; a
+//!   `break` targets an enclosing loop or labeled block, a `continue` an
+//!   enclosing loop. Calls pass arguments of the parameters' types.
 //! - Every statement and expression carries the [`Span`] of the source it
 //!   came from (lifted temporaries carry the span of the expression they hold).
+//!
+//! [`validate()`] checks these on a program (tests run it on every front
+//! end's output). Beside the types: `walk` (children of expressions and
+//! statements, [`any_stmt`]), `calls` ([`callees`], [`Program::reaches`]),
+//! `make` (well-typed constructors for passes), [`print`] (a readable text
+//! form for test messages and debugging).
 //!
 //! # Semantics in brief (full rules in `docs/semantics.md`)
 //! Under [`Semantics::Math`] every integer type is ℤ (integer casts are the
 //! identity) and every floating type is ℝ; under [`Semantics::Machine`]
 //! integers wrap in two's complement at their width and floats are IEEE-754.
 //! Integer `/` and `%` truncate toward zero in both.
+
+mod calls;
+pub(crate) mod make;
+pub mod print;
+pub mod validate;
+mod walk;
+
+pub use calls::callees;
+pub use validate::{ValidationError, Violation, validate};
+pub use walk::{any_stmt, contains_loop};
 
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -277,59 +298,6 @@ pub struct Expr {
     pub kind: ExprKind,
     pub ty: Type,
     pub span: Span,
-}
-
-impl Expr {
-    /// Calls `f` on `self` and every subexpression (iteratively: expressions
-    /// from generated code can be deep).
-    pub fn walk(&self, f: &mut dyn FnMut(&Expr)) {
-        let mut stack = vec![self];
-        while let Some(e) = stack.pop() {
-            f(e);
-            stack.extend(e.children());
-        }
-    }
-
-    /// [`Expr::children`], mutably (for rewriting passes).
-    pub fn children_mut(&mut self) -> Vec<&mut Expr> {
-        match &mut self.kind {
-            ExprKind::IntLit(_)
-            | ExprKind::FloatLit(_)
-            | ExprKind::BoolLit(_)
-            | ExprKind::StrLit(_)
-            | ExprKind::Local(_)
-            | ExprKind::Global(_) => Vec::new(),
-            ExprKind::Unary(_, a)
-            | ExprKind::Cast(a)
-            | ExprKind::Length(a)
-            | ExprKind::IsNull(a)
-            | ExprKind::NewArray(a) => vec![a],
-            ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => vec![a, b],
-            ExprKind::Cond(c, a, b) => vec![c, a, b],
-            ExprKind::ArrayLit(xs) | ExprKind::Intrinsic(_, xs) => xs.iter_mut().collect(),
-        }
-    }
-
-    /// The direct subexpressions, left to right: one place for the shape of
-    /// every expression walk.
-    pub fn children(&self) -> Vec<&Expr> {
-        match &self.kind {
-            ExprKind::IntLit(_)
-            | ExprKind::FloatLit(_)
-            | ExprKind::BoolLit(_)
-            | ExprKind::StrLit(_)
-            | ExprKind::Local(_)
-            | ExprKind::Global(_) => Vec::new(),
-            ExprKind::Unary(_, a)
-            | ExprKind::Cast(a)
-            | ExprKind::Length(a)
-            | ExprKind::IsNull(a)
-            | ExprKind::NewArray(a) => vec![a],
-            ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => vec![a, b],
-            ExprKind::Cond(c, a, b) => vec![c, a, b],
-            ExprKind::ArrayLit(xs) | ExprKind::Intrinsic(_, xs) => xs.iter().collect(),
-        }
-    }
 }
 
 /// A floating-point literal. The source text is kept because under
@@ -651,129 +619,6 @@ pub struct Catch {
     pub body: Block,
 }
 
-/// The JDK's exception classes whose place in the hierarchy we know, with
-/// their superclass (simple names).
-const JAVA_EXCEPTION_PARENTS: &[(&str, &str)] = &[
-    ("Exception", "Throwable"),
-    ("Error", "Throwable"),
-    ("RuntimeException", "Exception"),
-    ("ArithmeticException", "RuntimeException"),
-    ("IndexOutOfBoundsException", "RuntimeException"),
-    (
-        "ArrayIndexOutOfBoundsException",
-        "IndexOutOfBoundsException",
-    ),
-    (
-        "StringIndexOutOfBoundsException",
-        "IndexOutOfBoundsException",
-    ),
-    ("NegativeArraySizeException", "RuntimeException"),
-    ("IllegalArgumentException", "RuntimeException"),
-    ("NumberFormatException", "IllegalArgumentException"),
-    ("IllegalStateException", "RuntimeException"),
-    ("NullPointerException", "RuntimeException"),
-    ("UnsupportedOperationException", "RuntimeException"),
-    ("ClassCastException", "RuntimeException"),
-    ("ArrayStoreException", "RuntimeException"),
-    ("ConcurrentModificationException", "RuntimeException"),
-    ("NoSuchElementException", "RuntimeException"),
-    ("InputMismatchException", "NoSuchElementException"),
-    ("DateTimeException", "RuntimeException"),
-    ("UncheckedIOException", "RuntimeException"),
-    ("IOException", "Exception"),
-    ("FileNotFoundException", "IOException"),
-    ("InterruptedException", "Exception"),
-    ("CloneNotSupportedException", "Exception"),
-    ("ReflectiveOperationException", "Exception"),
-    ("ClassNotFoundException", "ReflectiveOperationException"),
-    ("TimeoutException", "Exception"),
-    ("AssertionError", "Error"),
-    ("StackOverflowError", "VirtualMachineError"),
-    ("OutOfMemoryError", "VirtualMachineError"),
-    ("VirtualMachineError", "Error"),
-];
-
-/// The first of `catches` that takes a thrown `class` (see
-/// [`java_catches`]), or `Err(caught)` naming a clause met on the way whose
-/// relation to `class` is unknown. The interpreter and the symbolic
-/// executor both match through this, so they cannot disagree.
-pub fn first_catching(
-    catches: &[Catch],
-    class: &str,
-    declared: &[(String, String)],
-) -> Result<Option<usize>, String> {
-    for (i, clause) in catches.iter().enumerate() {
-        for k in &clause.classes {
-            match java_catches(k, class, declared) {
-                Some(true) => return Ok(Some(i)),
-                Some(false) => {}
-                None => return Err(k.clone()),
-            }
-        }
-    }
-    Ok(None)
-}
-
-/// Whether `catch (caught)` catches a thrown `class` (simple names), with
-/// the classes the file declares (`declared`, see
-/// [`Program::class_parents`]) above the JDK's: `None` when the hierarchy
-/// between them is unknown (a class of a library we do not list), so that
-/// a checker can refuse instead of guessing.
-/// Calls outside the files that are documented never to throw, for any
-/// argument: the JDK methods the Java front end leaves uninterpreted only
-/// where their result depends on what eqlens does not model (`Character`
-/// above ASCII, the raw bits of a NaN, `Math.copySign` of a NaN sign). Their
-/// uninterpreted function returns; it does not get to "throw" in a model.
-pub fn external_never_throws(callee: &str) -> bool {
-    const NEVER: &[&str] = &[
-        "Character.isDigit",
-        "Character.isLetter",
-        "Character.isLetterOrDigit",
-        "Character.isAlphabetic",
-        "Character.isUpperCase",
-        "Character.isLowerCase",
-        "Character.isWhitespace",
-        "Character.toUpperCase",
-        "Character.toLowerCase",
-        "Character.digit",
-        "Double.doubleToRawLongBits",
-        "Float.floatToRawIntBits",
-        "Math.copySign",
-    ];
-    let name = callee.strip_prefix("java.lang.").unwrap_or(callee);
-    NEVER.contains(&name)
-}
-
-pub fn java_catches(caught: &str, class: &str, declared: &[(String, String)]) -> Option<bool> {
-    if caught == class || caught == "Throwable" {
-        return Some(true);
-    }
-    let parent_of = |c: &str| -> Option<String> {
-        declared
-            .iter()
-            .find(|(d, _)| d == c)
-            .map(|(_, p)| p.clone())
-            .or_else(|| {
-                JAVA_EXCEPTION_PARENTS
-                    .iter()
-                    .find(|(d, _)| *d == c)
-                    .map(|(_, p)| p.to_string())
-            })
-    };
-    let mut cur = class.to_string();
-    // A cyclic `extends` chain (not valid Java) ends the walk too.
-    for _ in 0..=declared.len() + JAVA_EXCEPTION_PARENTS.len() {
-        match parent_of(&cur) {
-            Some(parent) if parent == caught => return Some(true),
-            Some(parent) => cur = parent,
-            // `Throwable` ends every known chain: `caught` is not above.
-            None if cur == "Throwable" => return Some(false),
-            None => return None,
-        }
-    }
-    None
-}
-
 /// An abnormal end a program asks for itself. Implicit ones (division by
 /// zero, index out of bounds) are faults of the operation instead; Java's
 /// implicit exceptions compare equal to the explicit throw of their class
@@ -830,149 +675,6 @@ impl Thrown {
             Thrown::Undefined(_) => "undefined behaviour".into(),
         }
     }
-}
-
-/// Whether some statement of `body`, at any depth, satisfies `pred`
-/// (calls not followed).
-pub fn any_stmt(body: &[Stmt], pred: &mut dyn FnMut(&Stmt) -> bool) -> bool {
-    body.iter()
-        .any(|s| pred(s) || s.child_blocks().into_iter().any(|b| any_stmt(b, pred)))
-}
-
-impl Stmt {
-    /// The expressions the statement evaluates itself (not those of nested
-    /// statements), operands of array places included.
-    pub fn exprs(&self) -> Vec<&Expr> {
-        fn place<'a>(p: &'a Place, out: &mut Vec<&'a Expr>) {
-            if let Place::Index { array, index } = p {
-                out.push(array);
-                out.push(index);
-            }
-        }
-        let mut out = Vec::new();
-        match &self.kind {
-            StmtKind::Assign { place: p, value } => {
-                place(p, &mut out);
-                out.push(value);
-            }
-            StmtKind::Call { dest, args, .. } | StmtKind::External { dest, args, .. } => {
-                if let Some(p) = dest {
-                    place(p, &mut out);
-                }
-                out.extend(args.iter());
-            }
-            StmtKind::Print { args, .. } => out.extend(args.iter()),
-            StmtKind::If { cond, .. } | StmtKind::Loop { cond, .. } => out.push(cond),
-            StmtKind::Return(Some(e)) => out.push(e),
-            StmtKind::Return(None)
-            | StmtKind::Labeled { .. }
-            | StmtKind::Break(_)
-            | StmtKind::Continue(_)
-            | StmtKind::Block(_)
-            | StmtKind::Throw(_)
-            | StmtKind::Try { .. } => {}
-        }
-        out
-    }
-
-    /// [`Stmt::exprs`], mutably (for rewriting passes).
-    pub fn exprs_mut(&mut self) -> Vec<&mut Expr> {
-        fn place<'a>(p: &'a mut Place, out: &mut Vec<&'a mut Expr>) {
-            if let Place::Index { array, index } = p {
-                out.push(array);
-                out.push(index);
-            }
-        }
-        let mut out = Vec::new();
-        match &mut self.kind {
-            StmtKind::Assign { place: p, value } => {
-                place(p, &mut out);
-                out.push(value);
-            }
-            StmtKind::Call { dest, args, .. } | StmtKind::External { dest, args, .. } => {
-                if let Some(p) = dest {
-                    place(p, &mut out);
-                }
-                out.extend(args.iter_mut());
-            }
-            StmtKind::Print { args, .. } => out.extend(args.iter_mut()),
-            StmtKind::If { cond, .. } | StmtKind::Loop { cond, .. } => out.push(cond),
-            StmtKind::Return(Some(e)) => out.push(e),
-            StmtKind::Return(None)
-            | StmtKind::Labeled { .. }
-            | StmtKind::Break(_)
-            | StmtKind::Continue(_)
-            | StmtKind::Block(_)
-            | StmtKind::Throw(_)
-            | StmtKind::Try { .. } => {}
-        }
-        out
-    }
-
-    /// [`Stmt::child_blocks`], mutably (for rewriting passes).
-    pub fn child_blocks_mut(&mut self) -> Vec<&mut Block> {
-        match &mut self.kind {
-            StmtKind::If {
-                then_branch,
-                else_branch,
-                ..
-            } => vec![then_branch, else_branch],
-            StmtKind::Loop { body, step, .. } => vec![body, step],
-            StmtKind::Labeled { body, .. } | StmtKind::Block(body) => vec![body],
-            StmtKind::Try {
-                body,
-                catches,
-                finally,
-            } => std::iter::once(body)
-                .chain(catches.iter_mut().map(|c| &mut c.body))
-                .chain(std::iter::once(finally))
-                .collect(),
-            StmtKind::Assign { .. }
-            | StmtKind::Call { .. }
-            | StmtKind::External { .. }
-            | StmtKind::Print { .. }
-            | StmtKind::Break(_)
-            | StmtKind::Continue(_)
-            | StmtKind::Return(_)
-            | StmtKind::Throw(_) => Vec::new(),
-        }
-    }
-
-    /// The statement lists nested directly in this statement, in source
-    /// order. Walkers use this so that a new compound statement cannot be
-    /// skipped silently.
-    pub fn child_blocks(&self) -> Vec<&Block> {
-        match &self.kind {
-            StmtKind::If {
-                then_branch,
-                else_branch,
-                ..
-            } => vec![then_branch, else_branch],
-            StmtKind::Loop { body, step, .. } => vec![body, step],
-            StmtKind::Labeled { body, .. } | StmtKind::Block(body) => vec![body],
-            StmtKind::Try {
-                body,
-                catches,
-                finally,
-            } => std::iter::once(body)
-                .chain(catches.iter().map(|c| &c.body))
-                .chain(std::iter::once(finally))
-                .collect(),
-            StmtKind::Assign { .. }
-            | StmtKind::Call { .. }
-            | StmtKind::External { .. }
-            | StmtKind::Print { .. }
-            | StmtKind::Break(_)
-            | StmtKind::Continue(_)
-            | StmtKind::Return(_)
-            | StmtKind::Throw(_) => Vec::new(),
-        }
-    }
-}
-
-/// Whether `body` has a loop statement anywhere (calls not followed).
-pub fn contains_loop(body: &[Stmt]) -> bool {
-    any_stmt(body, &mut |s| matches!(s.kind, StmtKind::Loop { .. }))
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -1138,7 +840,7 @@ pub struct Program {
     pub globals: Vec<Global>,
     /// Java classes of the file declared with `extends`: (class,
     /// superclass), simple names. They extend the JDK hierarchy
-    /// [`java_catches`] knows (user exception classes).
+    /// the Java front end knows (user exception classes).
     pub class_parents: Vec<(String, String)>,
     /// Syntax errors outside every function (a stray `}` between two
     /// methods): the file does not compile, whatever its functions do.
@@ -1232,98 +934,10 @@ impl Program {
             _ => walk(),
         }
     }
-    /// Whether `func`, or a function it calls (transitively), has a
-    /// statement satisfying `pred`.
-    pub fn reaches(&self, func: FuncId, pred: &mut dyn FnMut(&Stmt) -> bool) -> bool {
-        let mut seen = vec![false; self.functions.len()];
-        let mut stack = vec![func];
-        while let Some(f) = stack.pop() {
-            match seen.get_mut(f.0 as usize) {
-                Some(s) if !*s => *s = true,
-                _ => continue,
-            }
-            let Ok(body) = &self.function(f).body else {
-                continue;
-            };
-            let found = any_stmt(&body.body, &mut |s| {
-                if let StmtKind::Call { func, .. } = &s.kind {
-                    stack.push(*func);
-                }
-                pred(s)
-            });
-            if found {
-                return true;
-            }
-        }
-        false
-    }
-
-    /// Whether `func`, or a function it calls, reads or writes global
-    /// `name`.
-    pub fn uses_global(&self, func: FuncId, name: &str) -> bool {
-        let Some(g) = self.find_global(name) else {
-            return false;
-        };
-        self.reaches(func, &mut |s| {
-            let mut found = match &s.kind {
-                StmtKind::Assign { place, .. }
-                | StmtKind::Call {
-                    dest: Some(place), ..
-                }
-                | StmtKind::External {
-                    dest: Some(place), ..
-                } => *place == Place::Global(g),
-                _ => false,
-            };
-            for e in s.exprs() {
-                e.walk(&mut |x| found |= matches!(x.kind, ExprKind::Global(id) if id == g));
-            }
-            found
-        })
-    }
-
     pub fn find_global(&self, name: &str) -> Option<GlobalId> {
         self.globals
             .iter()
             .position(|g| g.name == name)
             .map(|i| GlobalId(i as u32))
     }
-}
-
-/// Every function `f` calls (iterative walk), with repetitions. Public so
-/// that front layers can key cached verdicts on a method and what it calls.
-pub fn callees(f: &Function) -> Vec<FuncId> {
-    let mut out = Vec::new();
-    let mut stack: Vec<&Stmt> = f.body.iter().collect();
-    while let Some(s) = stack.pop() {
-        match &s.kind {
-            StmtKind::Call { func, .. } => out.push(*func),
-            StmtKind::If {
-                then_branch,
-                else_branch,
-                ..
-            } => {
-                stack.extend(then_branch);
-                stack.extend(else_branch);
-            }
-            StmtKind::Loop { body, step, .. } => {
-                stack.extend(body);
-                stack.extend(step);
-            }
-            StmtKind::Labeled { body, .. } | StmtKind::Block(body) => stack.extend(body),
-            StmtKind::Try { .. } => {
-                for b in s.child_blocks() {
-                    stack.extend(b);
-                }
-            }
-            StmtKind::Assign { .. }
-            | StmtKind::Print { .. }
-            | StmtKind::Break(_)
-            | StmtKind::Continue(_)
-            | StmtKind::Return(_)
-            | StmtKind::External { .. }
-            | StmtKind::Throw(_) => {}
-        }
-    }
-    out
 }

@@ -23,7 +23,7 @@
 //! inside the body, an enclosing loop) are untouched. Nested loops are
 //! rewritten inside out, each with its own flags.
 
-use super::build::{and, assign, bool_lit, fresh_flag, not, or, read, under};
+use crate::ir::make::{and, assign, bool_lit, fresh_flag, not, or, read, under};
 use crate::ir::{Block, Expr, FuncId, Function, LabelId, LocalId, Program, Span, Stmt, StmtKind};
 
 /// `program` with `func`'s `break`s and `continue`s of loops turned into

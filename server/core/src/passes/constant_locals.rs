@@ -13,6 +13,11 @@
 //! Runs on every lowered function, after the front ends and before any
 //! checker, so that the differencing, the abstraction, the encodings and
 //! the interpreter all see the same program.
+//!
+//! *Beside `constants`:* the loop checker's `constants` pass also takes
+//! values computed from literals by operators that cannot fault, and keeps
+//! the assignment; it runs on this pass's output, only in the loop
+//! checker. They stay two passes because their outputs differ (see there).
 
 use crate::ir::{Block, Expr, ExprKind, Function, LocalId, Place, Program, Stmt, StmtKind, UnOp};
 
