@@ -331,23 +331,8 @@ impl<E: ScopeEntry> super::bits::Temps for FnBuilder<E> {
     }
 }
 
-/// `!e`, at `e`'s span.
-pub(super) fn not(e: Expr) -> Expr {
-    let span = e.span;
-    Expr {
-        kind: ExprKind::Unary(UnOp::Not, Box::new(e)),
-        ty: Type::Bool,
-        span,
-    }
-}
-
-pub(super) fn bool_lit(b: bool, span: Span) -> Expr {
-    Expr {
-        kind: ExprKind::BoolLit(b),
-        ty: Type::Bool,
-        span,
-    }
-}
+/// The IR's own constructors, for the front ends.
+pub(super) use crate::ir::make::{bool_lit, not};
 
 /// Whether the statements `b` may write a place matching `pred` (any
 /// global when `calls_write` and `b` contains a call).
