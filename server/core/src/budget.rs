@@ -77,8 +77,9 @@ impl Share {
 }
 
 /// The loop checker's first try in the portfolio, before ARDiff, of the
-/// whole budget, for pairs with loops in both versions or recursion: most
-/// pairs it proves take 0.1–0.6 s, and most it cannot prove fail at once.
+/// whole budget, for pairs with loops in both versions or recursion: the
+/// pairs it proves it mostly proves within a small part of the default
+/// budget, and most it cannot prove fail at once.
 pub const FIRST_LOOPS: Share = Share::fraction(0.4).at_most(Duration::from_secs(4));
 
 /// ARDiff in the portfolio, of the whole budget: it decides most pairs it

@@ -2,8 +2,7 @@
 //!
 //! The whole-program analyses behind a check (which functions changed,
 //! which are unchanged modulo renaming, the statement matcher's context)
-//! cost time in proportion to the file: ~30 ms for a 5,000-line class,
-//! paid by every method's check. A check only ever looks at the pair's
+//! cost time in proportion to the file, paid by every method's check. A check only ever looks at the pair's
 //! callees, transitively, so those analyses run over a [`Scope`]: the
 //! functions reachable from the pair in either version, closed under
 //! calls and under pairing by name and arity. Because the analyses only

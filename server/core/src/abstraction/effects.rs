@@ -690,8 +690,8 @@ impl<'a> Walker<'a> {
                     // C: signed overflow is undefined under machine
                     // semantics. (Floating-point arithmetic never faults: a
                     // block of `double` sums left fault-free is not asked,
-                    // at every application, which fault it raised — EqBench
-                    // `bess/dawson` spent 5 s on such questions.)
+                    // at every application, which fault it raised: such
+                    // questions are costly and can only answer "none".)
                     if self.lang == Lang::C
                         && matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul)
                         && [&e.ty, &a.ty, &b.ty].into_iter().any(signed_int)

@@ -28,8 +28,7 @@ impl Checker for LoopsChecker {
 /// The loop checker on a Z3 context of its own, for schedules that run it
 /// after queries of their own: Spacer's search depends on the context's
 /// history (term ids, caches), and a proof must not depend on what ran
-/// before it (the in-place prefix-sum fixture was proved alone and timed
-/// out on the context ARDiff had used).
+/// before it.
 pub(crate) struct OnOwnContext;
 
 impl LoopsChecker {

@@ -849,9 +849,8 @@ fn share_constants(old: &Program, new: &Program) -> Option<(Program, Program, Ve
 ///
 /// Z3's search depends on its context's history (term ids, caches), and the
 /// symbolic executor prunes paths with budgeted solver calls: on one shared
-/// thread-local context a pair's verdict depended on which pairs the thread
-/// had checked before (a fixture proved alone in 0.9 s timed out after 200
-/// others). A fresh context per pair makes a verdict a function of the pair
+/// thread-local context a pair's verdict would depend on which pairs the
+/// thread had checked before. A fresh context per pair makes a verdict a function of the pair
 /// and the options, and returns the memory of every term built for it.
 pub(crate) fn with_fresh_z3_context<R: Send + Sync>(check: impl FnOnce() -> R + Send + Sync) -> R {
     z3::with_z3_config(&z3::Config::new(), check)

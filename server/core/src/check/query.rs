@@ -78,9 +78,8 @@ pub(crate) fn unknown(reason: UnknownReason, detail: impl Into<String>) -> Verdi
 }
 
 /// The solver configuration for a pair. Under `machine` semantics Z3's
-/// default strategy is an order of magnitude slower on arrays of
-/// bit-vectors than the array/bit-vector logic (measured on the fixtures:
-/// 10 s timeout vs 0.3 s); floating point needs the logic with FP.
+/// default strategy is much slower on arrays of bit-vectors than the
+/// array/bit-vector logic; floating point needs the logic with FP.
 pub(crate) fn logic_for(enc: &PairEncoding, old: &Program, new: &Program) -> Option<&'static str> {
     match enc.ops.sem {
         crate::ir::Semantics::Math => None,

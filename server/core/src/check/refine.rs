@@ -170,8 +170,7 @@ pub fn h1(enc: &PairEncoding, blocks: &[BlockId], deadline: Instant) -> Vec<Bloc
         // The SMT core (E-matching and MBQI), without nlsat: the default
         // solver picks a quantifier-elimination tactic for these
         // nonlinear real questions, and in it (as in nlsat) libz3 4.8.12
-        // ignored the interrupt for ~45 s on EqBench bess/dawson under
-        // load. A question the core cannot settle in its box just does not
+        // can ignore the interrupt for a long time. A question the core cannot settle in its box just does not
         // qualify the block.
         let solver = z3::Tactic::new("smt").solver();
         let mut params = Params::new();

@@ -236,20 +236,18 @@ enum Leaving {
 /// (sound: only UNSAT prunes). Each call is capped, and so is the total.
 ///
 /// The caps are in Z3's resource units (`rlimit`), not in time: which
-/// paths get pruned shapes the final query, so a wall-clock cap made a
-/// verdict depend on the machine's load (a fixture proved in 1 s on an
-/// idle machine timed out under CI). In units, the same pair prunes the
-/// same paths everywhere. On the 2-core EPYC VM of docs/benchmarks.md the
-/// checks of the fixture table run at about 5 units per µs: a check's cap
-/// is about 80 ms, the total about 1.5 s, as the time caps were.
+/// paths get pruned shapes the final query, so a wall-clock cap would make
+/// a verdict depend on the machine's load. In units, the same pair prunes
+/// the same paths everywhere (docs/benchmarks.md gives what the units come
+/// to in time on the reference machine).
 const FEASIBILITY_CHECK_RLIMIT: u32 = 400_000;
 const FEASIBILITY_BUDGET: u64 = 8_000_000;
 /// What a check costs besides the units Z3 counts (setting up the
 /// query), in units, so that many trivial checks also exhaust the budget.
 const FEASIBILITY_CHECK_OVERHEAD: u64 = 2_000;
 /// A safety net in wall time for the total, beside the clock's own per
-/// call, for searches whose units are slow (pure SAT search: the
-/// pigeonhole test below spends 1 s on a check's units). It is far above
+/// call, for searches whose units are slow (pure SAT search, as in the
+/// pigeonhole test below). It is far above
 /// what the units allow on a busy machine, so that which paths are pruned
 /// depends on the units alone.
 const FEASIBILITY_HARD_BUDGET: Duration = Duration::from_secs(20);

@@ -686,7 +686,7 @@ impl FnCx<'_, '_> {
             "multiplyExact" if bits == 32 => {
                 // The JDK's code: `long r = (long) x * (long) y; if ((int) r
                 // != r) throw ...; return (int) r;` — one 64-bit product (a
-                // second, 32-bit one made Z3 slow: 15-30 s on a fixture).
+                // second, 32-bit one makes the bit-vector query much harder).
                 let wide = |e: &Expr| b.cast(e, &Type::LONG);
                 let product = b.hold(
                     &mut self.fun,

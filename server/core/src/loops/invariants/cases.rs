@@ -3,10 +3,10 @@
 //! A loop body with branches reaches a clause as if-then-else terms (the
 //! executor merges its paths at each join). Over bit-vectors a step
 //! through a body unrolled with a guard per copy (`B; if (i < n) B; …`)
-//! can take Z3 seconds as one query — each comparison is a circuit whose
-//! outcome hangs on the others' carries — while each path alone takes
-//! milliseconds: the Java `unroll4-remainder` fixture's step, 3.8 s whole,
-//! is decided in 7 cases in under 0.2 s.
+//! can be slow for Z3 as one query — each comparison is a circuit whose
+//! outcome hangs on the others' carries — while each path alone is easy
+//! (the Java `unroll4-remainder` fixture's step is decided in a few cases
+//! many times faster than whole).
 //!
 //! So a query left undecided is split on the condition `c` of one of its
 //! if-then-else terms: `F` is unsatisfiable exactly when `F[c := true] ∧ c`
@@ -18,9 +18,9 @@
 //!
 //! Only a query Z3 did not decide whole within its cap is split. Splitting
 //! after a shorter first try was measured and rejected: Z3's search
-//! depends on the order terms are made in, and checks it decides whole in
-//! a few hundred milliseconds were then often slower by cases (the split
-//! phases fixtures under `machine`: 0.5–0.7 s → 1.1–2.5 s).
+//! depends on the order terms are made in, and checks it decides whole
+//! quickly were then often slower by cases (the split-phases fixtures
+//! under `machine`).
 
 use rustc_hash::FxHashSet;
 use std::time::{Duration, Instant};

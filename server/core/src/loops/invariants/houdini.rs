@@ -27,9 +27,9 @@ use z3::{Model, SatResult};
 /// (over bit-vectors only): where one version no longer moves — a split's
 /// later phase, a loop run while the other's guard held — its loop stays
 /// exited, which nothing else states. They slow the proofs that do without
-/// them (Java fission: 0.5 s without, 1.7 s with, past the portfolio's
-/// first loop budget under load), so the loop checker asks for them only
-/// on the alignments that make a version wait (`Candidate::exits`).
+/// them (Java fission, several times over), so the loop checker asks for
+/// them only on the alignments that make a version wait
+/// (`Candidate::exits`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Exits {
     /// Not candidates.
@@ -206,8 +206,8 @@ fn candidates(enc: &Encoding, k: usize, exits: Exits, deadline: Instant) -> Vec<
     // Only where arrays may be null or over bit-vectors: elsewhere the
     // path into a loop rarely decides what syntax does not show, and the
     // extra solver calls change Spacer's later search on the same context
-    // (the in-place prefix sum fixture lost its 1.4 s proof to 170 ms of
-    // them). Over bit-vectors Spacer is not run and the candidates are all
+    // (the in-place prefix sum fixture loses its proof to them). Over
+    // bit-vectors Spacer is not run and the candidates are all
     // there is: a branch flag the path into the loop fixes (`k ≥ 1` before
     // a do loop in an else branch) is one.
     if enc.nullable_arrays || enc.bit_vectors {

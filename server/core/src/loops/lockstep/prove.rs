@@ -177,7 +177,7 @@ impl Search {
             Some(formulas) => solve::Answer::Safe(formulas),
             // Over bit-vectors the candidates are all there is: Spacer on
             // libz3 4.8.12 finds no invariant for even the simplest 32-bit
-            // counter pairs within 10 s (measured on the loop fixtures).
+            // counter pairs within a method's default budget.
             // Cut short by the time given, the search may still succeed
             // with more: a timeout (the portfolio retries those).
             None if enc.bit_vectors => {
@@ -192,9 +192,9 @@ impl Search {
                 // Then Spacer. One hard candidate must not starve the
                 // others: plain lockstep, the likeliest, gets half of what
                 // is left (an invariant relating an accumulator to an array
-                // element takes Spacer 1.5 s), each later one a third (at
-                // least a second, at most two: their proofs take well
-                // under one).
+                // element is slow for Spacer), each later one a third
+                // within bounds (`crate::budget`): their proofs are
+                // quick when they exist.
                 let left = deadline.saturating_duration_since(crate::clock::now());
                 let share = if tried == 1 {
                     crate::budget::FIRST_ALIGNMENT_SPACER.of(left)
