@@ -21,7 +21,8 @@ use rustc_hash::FxHashMap;
 /// What a front end's lowering does differently, as data.
 pub(super) struct Style {
     /// Temporaries are named this followed by their local index (`$t3`,
-    /// `tmp3`): a prefix no source name can take in that language.
+    /// `tmp3`). They are never named in a scope, so a source variable of
+    /// the same name does not clash with one; the name is for people.
     pub temp_prefix: &'static str,
     /// Which earlier operands [`FnBuilder::keep_before`] spills.
     pub keep: Keep,
