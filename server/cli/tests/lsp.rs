@@ -35,6 +35,10 @@ fn java_new() -> String {
         .replace("return 10;", "return 11;")
 }
 
+/// One editor session against a git baseline, step by step: open, lenses,
+/// diagnostics, hover, the baseline request, the abstract action, pinning.
+/// Long: each
+/// step depends on the server state the previous ones left.
 #[test]
 fn java_git_baseline_lenses_diagnostics_hover_actions_pin() {
     let dir = Scratch::new("java-git");
