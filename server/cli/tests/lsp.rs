@@ -37,8 +37,7 @@ fn java_new() -> String {
 
 /// One editor session against a git baseline, step by step: open, lenses,
 /// diagnostics, hover, the baseline request, the abstract action, pinning.
-/// Long: each
-/// step depends on the server state the previous ones left.
+/// Long: each step depends on the server state the previous ones left.
 #[test]
 fn java_git_baseline_lenses_diagnostics_hover_actions_pin() {
     let dir = Scratch::new("java-git");
