@@ -130,6 +130,49 @@ pub const RECURSION_CANDIDATES: Share = Share::fraction(0.3);
 /// every common block abstract), of the whole budget.
 pub const FAST_STAGE: Share = Share::fraction(0.1).at_most(Duration::from_secs(1));
 
+// Caps of single solver calls and of small phases, in work on the clock
+// (`crate::clock`); each phase also stops at the deadline it is given.
+
+/// One Houdini check of the loop checker's candidate invariants (is a
+/// clause valid under the candidates left?), over bit-vectors: a query
+/// that takes long is a conjunction too hard for bit-blasting, better
+/// split into cases (`loops/invariants/cases.rs`) than waited for.
+pub const HOUDINI_CHECK_BV: Duration = Duration::from_millis(500);
+/// One Houdini check over integers and reals.
+pub const HOUDINI_CHECK: Duration = Duration::from_millis(2_000);
+/// One check of an equality the path into a loop implies (many are
+/// asked; each is cheap or not worth it).
+pub const ENTRY_CHECK: Duration = Duration::from_millis(50);
+/// One call of a case split on a case that still has branches: most
+/// infeasible cases are refuted quickly, and one that is not is split
+/// further.
+pub const BRANCHING_CASE: Duration = Duration::from_millis(30);
+/// One check of the recursion rule's candidate summaries.
+pub const SUMMARY_CHECK: Duration = Duration::from_millis(500);
+/// Work the context-simplifying strategy gets in the equivalence query
+/// before the plain one.
+pub const CONTEXT_SIMPLIFY: Duration = Duration::from_millis(400);
+/// Work the search for a counterexample with small inputs gets.
+pub const NICER_MODEL: Duration = Duration::from_millis(500);
+/// Concrete tests before any solving, in all.
+pub const CONCRETE_TESTS: Duration = Duration::from_millis(60);
+
+/// Path feasibility in the symbolic executor: each check, and all of a
+/// check's together, in Z3's resource units (`rlimit`), not in time: which
+/// paths get pruned shapes the final query, so a time cap would make a
+/// verdict depend on the machine's load. In units, the same pair prunes
+/// the same paths everywhere.
+pub const FEASIBILITY_CHECK_UNITS: u32 = 400_000;
+pub const FEASIBILITY_UNITS: u64 = 8_000_000;
+/// What a feasibility check costs besides the units Z3 counts (setting up
+/// the query), so that many trivial checks also exhaust the budget.
+pub const FEASIBILITY_CHECK_OVERHEAD: u64 = 2_000;
+/// A safety net in wall time for all feasibility checks, beside the
+/// clock's own per call, for searches whose units are slow (pure SAT
+/// search). It is far above what the units allow on a busy machine, so
+/// that which paths are pruned depends on the units alone.
+pub const FEASIBILITY_WALL: Duration = Duration::from_secs(20);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,11 +12,6 @@ use std::time::Instant;
 use z3::ast::{Ast, BV, Bool, Int};
 use z3::{Params, SatResult, Solver};
 
-/// Work the context-simplifying strategy gets before the plain one.
-const CONTEXT_SIMPLIFY_UNITS: u64 = 400 * crate::clock::UNITS_PER_MS;
-/// Work the search for a model with small inputs gets.
-const NICER_MODEL_UNITS: u64 = 500 * crate::clock::UNITS_PER_MS;
-
 /// Candidate counterexamples tried before giving up on a satisfiable query.
 pub(crate) const MAX_CANDIDATES: usize = 4;
 
@@ -106,7 +101,7 @@ fn uses_floats(p: &Program) -> bool {
 /// A solver for the equivalence query. For `QF_ABV`, context-dependent
 /// simplification first: a case assumption such as `n > k` then resolves
 /// the conditions it implies, which leaves reordered sums syntactically
-/// equal. It gets at most `CONTEXT_SIMPLIFY_UNITS` per check, so that
+/// equal. It gets at most `budget::CONTEXT_SIMPLIFY` per check, so that
 /// formulas it does not help with still get the plain strategy with what
 /// is left.
 pub(crate) struct QuerySolver {
@@ -150,7 +145,10 @@ impl QuerySolver {
     /// Checks the assertions with what is left before `deadline`.
     pub(crate) fn check(&mut self, deadline: Instant) -> SatResult {
         if let Some(s) = &self.simplifying {
-            let limit = crate::clock::Limit::capped(deadline, CONTEXT_SIMPLIFY_UNITS);
+            let limit = crate::clock::Limit::capped(
+                deadline,
+                crate::clock::to_units(crate::budget::CONTEXT_SIMPLIFY),
+            );
             let r = crate::clock::solve(s, limit, &[]);
             let gave_up = r == SatResult::Unknown
                 && s.get_reason_unknown()
@@ -462,7 +460,8 @@ fn nicer_model(solver: &QuerySolver, enc: &PairEncoding, deadline: Instant) -> O
         look.assert(&assertion);
     }
     look.assert(Bool::and(&small));
-    let limit = crate::clock::Limit::capped(deadline, NICER_MODEL_UNITS);
+    let limit =
+        crate::clock::Limit::capped(deadline, crate::clock::to_units(crate::budget::NICER_MODEL));
     if crate::clock::solve(&look, limit, &[]) == SatResult::Sat {
         look.get_model()
     } else {

@@ -48,7 +48,7 @@ impl Default for Budget {
     fn default() -> Self {
         Budget {
             runs: 96,
-            time: Duration::from_millis(60),
+            time: crate::budget::CONCRETE_TESTS,
         }
     }
 }

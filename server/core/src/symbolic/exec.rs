@@ -11,6 +11,9 @@
 use super::ops::{EResult, EncodeError, FaultCode, MayFault, ObjId, Ops, Sym, Ufs, ite};
 use super::{InputSpace, Strings};
 use crate::abstraction::{Application, Applications, Site, Sites, Slot, Version};
+use crate::budget::{
+    FEASIBILITY_CHECK_OVERHEAD, FEASIBILITY_CHECK_UNITS, FEASIBILITY_UNITS, FEASIBILITY_WALL,
+};
 use crate::ir::{
     BinOp, Block, Expr, ExprKind, FuncId, GlobalId, LabelId, LocalId, LoopKind, Place, PrintKind,
     Program, Stmt, StmtKind, Type, UnOp,
@@ -137,7 +140,7 @@ fn feasibility_solver(ops: Ops) -> z3::Solver {
         crate::ir::Semantics::Machine => z3::Solver::new_for_logic("QF_ABVFP").unwrap_or_default(),
     };
     let mut params = z3::Params::new();
-    params.set_u32("rlimit", FEASIBILITY_CHECK_RLIMIT);
+    params.set_u32("rlimit", FEASIBILITY_CHECK_UNITS);
     // No nlsat behind the nonlinear arithmetic of a pruning check: on
     // EqBench's ell/ellProgram (rj) libz3 4.8.12 spent minutes in it
     // ignoring every interrupt, in 4 runs out of 4; without it the check
@@ -206,7 +209,7 @@ pub struct Executor<'a> {
     feasibility: z3::Solver,
     /// Resource units the feasibility checks used so far.
     feasibility_spent: u64,
-    /// Time they took, for [`FEASIBILITY_HARD_BUDGET`].
+    /// Time they took, for [`FEASIBILITY_WALL`].
     feasibility_time: Duration,
     /// `try` statements being executed: while above zero, fault states
     /// keep their locals (a `catch` or `finally` continues from them).
@@ -230,27 +233,6 @@ enum Leaving {
     Break(LabelId),
     Continue(LabelId),
 }
-
-/// Path conditions are checked for feasibility with a short solver call,
-/// so that impossible branches, faults and loop iterations are dropped
-/// (sound: only UNSAT prunes). Each call is capped, and so is the total.
-///
-/// The caps are in Z3's resource units (`rlimit`), not in time: which
-/// paths get pruned shapes the final query, so a wall-clock cap would make
-/// a verdict depend on the machine's load. In units, the same pair prunes
-/// the same paths everywhere (docs/benchmarks.md gives what the units come
-/// to in time on the reference machine).
-const FEASIBILITY_CHECK_RLIMIT: u32 = 400_000;
-const FEASIBILITY_BUDGET: u64 = 8_000_000;
-/// What a check costs besides the units Z3 counts (setting up the
-/// query), in units, so that many trivial checks also exhaust the budget.
-const FEASIBILITY_CHECK_OVERHEAD: u64 = 2_000;
-/// A safety net in wall time for the total, beside the clock's own per
-/// call, for searches whose units are slow (pure SAT search, as in the
-/// pigeonhole test below). It is far above
-/// what the units allow on a busy machine, so that which paths are pruned
-/// depends on the units alone.
-const FEASIBILITY_HARD_BUDGET: Duration = Duration::from_secs(20);
 
 fn is_false(b: &Bool) -> bool {
     b.simplify().as_bool() == Some(false)
@@ -301,19 +283,23 @@ impl<'a> Executor<'a> {
         }
     }
 
-    /// True when no input reaches a state with path condition `pc`.
+    /// True when no input reaches a state with path condition `pc`: path
+    /// conditions are checked with a short solver call, so that impossible
+    /// branches, faults and loop iterations are dropped (sound: only UNSAT
+    /// prunes). Each call is capped, and so is the total, in Z3's resource
+    /// units (`crate::budget`).
     fn infeasible(&mut self, pc: &Bool) -> bool {
         if is_false(pc) {
             return true;
         }
-        if self.feasibility_spent > FEASIBILITY_BUDGET
-            || self.feasibility_time > FEASIBILITY_HARD_BUDGET
+        if self.feasibility_spent > FEASIBILITY_UNITS
+            || self.feasibility_time > FEASIBILITY_WALL
             || crate::cancel::expired(self.deadline)
         {
             return false;
         }
         let (before, wall) = (crate::clock::solver_work(), Instant::now());
-        let limit = crate::clock::Limit::capped(self.deadline, u64::from(FEASIBILITY_CHECK_RLIMIT));
+        let limit = crate::clock::Limit::capped(self.deadline, u64::from(FEASIBILITY_CHECK_UNITS));
         let unsat = crate::clock::solve(&self.feasibility, limit, std::slice::from_ref(pc))
             == z3::SatResult::Unsat;
         self.feasibility_spent += crate::clock::solver_work() - before + FEASIBILITY_CHECK_OVERHEAD;
@@ -2015,7 +2001,7 @@ mod tests {
         let before = units();
         assert_eq!(solver.check_assumptions(&[pc]), z3::SatResult::Unknown);
         let used = units() - before;
-        let cap = u64::from(FEASIBILITY_CHECK_RLIMIT);
+        let cap = u64::from(FEASIBILITY_CHECK_UNITS);
         assert!(
             (cap / 2..=cap * 2).contains(&used),
             "used {used} units for a cap of {cap}"

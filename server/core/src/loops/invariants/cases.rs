@@ -32,11 +32,6 @@ use z3::{Model, SatResult, Solver};
 /// better left to Spacer (or to an `unknown`).
 const MAX_CALLS: usize = 32;
 
-/// Cap of a call on a case that still has branches: most infeasible cases
-/// (`i + 3 < n` but `i + 1 ≥ n` with `i ≤ n − 3`) are refuted in a few
-/// milliseconds, and one that is not is split further.
-const BRANCHING_CAP_MS: u128 = 30;
-
 /// What the split found.
 pub enum Decided {
     Unsat,
@@ -78,7 +73,7 @@ fn split(
             .collect();
         let next = innermost_condition(&case);
         let cap = if next.is_some() {
-            BRANCHING_CAP_MS.min(cap_ms)
+            crate::budget::BRANCHING_CASE.as_millis().min(cap_ms)
         } else {
             cap_ms
         };

@@ -49,7 +49,12 @@ pub fn prove(enc: &Encoding, exits: Exits, deadline: Instant) -> Option<Vec<Stri
         .collect();
     // A query over bit-vectors that takes long is a conjunction too hard
     // for bit-blasting, better split (below) than waited for.
-    let cap_ms = if enc.bit_vectors { 500 } else { 2_000 };
+    let cap_ms = if enc.bit_vectors {
+        crate::budget::HOUDINI_CHECK_BV
+    } else {
+        crate::budget::HOUDINI_CHECK
+    }
+    .as_millis();
     // Weaken until every clause with a relation in its head holds.
     loop {
         let mut dropped = false;
@@ -496,7 +501,7 @@ fn mentions(body: &Bool, application: &Bool) -> bool {
 }
 
 /// Most pairs of parameters [`implied_by_entry`] compares (a bound on its
-/// solver calls, each a few milliseconds, capped at 50).
+/// solver calls, each capped at `budget::ENTRY_CHECK`).
 const MAX_ENTRY_CHECKS: usize = 64;
 
 /// Equalities and boolean values that the first clause entering relation
@@ -528,7 +533,13 @@ fn implied_by_entry(enc: &Encoding, k: usize, deadline: Instant) -> Vec<Bool> {
         checks += 1;
         checks <= MAX_ENTRY_CHECKS
             && matches!(
-                check_within(&clause.hypotheses, &body, &what, deadline, 50),
+                check_within(
+                    &clause.hypotheses,
+                    &body,
+                    &what,
+                    deadline,
+                    crate::budget::ENTRY_CHECK.as_millis(),
+                ),
                 Check::Valid
             )
     };
@@ -617,7 +628,13 @@ enum Check {
 
 /// Whether `hypotheses ∧ body → head` is valid, or a model of its negation.
 fn counterexample(hypotheses: &[Bool], body: &Bool, head: &Bool, deadline: Instant) -> Check {
-    check_within(hypotheses, body, head, deadline, 2_000)
+    check_within(
+        hypotheses,
+        body,
+        head,
+        deadline,
+        crate::budget::HOUDINI_CHECK.as_millis(),
+    )
 }
 
 /// [`counterexample`] with each solver call capped at `cap_ms`; a query

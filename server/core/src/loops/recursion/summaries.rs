@@ -27,8 +27,6 @@ use z3::{SatResult, Solver};
 /// Case splits per relation (before negation), to keep the candidate set
 /// small.
 const MAX_CONDITIONS: usize = 6;
-/// One solver call's limit.
-const CHECK_MS: u32 = 500;
 
 /// A relation's candidates: formulas over its parameters.
 struct Candidates {
@@ -167,7 +165,7 @@ fn shortest(c: &Candidates, until: Instant) -> String {
 
 /// A call's limit: at most `CHECK_MS` of work, nothing past `until`.
 fn limit(until: Instant) -> crate::clock::Limit {
-    let cap = crate::clock::to_units(std::time::Duration::from_millis(u64::from(CHECK_MS)));
+    let cap = crate::clock::to_units(crate::budget::SUMMARY_CHECK);
     crate::clock::Limit::capped(until, cap)
 }
 
