@@ -1,7 +1,7 @@
 //! The `loops` checker: unbounded proofs for pairs whose loops run in
 //! lockstep, by a relational invariant found with Z3's CHC engine
-//! ([`crate::loops`]); for pairs with recursion, by summaries of the
-//! recursive functions ([`crate::loops::recursion`], equivalence where both
+//! (`crate::loops`); for pairs with recursion, by summaries of the
+//! recursive functions (`crate::loops::recursion`, equivalence where both
 //! versions terminate).
 //!
 //! It proves or says why not; it never refutes (a satisfiable CHC query

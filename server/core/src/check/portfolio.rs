@@ -1,16 +1,16 @@
 //! The default checker: other checkers run in turn, cheapest answers first,
-//! as a table of [`Step`]s — which checker, what share of the budget
-//! ([`crate::budget`]), when it runs and what of its answer is taken.
+//! as a table of `Step`s — which checker, what share of the budget
+//! (`crate::budget`), when it runs and what of its answer is taken.
 //!
 //! For pairs with loops in both versions or recursion in either
-//! ([`LOOPS_FIRST`]): normalized-syntax identity, concrete tests, the loop
+//! (`LOOPS_FIRST`): normalized-syntax identity, concrete tests, the loop
 //! checker (an unbounded proof, taken at once), ARDiff, the loop checker
 //! again if it ran out of time, then the full symbolic checker. For the
-//! others ([`PLAIN`]): identity, ARDiff (which tests concretely first), the
+//! others (`PLAIN`): identity, ARDiff (which tests concretely first), the
 //! loop checker on a proof up to the bound, then the full symbolic checker.
 //!
 //! Every step goes through [`Checker::check`] with its own [`Budget`]; the
-//! statement matching is built once per pair ([`MethodPair::context`]).
+//! statement matching is built once per pair (`MethodPair::context`).
 //! The verdict names what decided it.
 
 use super::abstracted::{AbstractingChecker, Stages, pair_context};

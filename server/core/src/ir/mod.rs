@@ -2,7 +2,7 @@
 //!
 //! Both front ends (Java, C) lower every method/function into this IR; the
 //! concrete interpreter ([`crate::interp`]) and the symbolic encoder
-//! ([`crate::symbolic`]) give it one meaning each, and those two meanings must
+//! (`crate::symbolic`) give it one meaning each, and those two meanings must
 //! agree (a replayed counterexample is only trusted because they do).
 //!
 //! # Invariants the front ends guarantee
@@ -33,7 +33,7 @@
 //! [`validate()`] checks these on a program (tests run it on every front
 //! end's output). Beside the types: `walk` (children of expressions and
 //! statements, [`any_stmt`]), `calls` ([`callees`], [`Program::reaches`]),
-//! `make` (well-typed constructors for passes), [`print`] (a readable text
+//! `make` (well-typed constructors for passes), `print` (a readable text
 //! form for test messages and debugging).
 //!
 //! # Semantics in brief (full rules in `docs/semantics.md`)
@@ -335,7 +335,7 @@ pub enum ExprKind {
     /// Java `a == null` on an array (`Bool`). Only array *inputs* can be
     /// null: the front end refuses `null` anywhere else, so an array
     /// variable is null exactly when it holds a parameter passed as `null`
-    /// ([`crate::symbolic::InputSpace::nullable_arrays`]).
+    /// (`crate::symbolic::InputSpace::nullable_arrays`).
     IsNull(Box<Expr>),
     /// A fresh array of the given length, zero-filled. Faults on a negative
     /// length. Each evaluation allocates a new array.

@@ -146,7 +146,7 @@ pub struct Unknown {
 pub enum UnknownReason {
     /// The method's budget (`Options::timeout_ms`) ran out in `phase`.
     Timeout { phase: Phase },
-    /// The file's budget ([`FileBudget`]) ran out before this method was
+    /// The file's budget (`FileBudget`) ran out before this method was
     /// done: while the files were lowered, while this method was checked
     /// (`phase`), or before it was started (`None`).
     FileBudget { phase: Option<Phase> },
