@@ -1,5 +1,6 @@
 //! How a method's budget is shared out: every share a checker or a phase
-//! gets, in one table.
+//! gets, and every cap of a single solver call or small phase, in one
+//! table.
 //!
 //! A share is taken of what is left at the moment it is handed out (or of
 //! the whole budget, where a step says so), on the check's clock
