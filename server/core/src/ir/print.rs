@@ -7,8 +7,8 @@
 //! Expressions are printed iteratively (they can be deep).
 
 use super::{
-    BinOp, Block, Expr, ExprKind, Function, LocalKind, LoopKind, Place, PrintKind, Program,
-    StmtKind, Thrown, UnOp,
+    Block, Expr, ExprKind, Function, LocalKind, LoopKind, Place, PrintKind, Program, StmtKind,
+    Thrown, UnOp,
 };
 use std::fmt::Write;
 
@@ -274,7 +274,7 @@ fn node(p: &Program, f: Option<&Function>, e: &Expr, args: Vec<String>) -> Strin
             };
             format!("{o}{}", arg(0))
         }
-        ExprKind::Binary(op, _, _) => format!("({} {} {})", arg(0), op_token(*op), arg(1)),
+        ExprKind::Binary(op, _, _) => format!("({} {} {})", arg(0), op.token(), arg(1)),
         ExprKind::Cond(..) => format!("({} ? {} : {})", arg(0), arg(1), arg(2)),
         ExprKind::Cast(_) => format!("({}) {}", e.ty, arg(0)),
         ExprKind::Index(..) => format!("{}[{}]", arg(0), arg(1)),
@@ -286,30 +286,6 @@ fn node(p: &Program, f: Option<&Function>, e: &Expr, args: Vec<String>) -> Strin
         },
         ExprKind::ArrayLit(_) => format!("{{{}}}", args.join(", ")),
         ExprKind::Intrinsic(i, _) => format!("{}({})", i.name(), args.join(", ")),
-    }
-}
-
-fn op_token(op: BinOp) -> &'static str {
-    match op {
-        BinOp::Add => "+",
-        BinOp::Sub => "-",
-        BinOp::Mul => "*",
-        BinOp::Div => "/",
-        BinOp::Rem => "%",
-        BinOp::BitAnd => "&",
-        BinOp::BitOr => "|",
-        BinOp::BitXor => "^",
-        BinOp::Shl => "<<",
-        BinOp::Shr => ">>",
-        BinOp::UShr => ">>>",
-        BinOp::Eq => "==",
-        BinOp::Ne => "!=",
-        BinOp::Lt => "<",
-        BinOp::Le => "<=",
-        BinOp::Gt => ">",
-        BinOp::Ge => ">=",
-        BinOp::And => "&&",
-        BinOp::Or => "||",
     }
 }
 

@@ -436,6 +436,23 @@ fn in_range(v: i128, t: IntTy) -> bool {
     }
 }
 
+/// Panics with every broken invariant and the program's text (for tests of
+/// the front ends and passes).
+#[cfg(test)]
+pub(crate) fn assert_valid(p: &Program) {
+    if let Err(errors) = validate(p) {
+        panic!(
+            "IR invariants broken:\n{}\n{}",
+            errors
+                .iter()
+                .map(|e| e.to_string())
+                .collect::<Vec<_>>()
+                .join("\n"),
+            super::print::program(p)
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,17 +6,7 @@
 /// the IR's invariants on the result.
 fn lower(src: &str) -> Program {
     let p = crate::lang::lower_unfolded(Lang::C, src);
-    if let Err(errors) = validate(&p) {
-        panic!(
-            "IR invariants broken:\n{}\n{}",
-            errors
-                .iter()
-                .map(|e| e.to_string())
-                .collect::<Vec<_>>()
-                .join("\n"),
-            print::program(&p)
-        );
-    }
+    crate::ir::validate::assert_valid(&p);
     p
 }
 use crate::ir::*;
@@ -45,27 +35,7 @@ fn p(e: &Expr, f: &Function, prog: &Program) -> String {
             format!("{o}{}", p(a, f, prog))
         }
         K::Binary(op, a, b) => {
-            let o = match op {
-                BinOp::Add => "+",
-                BinOp::Sub => "-",
-                BinOp::Mul => "*",
-                BinOp::Div => "/",
-                BinOp::Rem => "%",
-                BinOp::BitAnd => "&",
-                BinOp::BitOr => "|",
-                BinOp::BitXor => "^",
-                BinOp::Shl => "<<",
-                BinOp::Shr => ">>",
-                BinOp::UShr => ">>>",
-                BinOp::Eq => "==",
-                BinOp::Ne => "!=",
-                BinOp::Lt => "<",
-                BinOp::Le => "<=",
-                BinOp::Gt => ">",
-                BinOp::Ge => ">=",
-                BinOp::And => "&&",
-                BinOp::Or => "||",
-            };
+            let o = op.token();
             format!("({} {o} {})", p(a, f, prog), p(b, f, prog))
         }
         K::Cond(c, a, b) => format!(

@@ -14,17 +14,7 @@ use std::collections::BTreeMap;
 
 fn prog(src: &str) -> Program {
     let p = lower(src);
-    if let Err(errors) = validate(&p) {
-        panic!(
-            "IR invariants broken:\n{}\n{}",
-            errors
-                .iter()
-                .map(|e| e.to_string())
-                .collect::<Vec<_>>()
-                .join("\n"),
-            print::program(&p)
-        );
-    }
+    validate::assert_valid(&p);
     p
 }
 
@@ -176,30 +166,6 @@ fn show_stmt(p: &Program, f: &Function, s: &Stmt) -> String {
     }
 }
 
-fn op_str(op: BinOp) -> &'static str {
-    match op {
-        BinOp::Add => "+",
-        BinOp::Sub => "-",
-        BinOp::Mul => "*",
-        BinOp::Div => "/",
-        BinOp::Rem => "%",
-        BinOp::BitAnd => "&",
-        BinOp::BitOr => "|",
-        BinOp::BitXor => "^",
-        BinOp::Shl => "<<",
-        BinOp::Shr => ">>",
-        BinOp::UShr => ">>>",
-        BinOp::Eq => "==",
-        BinOp::Ne => "!=",
-        BinOp::Lt => "<",
-        BinOp::Le => "<=",
-        BinOp::Gt => ">",
-        BinOp::Ge => ">=",
-        BinOp::And => "&&",
-        BinOp::Or => "||",
-    }
-}
-
 fn show(p: &Program, f: &Function, e: &Expr) -> String {
     match &e.kind {
         ExprKind::IntLit(v) => v.to_string(),
@@ -217,7 +183,7 @@ fn show(p: &Program, f: &Function, e: &Expr) -> String {
             format!("{o}{}", show(p, f, a))
         }
         ExprKind::Binary(op, a, b) => {
-            format!("({} {} {})", show(p, f, a), op_str(*op), show(p, f, b))
+            format!("({} {} {})", show(p, f, a), op.token(), show(p, f, b))
         }
         ExprKind::Cond(c, a, b) => format!(
             "({} ? {} : {})",
