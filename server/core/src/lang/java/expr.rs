@@ -207,6 +207,21 @@ fn float_const(value: f64, ty: Type, sp: Span, text: String) -> Expr {
     mk(ExprKind::FloatLit(FloatLit { value, text }), ty, sp)
 }
 
+/// The `java.lang` classes whose static methods or constants the front end
+/// models (`jdk.rs`, [`builtin_constant`], `Math` intrinsics).
+const JDK_STATIC_CLASSES: &[&str] = &[
+    "Math",
+    "StrictMath",
+    "Integer",
+    "Long",
+    "Short",
+    "Byte",
+    "Character",
+    "Double",
+    "Float",
+    "Boolean",
+];
+
 /// `Math.PI`, `Integer.MAX_VALUE` and friends.
 fn builtin_constant(class: &str, field: &str, sp: Span) -> Option<Expr> {
     let int = |v: i128, t: IntTy| Some(mk(ExprKind::IntLit(v), Type::Int(t), sp));
@@ -481,6 +496,23 @@ impl<'c, 't> FnCx<'c, 't> {
         self.field_value(n, self.class, name)
     }
 
+    /// The `java.lang` class (`Math`, `Integer`, …) whose member an
+    /// unqualified `name` is through the file's static imports, when no
+    /// method or field of the file has that name (those shadow imports).
+    fn static_jdk_class(&self, name: &str) -> Option<&'static str> {
+        if self.cx.methods.iter().any(|m| m.name == name)
+            || self.cx.fields.iter().any(|f| f.name == name)
+        {
+            return None;
+        }
+        let full = self.cx.external_name(None, name)?;
+        let class = full
+            .strip_prefix("java.lang.")?
+            .strip_suffix(name)?
+            .strip_suffix('.')?;
+        JDK_STATIC_CLASSES.iter().copied().find(|c| *c == class)
+    }
+
     /// The value of field `name` as seen from `class`. In constant mode only
     /// constants are allowed and their value is inlined.
     fn field_value(&self, n: Node, class: Option<usize>, name: &str) -> R<Expr> {
@@ -488,6 +520,14 @@ impl<'c, 't> FnCx<'c, 't> {
             return Ok(mk(ExprKind::Local(id), self.fun.local_ty(id), span(n)));
         }
         let Some(f) = self.cx.field(class, name) else {
+            // A statically imported JDK constant (`PI` after `import static
+            // java.lang.Math.PI;`) is the qualified one.
+            if let Some(e) = self
+                .static_jdk_class(name)
+                .and_then(|c| builtin_constant(c, name, span(n)))
+            {
+                return Ok(e);
+            }
             return Err(unsupported(n, format!("unknown identifier {name}")));
         };
         match (&f.ty, f.global) {
@@ -1177,6 +1217,17 @@ impl<'c, 't> FnCx<'c, 't> {
             }
         }
         let Some(obj) = n.child_by_field_name("object") else {
+            // A statically imported JDK method is the same model as the
+            // qualified call (`min(a, b)` after `import static
+            // java.lang.Math.min;` is `Math.min(a, b)`).
+            if let Some(class) = self.static_jdk_class(name) {
+                if let Some(e) = self.jdk_method(n, class, name, &args, out)? {
+                    return Ok(Some(e));
+                }
+                if class == "Math" || class == "StrictMath" {
+                    return self.intrinsic(n, name, &args, out).map(Some);
+                }
+            }
             return self.program_call(n, None, name, &args, out, want);
         };
         let otext = self.text(obj);
