@@ -359,7 +359,7 @@ TOP_EDGE_RUNS = 2
 
 def random_inputs(sig: Signature, state_vars: list[Var], semantics: str, count: int, seed: int,
                   bounded: int | None, loop_inputs: list[str], nullable: bool = False,
-                  loop_input_max: int | None = None) -> list[str]:
+                  loop_input_max: int | None = None, renamed: dict | None = None) -> list[str]:
     """`bounded` is the loop bound for equivalent_bounded cases: loop inputs
     (named in expect.json) stay within it, and so do array lengths.
     `nullable`: array parameters are null one time in five (Java pairs that
@@ -368,7 +368,9 @@ def random_inputs(sig: Signature, state_vars: list[Var], semantics: str, count: 
     costly to run often; default LOOP_INPUT_MAX) are redrawn below it, and it
     is kept as an edge value. Without an explicit cap the first
     TOP_EDGE_RUNS draws of a 32-bit type's largest values are kept, so the
-    wrap-around edge is still run natively."""
+    wrap-around edge is still run natively. `renamed` (expect.json, old
+    name → new name): a renamed field is one field, given one value under
+    both names."""
     rng = random.Random(seed)
     gen = Gen(rng, semantics)
     max_len = bounded if bounded is not None else 6
@@ -407,6 +409,7 @@ def random_inputs(sig: Signature, state_vars: list[Var], semantics: str, count: 
                 if p.ty.kind == "array" and rng.random() < 0.2:
                     args[i] = None
         state = {v.name: gen.value(v.ty, max_len) for v in state_vars}
+        share_renamed(state, renamed)
         lines.append(input_line(sig, args, state))
     return lines
 
@@ -485,9 +488,30 @@ def cex_value(text: str, ty: Ty, semantics: str):
     raise ValueError(f"cannot take a {ty.kind} input")
 
 
-def cex_to_line(cex: dict, sig: Signature, other: Signature, semantics: str) -> str:
+def share_renamed(state: dict, renamed: dict | None) -> None:
+    """Gives each renamed field's old name the value of its new name."""
+    for old, new in (renamed or {}).items():
+        if new in state:
+            state[old] = state[new]
+
+
+def as_new_names(record: str, renamed: dict | None) -> str:
+    """An old version's output record with renamed fields under their new
+    names, to compare with the new version's."""
+    if not renamed:
+        return record
+    out = []
+    for item in record.split("\t"):
+        key, eq, value = item.partition("=")
+        out.append(f"{renamed.get(key, key)}{eq}{value}")
+    return "\t".join(out)
+
+
+def cex_to_line(cex: dict, sig: Signature, other: Signature, semantics: str,
+                renamed: dict | None = None) -> str:
     """Maps counterexample bindings (parameters by name, in either version's
-    spelling, then fields/globals) to one driver input line."""
+    spelling, then fields/globals) to one driver input line; a renamed field
+    (`renamed`, old name → new name) is bound under both names."""
     by_name = {}
     for b in cex.get("inputs", []):
         by_name[str(b["name"])] = str(b["value"])
@@ -518,6 +542,7 @@ def cex_to_line(cex: dict, sig: Signature, other: Signature, semantics: str) -> 
         ai, ni = tie
         if args[ni] > len(args[ai]):
             raise NotRepresentable(f"n={args[ni]} exceeds the array length {len(args[ai])} (out-of-bounds reads are undefined natively)")
+    share_renamed(state, renamed)
     return input_line(sig, args, state)
 
 
@@ -1002,9 +1027,10 @@ def random_test(fx, semantics, exp, sigs, natives, state_vars, args, bound, loop
     seed = args.seed + sum(map(ord, fx.id + semantics))
     nullable = fx.lang == "java" and any(
         NULL_TEST.search(fx.src(v).read_text(encoding="utf-8")) for v in ("old", "new"))
+    renamed = fx.expect.get("renamed")
     lines = random_inputs(sig, state_vars, semantics, args.inputs, seed, bounded, loop_inputs, nullable,
-                          fx.expect.get("loop_input_max"))
-    old = natives["old"].run(lines)
+                          fx.expect.get("loop_input_max"), renamed)
+    old = [as_new_names(r, renamed) for r in natives["old"].run(lines)]
     new = natives["new"].run(lines)
     tolerant = semantics == "math"
     compared = 0
@@ -1036,12 +1062,12 @@ def replay_counterexample(fx, semantics, sigs, natives, args, bound) -> Result:
         if why:
             return Result("skip", f"counterexample not replayed: {why} ({side}: {outcome})")
     try:
-        line = cex_to_line(cex, sigs["old"], sigs["new"], semantics)
+        line = cex_to_line(cex, sigs["old"], sigs["new"], semantics, fx.expect.get("renamed"))
     except NotRepresentable as e:
         return Result("skip", f"counterexample skipped (not representable): {e}")
     except (ValueError, KeyError, TypeError) as e:
         return Result("fail", f"malformed counterexample: {e}")
-    a = natives["old"].run([line])[0]
+    a = as_new_names(natives["old"].run([line])[0], fx.expect.get("renamed"))
     b = natives["new"].run([line])[0]
     shown = ", ".join(f"{i.get('name')}={i.get('value')}" for i in cex.get("inputs", []))
     if same_record(a, b, semantics == "math"):

@@ -13,6 +13,7 @@ pub mod progressive;
 pub(crate) mod query;
 pub mod refine;
 pub(crate) mod replay;
+mod state;
 pub mod symbolic;
 pub mod testing;
 
@@ -23,7 +24,6 @@ pub use crate::verdict::{
     Unknown, UnknownReason, Verdict, assumption, describe_outcome,
 };
 pub(crate) use crate::verdict::{counterexample, timeout};
-use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::time::{Duration, Instant};
 
@@ -672,11 +672,9 @@ fn wall_left(deadline: std::time::Instant) -> Option<Duration> {
 
 fn check_pair_labelled(pair: &MethodPair<'_>, options: &Options, label: String) -> MethodReport {
     let start = std::time::Instant::now();
-    let shared = share_constants(pair.old_program, pair.new_program);
-    let pair = &match &shared {
-        Some((old_program, new_program, _)) => {
-            MethodPair::new(pair.name, old_program, pair.old, new_program, pair.new)
-        }
+    let related = state::relate(pair.old_program, pair.new_program);
+    let pair = &match &related {
+        Some(r) => MethodPair::new(pair.name, &r.old, pair.old, &r.new, pair.new),
         None => MethodPair::new(
             pair.name,
             pair.old_program,
@@ -716,25 +714,35 @@ fn check_pair_labelled(pair: &MethodPair<'_>, options: &Options, label: String) 
         proof
             .assumptions
             .extend(outcome_assumptions(pair, &options.callees));
-        if let Some((_, _, names)) = &shared {
-            // Only the fields the method reads (in either version).
-            let reads = |p: &Program, f: crate::ir::FuncId| {
+        if let Some(r) = &related {
+            // Only the fields the method uses (in either version).
+            let used = |p: &Program, f: crate::ir::FuncId| {
                 crate::symbolic::entry_effects(p, f)
                     .get(&f)
                     .map(|e| {
                         e.reads_globals
                             .iter()
+                            .chain(&e.writes_globals)
                             .map(|g| p.global(*g).name.clone())
                             .collect::<Vec<_>>()
                     })
                     .unwrap_or_default()
             };
-            let mut read = reads(pair.old_program, pair.old);
-            read.extend(reads(pair.new_program, pair.new));
+            let mut used_names = used(pair.old_program, pair.old);
+            used_names.extend(used(pair.new_program, pair.new));
             proof.assumptions.extend(
-                names
+                r.renamed
                     .iter()
-                    .filter(|n| read.contains(n))
+                    .filter(|(_, n)| used_names.contains(n))
+                    .map(|(o, n)| Assumption::SameField {
+                        old: o.clone(),
+                        new: n.clone(),
+                    }),
+            );
+            proof.assumptions.extend(
+                r.shared
+                    .iter()
+                    .filter(|n| used_names.contains(n))
                     .map(|n| Assumption::SameInitialValue(n.clone())),
             );
         }
@@ -767,82 +775,6 @@ fn report_of(
         loop_bound: options.loop_bound,
         time: start.elapsed(),
     }
-}
-
-/// The pair with one value per field: where a global is a constant in one
-/// version and an input in the other (`2 * Math.PI` is a constant
-/// expression, `2 * FastMath.PI` is not), the input is given the constant's
-/// initialiser, with the names of the globals so shared (a proof names the
-/// assumption); `None` when there is no such global.
-///
-/// Every checker relates the versions' globals by name and gives a global
-/// that is an input in both the same entry value: the method is compared
-/// against one state of the world, in which a field has one value. A
-/// constant on one side is that value, so the other side must see it too —
-/// else a counterexample could rest on the two versions reading different
-/// values of the same field, which no real run does. Only where that holds
-/// unchanged is the input replaced: same type, an initialiser that names no
-/// other global (its meaning is the same in either program), and no
-/// function of the input's version assigns the global (it is final there in
-/// effect, so its value is its initialiser's). Otherwise the pair is left
-/// as it is.
-fn share_constants(old: &Program, new: &Program) -> Option<(Program, Program, Vec<String>)> {
-    // (old index, new index, constant, whether it goes into old): found by
-    // name first, so that a file without such a global costs a scan only.
-    // The first global of each name, as a lookup by position would find.
-    let mut new_index: FxHashMap<&str, usize> = FxHashMap::default();
-    for (j, g) in new.globals.iter().enumerate() {
-        new_index.entry(g.name.as_str()).or_insert(j);
-    }
-    let mut candidates = Vec::new();
-    for (i, og) in old.globals.iter().enumerate() {
-        let Some(&j) = new_index.get(og.name.as_str()) else {
-            continue;
-        };
-        let ng = &new.globals[j];
-        if og.ty != ng.ty {
-            continue;
-        }
-        let (c, into_old) = match (&og.constant, &ng.constant) {
-            (Some(c), None) if ng.is_input() => (c, false),
-            (None, Some(c)) if og.is_input() => (c, true),
-            _ => continue,
-        };
-        let mut names_global = false;
-        c.walk(&mut |x| names_global |= matches!(x.kind, crate::ir::ExprKind::Global(_)));
-        if !names_global {
-            candidates.push((i, j, c, into_old));
-        }
-    }
-    if candidates.is_empty() {
-        return None;
-    }
-    let assigned = |p: &Program| -> std::collections::BTreeSet<crate::ir::GlobalId> {
-        crate::abstraction::effects::function_effects(p)
-            .into_values()
-            .flat_map(|e| e.writes_globals)
-            .collect()
-    };
-    let (old_assigned, new_assigned) = (assigned(old), assigned(new));
-    let mut out: Option<(Program, Program, Vec<String>)> = None;
-    for (i, j, c, into_old) in candidates {
-        let written = if into_old {
-            old_assigned.contains(&crate::ir::GlobalId(i as u32))
-        } else {
-            new_assigned.contains(&crate::ir::GlobalId(j as u32))
-        };
-        if written {
-            continue;
-        }
-        let (o, n, names) = out.get_or_insert_with(|| (old.clone(), new.clone(), Vec::new()));
-        if into_old {
-            o.globals[i].constant = Some(c.clone());
-        } else {
-            n.globals[j].constant = Some(c.clone());
-        }
-        names.push(old.globals[i].name.clone());
-    }
-    out
 }
 
 /// Runs `check` on a Z3 context of its own, dropped when it returns.

@@ -935,6 +935,7 @@ fn globals_inputs_constants_and_final_state() {
             return_of: None,
             static_object: None,
             uncomputed: false,
+            origin: None,
             span: sp(1),
         },
         Global {
@@ -944,6 +945,7 @@ fn globals_inputs_constants_and_final_state() {
             return_of: None,
             static_object: None,
             uncomputed: false,
+            origin: None,
             span: sp(1),
         },
     ];

@@ -149,6 +149,38 @@ pub(crate) fn node_span(n: tree_sitter::Node) -> crate::ir::Span {
     }
 }
 
+/// The leaves of `nodes` (comments left out) as one string of tokens
+/// separated by spaces, each identifier spelled `own` replaced by `@`: what
+/// [`crate::ir::Global::origin`] holds. Layout and comments do not matter;
+/// every other token does. Iterative: trees can be deep.
+pub(crate) fn origin_tokens(nodes: &[tree_sitter::Node], source: &str, own: &str) -> String {
+    let mut out = String::new();
+    for &root in nodes {
+        let mut stack = vec![root];
+        while let Some(n) = stack.pop() {
+            if n.is_extra() || n.kind().ends_with("comment") {
+                continue;
+            }
+            if n.child_count() == 0 {
+                let text = source.get(n.byte_range()).unwrap_or_default();
+                if !out.is_empty() {
+                    out.push(' ');
+                }
+                out.push_str(if n.kind() == "identifier" && text == own {
+                    "@"
+                } else {
+                    text
+                });
+                continue;
+            }
+            let mut c = n.walk();
+            let children: Vec<_> = n.children(&mut c).collect();
+            stack.extend(children.into_iter().rev());
+        }
+    }
+    out
+}
+
 /// At most this many syntax errors outside functions are listed.
 const MAX_FILE_ERRORS: usize = 20;
 

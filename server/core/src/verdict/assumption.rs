@@ -41,6 +41,10 @@ pub enum Assumption {
     /// A field whose initialiser is evaluated in one version only has the
     /// same initial value in both.
     SameInitialValue(String),
+    /// A field of the old version is the new version's field of another
+    /// name (renamed: same type, and the same spelling up to case or the
+    /// same initialising code): one field, with one value.
+    SameField { old: String, new: String },
     /// These array inputs are not null (`NULL` in C).
     ArraysNotNull { names: Vec<String>, c: bool },
     /// Array inputs are distinct objects.
@@ -96,6 +100,11 @@ impl fmt::Display for Assumption {
                 f,
                 "{name} has the same initial value in both versions (its initialiser is \
                  evaluated in one only)"
+            ),
+            Assumption::SameField { old, new } => write!(
+                f,
+                "{old} (old) and {new} (new) are the same field, renamed: one value in both \
+                 versions"
             ),
             Assumption::ArraysNotNull { names, c } => {
                 let (what, are) = if names.len() == 1 {

@@ -790,6 +790,7 @@ impl<'t> FileCx<'t> {
                 return_of: None,
                 static_object: None,
                 uncomputed: false,
+                origin: init.map(|i| crate::lang::origin_tokens(&[i], self.src, &name)),
                 span: span_of(d),
             });
             self.global_const.push(is_const);

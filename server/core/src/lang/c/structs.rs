@@ -230,6 +230,7 @@ impl super::FileCx<'_> {
                 return_of: None,
                 static_object: None,
                 uncomputed: false,
+                origin: None,
                 span,
             }));
         }
@@ -249,6 +250,7 @@ impl super::FileCx<'_> {
                     return_of: Some(func.to_string()),
                     static_object: None,
                     uncomputed: false,
+                    origin: None,
                     span,
                 })
             })

@@ -138,6 +138,7 @@ fn lower_here(source: &str, tree: &Tree) -> Program {
     }
     cx.collect(root, None, 0);
     cx.compute_constants();
+    cx.field_origins();
     cx.find_value_classes();
     for (i, m) in cx.methods.iter().enumerate() {
         let body = lower_method(&cx, i);
@@ -359,6 +360,7 @@ impl<'t> Ctx<'t> {
                         return_of: None,
                         static_object: None,
                         uncomputed: false,
+                        origin: None,
                         span: span(d),
                     });
                     Some(GlobalId((self.globals.len() - 1) as u32))

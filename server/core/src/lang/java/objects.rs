@@ -123,6 +123,7 @@ impl<'t> Ctx<'t> {
                     return_of: Some(name.clone()),
                     static_object: None,
                     uncomputed: false,
+                    origin: None,
                     span: self.methods[i].name_span,
                 });
                 slots.push(GlobalId((self.globals.len() - 1) as u32));
@@ -168,6 +169,7 @@ impl<'t> Ctx<'t> {
                     return_of: None,
                     static_object: Some(name.clone()),
                     uncomputed: false,
+                    origin: None,
                     span: sp,
                 });
                 globals.push(GlobalId((self.globals.len() - 1) as u32));

@@ -62,6 +62,36 @@ impl<'t> Ctx<'t> {
         }
     }
 
+    /// Sets each field global's [`crate::ir::Global::origin`]: the tokens of
+    /// its initialiser and of the statements of its class's static blocks
+    /// that mention it, in textual order.
+    pub(super) fn field_origins(&mut self) {
+        let statements: Vec<(Option<usize>, Node<'t>)> = self
+            .static_blocks
+            .iter()
+            .flat_map(|&(class, b)| {
+                named_children(b)
+                    .into_iter()
+                    .filter(|c| c.kind() == "block")
+                    .flat_map(named_children)
+                    .map(move |s| (class, s))
+            })
+            .collect();
+        for f in &self.fields {
+            let Some(g) = f.global else { continue };
+            let mut nodes: Vec<Node> = f.init.into_iter().collect();
+            nodes.extend(
+                statements
+                    .iter()
+                    .filter(|(class, s)| *class == f.class && mentions(*s, self.src, &f.name))
+                    .map(|&(_, s)| s),
+            );
+            if let (false, Some(g)) = (nodes.is_empty(), self.globals.get_mut(g.0 as usize)) {
+                g.origin = Some(crate::lang::origin_tokens(&nodes, self.src, &f.name));
+            }
+        }
+    }
+
     /// Applies one statement of a static block if it is an assignment
     /// evaluated exactly (see the module doc); an error otherwise, which
     /// only says the block is not evaluated.
@@ -150,6 +180,18 @@ impl<'t> Ctx<'t> {
             .iter()
             .position(|f| f.class == class && f.class.is_some() && f.name == name)
     }
+}
+
+/// Whether an identifier spelled `name` occurs in `n`.
+fn mentions(n: Node, src: &str, name: &str) -> bool {
+    let mut stack = vec![n];
+    while let Some(n) = stack.pop() {
+        if n.kind() == "identifier" && src.get(n.byte_range()) == Some(name) {
+            return true;
+        }
+        stack.extend(named_children(n));
+    }
+    false
 }
 
 /// The elements of an array constant, when its length is known: an
