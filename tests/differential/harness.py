@@ -187,7 +187,10 @@ def parse_java(source: str, method: str) -> Signature:
     state = []
     for line in source.splitlines():
         f = JAVA_FIELD.match(line)
-        if f and "final" not in f.group(1).split() and f.group(2) != "return":
+        # A private field is out of the driver's reach: it keeps the value
+        # the class gives it.
+        modifiers = f.group(1).split() if f else []
+        if f and "final" not in modifiers and "private" not in modifiers and f.group(2) != "return":
             state.append(Var(f.group(3), java_type(f.group(2))))
     for mm in JAVA_METHOD.finditer(source):
         if mm.group(3) != method:
@@ -992,7 +995,10 @@ def check_fixture(fx: Fixture, args, work: Path) -> list[tuple[str, Result]]:
         return list(results.items())
     bound = fx.expect.get("loop_bound")
     loop_inputs = fx.expect.get("loop_inputs", [])
-    state_vars = {v.name: v for v in sigs["old"].state + sigs["new"].state}
+    # Fields eqlens takes to hold their initial values (no code writes
+    # them) keep them natively too.
+    unwritten = set(fx.expect.get("unwritten", []))
+    state_vars = {v.name: v for v in sigs["old"].state + sigs["new"].state if v.name not in unwritten}
     for s in todo:
         exp = plan[s]
         try:

@@ -204,6 +204,7 @@ pub fn run(args: &CheckArgs) -> Result<u8, CliError> {
     let new_path = std::fs::canonicalize(&args.new).unwrap_or_else(|_| args.new.clone());
     let project = eqlens_server::project::settings(&new_path).map_err(CliError::usage)?;
     options.callees = project.callees;
+    options.written_outside = project.written_outside;
     if args.common.signed_overflow.is_none() {
         options.signed_overflow = project.signed_overflow;
     }

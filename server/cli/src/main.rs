@@ -156,6 +156,7 @@ impl CommonOptions {
             // From the project file, per document (`project::settings`).
             callees: Default::default(),
             signed_overflow: self.signed_overflow.map(Into::into).unwrap_or_default(),
+            written_outside: Vec::new(),
         }
     }
 

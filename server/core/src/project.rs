@@ -12,12 +12,19 @@
 //!
 //! [c]
 //! signed-overflow = "wraps"     # compiled with -fwrapv (default "undefined")
+//!
+//! [fields]                      # fields other code of the project writes
+//! written-outside = ["Config.limit", "g_*"]
 //! ```
 //!
 //! Callees neither list names are assumed pure, and verdicts say so; see
 //! `eqlens_core::check::CalleeDeclarations` for the patterns. `[c]` says
 //! how the project's C is compiled: with `-fwrapv` signed overflow wraps,
 //! otherwise it is undefined behaviour (`eqlens_core::ir::SignedOverflow`).
+//! `[fields] written-outside` names fields and globals that code outside
+//! the compared files writes: without it, one that no code of the file
+//! writes after initialisation holds its initial value, and verdicts say
+//! so (`eqlens_core::check::Options::written_outside`).
 //!
 //! Paths are relative to the directory of the `eqlens.toml`. This module
 //! reads the text; finding the file and resolving its paths is the front
@@ -40,6 +47,16 @@ struct ProjectFile {
     callees: CalleesEntry,
     #[serde(default)]
     c: CEntry,
+    #[serde(default)]
+    fields: FieldsEntry,
+}
+
+/// `[fields]`: what the project does to the compared files' fields.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct FieldsEntry {
+    #[serde(default)]
+    written_outside: Vec<CalleePattern>,
 }
 
 /// `[c]`: how the project's C is compiled.
@@ -96,6 +113,8 @@ pub struct ProjectSettings {
     pub callees: CalleeDeclarations,
     /// `[c] signed-overflow`.
     pub signed_overflow: SignedOverflow,
+    /// `[fields] written-outside`.
+    pub written_outside: Vec<String>,
 }
 
 /// A project file, read.
@@ -144,6 +163,7 @@ pub fn parse(text: &str) -> Result<Project, ProjectError> {
                 impure: names(file.callees.impure),
             },
             signed_overflow: file.c.signed_overflow,
+            written_outside: names(file.fields.written_outside),
         },
     })
 }
@@ -158,6 +178,10 @@ mod tests {
             .unwrap();
         assert_eq!(p.pairs, [(PathBuf::from("a"), PathBuf::from("b"))]);
         assert_eq!(p.settings.signed_overflow, SignedOverflow::Wraps);
+        let f = parse("[fields]\nwritten-outside = [\"Config.limit\", \"g_*\"]\n").unwrap();
+        assert_eq!(f.settings.written_outside, ["Config.limit", "g_*"]);
+        let e = parse("[fields]\nwritten-outside = [\"a b\"]\n").unwrap_err();
+        assert_eq!(e.at.map(|a| a.0), Some(2));
         assert_eq!(parse("").unwrap(), Project::default());
         let e = parse("[[pair]]\nold = \"a\"\nnwe = \"b\"\n").unwrap_err();
         assert_eq!(e.at, Some((3, 1)));

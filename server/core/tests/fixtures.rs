@@ -3,12 +3,13 @@
 //! Every case directory holds `old.<ext>`, `new.<ext>` and `expect.json`
 //! (`{"method", "math", "machine", "why", "loop_bound"?, "native"?,
 //! "math_only"?, "machine_wraps"?, "loop_inputs"?, "loop_input_max"?,
-//! "renamed"?}` —
+//! "renamed"?, "unwritten"?}` —
 //! `native` says why the differential harness cannot build the case, e.g.
 //! calls to a library that is not here; `math_only` why its `math`
 //! counterexample cannot reproduce natively, where integers wrap;
 //! `loop_inputs` and `loop_input_max` steer the harness's random inputs,
-//! `renamed` (old field name → new) tells it which fields are one;
+//! `renamed` (old field name → new) tells it which fields are one and
+//! `unwritten` which hold their initial values;
 //! `machine_wraps` (C) the verdict under `machine` when the project
 //! compiles with `-fwrapv`, checked as a third run;
 //! verdicts

@@ -54,6 +54,9 @@ pub struct Settings {
     /// Not a client setting either: how the project's C is compiled
     /// (`eqlens.toml` `[c] signed-overflow`), filled in per check.
     pub signed_overflow: eqlens_core::ir::SignedOverflow,
+    /// Not a client setting: the fields `eqlens.toml` declares written
+    /// outside the files (`[fields] written-outside`), filled in per check.
+    pub written_outside: Vec<String>,
 }
 
 impl Default for Settings {
@@ -73,6 +76,7 @@ impl Default for Settings {
             run_git: true,
             callees: Default::default(),
             signed_overflow: o.signed_overflow,
+            written_outside: Vec::new(),
         }
     }
 }
@@ -107,6 +111,7 @@ impl Settings {
             overrides: Vec::new(),
             callees: self.callees.clone(),
             signed_overflow: self.signed_overflow,
+            written_outside: self.written_outside.clone(),
         }
     }
 

@@ -468,6 +468,7 @@ impl Inner {
                 self.project_problems.remove(uri);
                 settings.callees = project.callees;
                 settings.signed_overflow = project.signed_overflow;
+                settings.written_outside = project.written_outside;
                 Ok(())
             }
             Err(msg) => {

@@ -93,6 +93,11 @@ pub struct Options {
     /// C under `machine`: whether signed overflow is undefined behaviour
     /// (ISO C, the default) or wraps (`-fwrapv`).
     pub signed_overflow: SignedOverflow,
+    /// Fields and globals the project declares written by code outside the
+    /// compared files (`[fields] written-outside` of `eqlens.toml`): names
+    /// as verdicts print them, or prefixes ending in `*`. They are inputs
+    /// even where no code of the file writes them.
+    pub written_outside: Vec<String>,
 }
 
 /// The loop bounds front layers accept ([`Options::loop_bound`]): at least
@@ -186,6 +191,7 @@ impl Default for Options {
             overrides: Vec::new(),
             callees: CalleeDeclarations::default(),
             signed_overflow: SignedOverflow::Undefined,
+            written_outside: Vec::new(),
         }
     }
 }
@@ -672,7 +678,7 @@ fn wall_left(deadline: std::time::Instant) -> Option<Duration> {
 
 fn check_pair_labelled(pair: &MethodPair<'_>, options: &Options, label: String) -> MethodReport {
     let start = std::time::Instant::now();
-    let related = state::relate(pair.old_program, pair.new_program);
+    let related = state::relate(pair.old_program, pair.new_program, &options.written_outside);
     let pair = &match &related {
         Some(r) => MethodPair::new(pair.name, &r.old, pair.old, &r.new, pair.new),
         None => MethodPair::new(
@@ -730,15 +736,28 @@ fn check_pair_labelled(pair: &MethodPair<'_>, options: &Options, label: String) 
             };
             let mut used_names = used(pair.old_program, pair.old);
             used_names.extend(used(pair.new_program, pair.new));
+            // A renamed field still an input (not given its initial value).
+            let input = |n: &str| r.new.globals.iter().any(|g| g.name == n && g.is_input());
             proof.assumptions.extend(
                 r.renamed
                     .iter()
-                    .filter(|(_, n)| used_names.contains(n))
+                    .filter(|(_, n)| used_names.contains(n) && input(n))
                     .map(|(o, n)| Assumption::SameField {
                         old: o.clone(),
                         new: n.clone(),
                     }),
             );
+            let outside: Vec<String> = r
+                .unwritten
+                .iter()
+                .filter(|n| used_names.contains(n))
+                .cloned()
+                .collect();
+            if !outside.is_empty() {
+                proof
+                    .assumptions
+                    .push(Assumption::UnwrittenOutside(outside));
+            }
             proof.assumptions.extend(
                 r.shared
                     .iter()
@@ -1258,8 +1277,11 @@ mod callee_tests {
         };
         let java = proof(
             Lang::Java,
-            "class A { static int[] t = {1}; static int f(int[] a, int x) { return x + t[0]; } }",
-            "class A { static int[] t = {1}; static int f(int[] a, int x) { int n = a.length; return x + t[0]; } }",
+            "class A { static int[] t = {1}; static int f(int[] a, int x) { return x + t[0]; } \
+             static void s(int v) { t[0] = v; } }",
+            "class A { static int[] t = {1}; \
+             static int f(int[] a, int x) { int n = a.length; return x + t[0]; } \
+             static void s(int v) { t[0] = v; } }",
         );
         assert!(
             java.contains(&"array inputs a, t are not null".to_string()),
@@ -1284,8 +1306,10 @@ mod callee_tests {
         // parameters are inputs: only the global is assumed non-null.
         let nullable = proof(
             Lang::Java,
-            "class A { static int[] t = {1}; static int f(int[] a, int x) { if (a == null) { return x; } return x + t[0] + 0 * a.length; } }",
-            "class A { static int[] t = {1}; static int f(int[] a, int x) { return a == null ? x : x + t[0] + 0 * a.length; } }",
+            "class A { static int[] t = {1}; static int f(int[] a, int x) { if (a == null) { return x; } return x + t[0] + 0 * a.length; } \
+             static void s(int v) { t[0] = v; } }",
+            "class A { static int[] t = {1}; static int f(int[] a, int x) { return a == null ? x : x + t[0] + 0 * a.length; } \
+             static void s(int v) { t[0] = v; } }",
         );
         assert!(
             nullable.contains(&"array input t is not null".to_string()),

@@ -2,21 +2,24 @@
 //!
 //! Every checker pairs the versions' globals by name and gives a global
 //! that is an input in both the same entry value: a method is compared
-//! against one state of the world, in which a field has one value. Two
+//! against one state of the world, in which a field has one value. Three
 //! adjustments make that pairing the one the change means:
 //! - a field renamed between the versions is one field: the old program's
 //!   global takes the new version's name ([`rename_fields`]);
+//! - a field that no code writes after initialisation holds its initial
+//!   value, in each version its own ([`keep_initial_values`]);
 //! - a field that is a constant in one version and an input in the other
 //!   gets the constant in both ([`share_constants`]).
 //!
-//! Both are named in a proof that rests on them (see
-//! [`Assumption::SameField`](super::Assumption::SameField) and
+//! Each is named in a proof that rests on it (see
+//! [`Assumption::SameField`](super::Assumption::SameField),
+//! [`Assumption::UnwrittenOutside`](super::Assumption::UnwrittenOutside) and
 //! [`Assumption::SameInitialValue`](super::Assumption::SameInitialValue)),
-//! and neither lets a counterexample give two values to what the versions
+//! and none lets a counterexample give two values to what the versions
 //! hold as one field.
 
-use crate::ir::{GlobalId, Program};
-use rustc_hash::FxHashMap;
+use crate::ir::{Expr, ExprKind, GlobalId, Program, StmtKind};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// The pair's programs as the checkers see them, and what was related.
 pub(super) struct Related {
@@ -24,33 +27,203 @@ pub(super) struct Related {
     pub new: Program,
     /// (old name, new name) of each renamed field.
     pub renamed: Vec<(String, String)>,
+    /// Names of the globals code outside the file could write that were
+    /// given their initial values.
+    pub unwritten: Vec<String>,
     /// Names (the new version's) of the fields given a constant of the
     /// other version.
     pub shared: Vec<String>,
 }
 
-/// The programs with renamed fields matched and constants shared; `None`
-/// when neither applies.
-pub(super) fn relate(old: &Program, new: &Program) -> Option<Related> {
+/// The programs with renamed fields matched, initial values kept and
+/// constants shared; `None` when none of it applies.
+pub(super) fn relate(old: &Program, new: &Program, written_outside: &[String]) -> Option<Related> {
     let (renamed_old, renamed) = match rename_fields(old, new) {
         Some((p, r)) => (Some(p), r),
         None => (None, Vec::new()),
     };
     let base = renamed_old.as_ref().unwrap_or(old);
-    match share_constants(base, new) {
+    let (kept_old, kept_new, unwritten) = match keep_initial_values(base, new, written_outside) {
+        Some((o, n, names)) => (Some(o), Some(n), names),
+        None => (renamed_old, None, Vec::new()),
+    };
+    let (o, n) = (
+        kept_old.as_ref().unwrap_or(old),
+        kept_new.as_ref().unwrap_or(new),
+    );
+    match share_constants(o, n) {
         Some((o, n, shared)) => Some(Related {
             old: o,
             new: n,
             renamed,
+            unwritten,
             shared,
         }),
-        None => renamed_old.map(|o| Related {
-            old: o,
-            new: new.clone(),
+        None if kept_old.is_some() || kept_new.is_some() => Some(Related {
+            old: kept_old.unwrap_or_else(|| old.clone()),
+            new: kept_new.unwrap_or_else(|| new.clone()),
             renamed,
+            unwritten,
             shared: Vec::new(),
         }),
+        None => None,
     }
+}
+
+/// The programs with every global that no code writes after
+/// initialisation given its initial value as a constant, and the names of
+/// those that code outside the file could see (`None` when no global
+/// qualifies).
+///
+/// A global qualifies in a version when the front end computed its initial
+/// value ([`crate::ir::Global::initial`]: it also checked that no code the
+/// IR does not show names it), no lowered function assigns it or — for an
+/// array — stores into it or lets its reference go anywhere but an index
+/// or a length ([`possibly_written`]), and `eqlens.toml` does not declare it
+/// written outside the file (`written_outside`, patterns as for callees). A
+/// global of both versions is kept only when it qualifies in both: else
+/// one version would read a fixed value where the other reads any, and a
+/// counterexample could give the one field two values. Each version keeps
+/// its own initial value, so a changed initialiser is a difference.
+fn keep_initial_values(
+    old: &Program,
+    new: &Program,
+    written_outside: &[String],
+) -> Option<(Program, Program, Vec<String>)> {
+    let declared = |name: &str| {
+        written_outside.iter().any(|p| match p.strip_suffix('*') {
+            Some(prefix) => name.starts_with(prefix),
+            None => p == name,
+        })
+    };
+    let qualifying = |p: &Program| -> FxHashMap<String, usize> {
+        let written = possibly_written(p);
+        p.globals
+            .iter()
+            .enumerate()
+            .filter(|(i, g)| {
+                g.initial.is_some()
+                    && g.constant.is_none()
+                    && g.return_of.is_none()
+                    && g.static_object.is_none()
+                    && !written.contains(&GlobalId(*i as u32))
+                    && !declared(&g.name)
+            })
+            .map(|(i, g)| (g.name.clone(), i))
+            .collect()
+    };
+    let (old_ok, new_ok) = (qualifying(old), qualifying(new));
+    let has = |p: &Program, name: &str| p.globals.iter().any(|g| g.name == name);
+    let kept =
+        |ok: &FxHashMap<String, usize>, other: &Program, other_ok: &FxHashMap<String, usize>| {
+            let mut idx: Vec<usize> = ok
+                .iter()
+                .filter(|(name, _)| other_ok.contains_key(*name) || !has(other, name))
+                .map(|(_, &i)| i)
+                .collect();
+            idx.sort_unstable();
+            idx
+        };
+    let (old_kept, new_kept) = (kept(&old_ok, new, &new_ok), kept(&new_ok, old, &old_ok));
+    if old_kept.is_empty() && new_kept.is_empty() {
+        return None;
+    }
+    let mut outside = Vec::new();
+    let apply = |p: &Program, idx: &[usize], outside: &mut Vec<String>| {
+        let mut p = p.clone();
+        for &i in idx {
+            let g = &mut p.globals[i];
+            g.constant = g.initial.clone();
+            if !g.file_local && !outside.contains(&g.name) {
+                outside.push(g.name.clone());
+            }
+        }
+        p
+    };
+    let o = apply(old, &old_kept, &mut outside);
+    let n = apply(new, &new_kept, &mut outside);
+    Some((o, n, outside))
+}
+
+/// The globals some lowered function of `p` may change: those it assigns,
+/// and the arrays it stores into or whose reference it uses other than to
+/// index it, take its length or test it against `null` (passed on, stored,
+/// returned: an alias could then write it).
+fn possibly_written(p: &Program) -> FxHashSet<GlobalId> {
+    fn place(pl: &crate::ir::Place, out: &mut FxHashSet<GlobalId>) {
+        match pl {
+            crate::ir::Place::Global(g) => {
+                out.insert(*g);
+            }
+            crate::ir::Place::Index { array, .. } => {
+                if let ExprKind::Global(g) = array.kind {
+                    out.insert(g);
+                }
+            }
+            crate::ir::Place::Local(_) => {}
+        }
+    }
+    // Array globals used as a whole reference: anywhere but the array
+    // operand of an index, a length or a null test.
+    fn escapes(e: &Expr, out: &mut FxHashSet<GlobalId>) {
+        match &e.kind {
+            ExprKind::Global(g) if matches!(e.ty, crate::ir::Type::Array(_)) => {
+                out.insert(*g);
+            }
+            ExprKind::Index(a, i) => {
+                if !matches!(a.kind, ExprKind::Global(_)) {
+                    escapes(a, out);
+                }
+                escapes(i, out);
+            }
+            ExprKind::Length(a) | ExprKind::IsNull(a) => {
+                if !matches!(a.kind, ExprKind::Global(_)) {
+                    escapes(a, out);
+                }
+            }
+            _ => {
+                for c in e.children() {
+                    escapes(c, out);
+                }
+            }
+        }
+    }
+    fn block(b: &[crate::ir::Stmt], out: &mut FxHashSet<GlobalId>) {
+        for s in b {
+            match &s.kind {
+                StmtKind::Assign { place: pl, value } => {
+                    place(pl, out);
+                    if let crate::ir::Place::Index { index, .. } = pl {
+                        escapes(index, out);
+                    }
+                    escapes(value, out);
+                }
+                StmtKind::Call { dest, args, .. } | StmtKind::External { dest, args, .. } => {
+                    if let Some(pl) = dest {
+                        place(pl, out);
+                    }
+                    for a in args {
+                        escapes(a, out);
+                    }
+                }
+                _ => {
+                    for e in s.exprs() {
+                        escapes(e, out);
+                    }
+                }
+            }
+            for c in s.child_blocks() {
+                block(c, out);
+            }
+        }
+    }
+    let mut out = FxHashSet::default();
+    for f in &p.functions {
+        if let Ok(body) = &f.body {
+            block(&body.body, &mut out);
+        }
+    }
+    out
 }
 
 /// The old program with each field renamed in the new version given its
@@ -334,5 +507,62 @@ mod tests {
         );
         assert!(o.globals[0].origin.is_some());
         assert_eq!(o.globals[0].origin, n.globals[0].origin);
+    }
+
+    fn kept(lang: Lang, old: &str, new: &str) -> Vec<(String, bool)> {
+        let (o, n) = (crate::lang::lower(lang, old), crate::lang::lower(lang, new));
+        let Some((o, _, _)) = keep_initial_values(&o, &n, &[]) else {
+            return Vec::new();
+        };
+        o.globals
+            .iter()
+            .filter(|g| g.initial.is_some())
+            .map(|g| (g.name.clone(), g.constant.is_some()))
+            .collect()
+    }
+
+    #[test]
+    fn an_unwritten_field_keeps_its_initial_value_and_a_written_one_does_not() {
+        let src = "class A { static int[] T = {1, 2}; static int n = 3; static int m; \
+                   static int f(int i) { return T[i] + n + m; } \
+                   static void g() { m = 4; } }";
+        assert_eq!(
+            kept(Lang::Java, src, src),
+            vec![
+                ("T".to_string(), true),
+                ("n".to_string(), true),
+                ("m".to_string(), false)
+            ]
+        );
+    }
+
+    #[test]
+    fn an_escaping_array_or_a_field_named_in_unlowered_code_stays_an_input() {
+        // `h` passes T on (an alias could write it); the constructor is not
+        // lowered and names n.
+        let src = "class A { static int[] T = {1, 2}; static int n = 3; \
+                   A() { n = 5; } \
+                   static int h(int[] a) { a[0] = 9; return 0; } \
+                   static int f(int i) { h(T); return T[i] + n; } }";
+        assert!(kept(Lang::Java, src, src).iter().all(|(_, kept)| !kept));
+    }
+
+    #[test]
+    fn a_field_written_in_one_version_only_is_an_input_in_both() {
+        let old = "static int k = 2; int f(int x) { return x * k; }";
+        let new = "static int k = 2; int f(int x) { return x * k; } void s(void) { k = 1; }";
+        assert!(kept(Lang::C, old, new).is_empty());
+        let plain = "static int k = 2; int f(int x) { return x * k; }";
+        assert_eq!(kept(Lang::C, plain, plain), vec![("k".to_string(), true)]);
+    }
+
+    #[test]
+    fn a_declared_written_outside_field_stays_an_input() {
+        let src = "int k = 2; int f(int x) { return x * k; }";
+        let p = crate::lang::lower(Lang::C, src);
+        assert!(keep_initial_values(&p, &p, &["k".to_string()]).is_none());
+        let (o, _, outside) = keep_initial_values(&p, &p, &[]).expect("kept");
+        assert!(o.globals[0].constant.is_some());
+        assert_eq!(outside, ["k"]);
     }
 }

@@ -936,6 +936,8 @@ fn globals_inputs_constants_and_final_state() {
             static_object: None,
             uncomputed: false,
             origin: None,
+            initial: None,
+            file_local: false,
             span: sp(1),
         },
         Global {
@@ -946,6 +948,8 @@ fn globals_inputs_constants_and_final_state() {
             static_object: None,
             uncomputed: false,
             origin: None,
+            initial: None,
+            file_local: false,
             span: sp(1),
         },
     ];

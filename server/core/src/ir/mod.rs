@@ -847,6 +847,16 @@ pub struct Global {
     /// Two globals with equal origins are set up by the same code: the
     /// evidence a renamed field is matched across versions by.
     pub origin: Option<String>,
+    /// The value a global that is not a constant holds before any function
+    /// runs (a Java static field's initialiser as its class's static blocks
+    /// leave it, a C global's initialiser or zero), when the front end
+    /// computes it as it computes constants. Whether a method may rely on
+    /// it — no code writes the global after initialisation — is decided
+    /// per pair (`check::state`).
+    pub initial: Option<Expr>,
+    /// Only code of the file can write the global: a Java `private` field,
+    /// a C `static` global.
+    pub file_local: bool,
     pub span: Span,
 }
 

@@ -181,6 +181,51 @@ pub(crate) fn origin_tokens(nodes: &[tree_sitter::Node], source: &str, own: &str
     out
 }
 
+/// The identifiers of the tree under `root` that lie outside every range of
+/// `analysed` (byte ranges). A front end passes the code whose effects the
+/// IR shows — the bodies of the functions it lowered, the declarators'
+/// own names, what it evaluates itself — and learns which names the rest
+/// (functions it could not lower, initialisers of other kinds) may touch:
+/// a global named there may be written by code no check sees. Iterative:
+/// trees can be deep.
+pub(crate) fn mentioned_outside(
+    root: tree_sitter::Node,
+    source: &str,
+    analysed: &[std::ops::Range<usize>],
+) -> rustc_hash::FxHashSet<String> {
+    let inside = |r: std::ops::Range<usize>| {
+        analysed
+            .iter()
+            .any(|a| a.start <= r.start && r.end <= a.end)
+    };
+    let mut out = rustc_hash::FxHashSet::default();
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        if inside(n.byte_range()) {
+            continue;
+        }
+        if n.kind() == "identifier" || n.kind() == "field_identifier" {
+            if let Some(t) = source.get(n.byte_range()) {
+                out.insert(t.to_string());
+            }
+            continue;
+        }
+        // A C macro's body is text: every word of it counts.
+        if n.kind() == "preproc_arg" {
+            let text = source.get(n.byte_range()).unwrap_or_default();
+            out.extend(
+                text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .filter(|w| !w.is_empty())
+                    .map(str::to_string),
+            );
+            continue;
+        }
+        let mut c = n.walk();
+        stack.extend(n.children(&mut c));
+    }
+    out
+}
+
 /// At most this many syntax errors outside functions are listed.
 const MAX_FILE_ERRORS: usize = 20;
 

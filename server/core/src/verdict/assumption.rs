@@ -45,6 +45,10 @@ pub enum Assumption {
     /// name (renamed: same type, and the same spelling up to case or the
     /// same initialising code): one field, with one value.
     SameField { old: String, new: String },
+    /// No code outside the file writes these fields or globals (nor their
+    /// elements): none in the file does after initialisation, so they hold
+    /// their initial values.
+    UnwrittenOutside(Vec<String>),
     /// These array inputs are not null (`NULL` in C).
     ArraysNotNull { names: Vec<String>, c: bool },
     /// Array inputs are distinct objects.
@@ -105,6 +109,18 @@ impl fmt::Display for Assumption {
                 f,
                 "{old} (old) and {new} (new) are the same field, renamed: one value in both \
                  versions"
+            ),
+            Assumption::UnwrittenOutside(names) => write!(
+                f,
+                "{} {}: nothing in the file writes {} after initialisation, and code outside \
+                 it is taken not to (eqlens.toml [fields] written-outside says otherwise)",
+                names.join(", "),
+                if names.len() == 1 {
+                    "holds its initial value"
+                } else {
+                    "hold their initial values"
+                },
+                if names.len() == 1 { "it" } else { "them" },
             ),
             Assumption::ArraysNotNull { names, c } => {
                 let (what, are) = if names.len() == 1 {

@@ -407,11 +407,11 @@ fn lower_here(source: &str, tree: &Tree) -> Program {
 
     // Top-level declarations, in order: typedefs, enums, globals, functions.
     let mut defs: Vec<Node> = Vec::new();
-    let mut pending_consts: Vec<(GlobalId, Node, Node)> = Vec::new();
+    let mut pending_inits: Vec<(GlobalId, Node, Node)> = Vec::new();
     for item in kids(root) {
         match item.kind() {
             "type_definition" => file.typedef(item),
-            "declaration" => file.global_decl(item, &mut pending_consts),
+            "declaration" => file.global_decl(item, &mut pending_inits),
             "function_definition" => {
                 file.register_function(item);
                 defs.push(item);
@@ -480,9 +480,10 @@ fn lower_here(source: &str, tree: &Tree) -> Program {
     find_misparsed_casts(root, &file, &mut parser, &mut casts);
     file.reparsed_casts = casts;
 
-    // Constant initialisers of `const` globals.
+    // Constant initialisers: the value of a `const` global, the initial
+    // value of another.
     let mut constants = Vec::new();
-    for (gid, init, decl_node) in pending_consts {
+    for (gid, init, decl_node) in pending_inits {
         let mut fx = Fx::new(&file, Type::Void);
         let ty = file.globals[gid.0 as usize].ty.clone();
         if let Ok(e) = fx.global_init(init, decl_node, &ty) {
@@ -490,8 +491,13 @@ fn lower_here(source: &str, tree: &Tree) -> Program {
         }
     }
     for (gid, e) in constants {
+        let is_const = file.global_const.get(gid.0 as usize) == Some(&true);
         if let Some(g) = file.globals.get_mut(gid.0 as usize) {
-            g.constant = Some(e);
+            if is_const {
+                g.constant = Some(e);
+            } else {
+                g.initial = Some(e);
+            }
         }
     }
     // A `const` global keeps its initial value (writing it is undefined):
@@ -500,11 +506,12 @@ fn lower_here(source: &str, tree: &Tree) -> Program {
         g.uncomputed = is_const && g.constant.is_none();
     }
 
-    let functions = defs
+    let functions: Vec<FunctionDef> = defs
         .iter()
         .enumerate()
         .map(|(i, node)| lower_function(&file, FuncId(i as u32), *node))
         .collect();
+    keep_initial_values_of_unmentioned(&mut file.globals, root, source, &defs, &functions);
     Program {
         lang: Lang::C,
         functions,
@@ -512,6 +519,56 @@ fn lower_here(source: &str, tree: &Tree) -> Program {
         class_parents: Vec::new(),
         syntax_errors: Vec::new(),
         cache: Default::default(),
+    }
+}
+
+/// Drops the [`Global::initial`] value of every global whose name occurs
+/// where the IR does not show what the code does: a function that was not
+/// lowered, a declaration other than the global's own evaluated one (a
+/// pointer initialised with its address), a macro's body. Lowered bodies
+/// and the globals' evaluated declarations are left out of the search.
+fn keep_initial_values_of_unmentioned(
+    globals: &mut [Global],
+    root: Node,
+    source: &str,
+    defs: &[Node],
+    functions: &[FunctionDef],
+) {
+    if globals.iter().all(|g| g.initial.is_none()) {
+        return;
+    }
+    let mut analysed: Vec<std::ops::Range<usize>> = defs
+        .iter()
+        .zip(functions)
+        .filter(|(_, f)| f.body.is_ok())
+        .map(|(n, _)| n.byte_range())
+        .collect();
+    // A declaration all of whose declarators are globals with a value.
+    for item in kids(root).into_iter().filter(|i| i.kind() == "declaration") {
+        let range = item.byte_range();
+        let declared: Vec<&Global> = globals
+            .iter()
+            .filter(|g| {
+                let at = g.span.start.byte as usize;
+                range.start <= at && at < range.end
+            })
+            .collect();
+        let mut c = item.walk();
+        let declarators = item.children_by_field_name("declarator", &mut c).count();
+        if declarators > 0
+            && declared.len() == declarators
+            && declared
+                .iter()
+                .all(|g| g.constant.is_some() || g.initial.is_some())
+        {
+            analysed.push(range);
+        }
+    }
+    let mentioned = crate::lang::mentioned_outside(root, source, &analysed);
+    for g in globals.iter_mut() {
+        if mentioned.contains(&g.name) {
+            g.initial = None;
+        }
     }
 }
 
@@ -791,12 +848,21 @@ impl<'t> FileCx<'t> {
                 static_object: None,
                 uncomputed: false,
                 origin: init.map(|i| crate::lang::origin_tokens(&[i], self.src, &name)),
+                initial: None,
+                file_local: storage_class(n, self.src).as_deref() == Some("static"),
                 span: span_of(d),
             });
             self.global_const.push(is_const);
             self.global_map.entry(name).or_insert(gid);
-            if let (true, Some(init)) = (is_const, init) {
-                pending.push((gid, init, decl));
+            match init {
+                Some(init) => pending.push((gid, init, decl)),
+                // Static storage without an initialiser starts at zero
+                // (an `extern` one is defined, and initialised, elsewhere).
+                None if !is_const && storage_class(n, self.src).as_deref() != Some("extern") => {
+                    let g = &mut self.globals[gid.0 as usize];
+                    g.initial = expr::zero(&g.ty, g.span);
+                }
+                None => {}
             }
         }
     }

@@ -231,6 +231,8 @@ impl super::FileCx<'_> {
                 static_object: None,
                 uncomputed: false,
                 origin: None,
+                initial: None,
+                file_local: false,
                 span,
             }));
         }
@@ -251,6 +253,8 @@ impl super::FileCx<'_> {
                     static_object: None,
                     uncomputed: false,
                     origin: None,
+                    initial: None,
+                    file_local: false,
                     span,
                 })
             })

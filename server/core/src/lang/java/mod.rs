@@ -153,6 +153,7 @@ fn lower_here(source: &str, tree: &Tree) -> Program {
             owner: cx.class_path(m.class),
         });
     }
+    cx.keep_initial_values_of_unmentioned(root, &program.functions);
     program.globals = cx.globals;
     program.class_parents = cx
         .classes
@@ -333,6 +334,7 @@ impl<'t> Ctx<'t> {
 
     fn collect_field(&mut self, n: Node<'t>, class: Option<usize>) {
         let (is_static, is_final) = modifiers(n);
+        let is_private = has_modifier(n, "private");
         // Interface fields are implicitly static.
         let is_static = is_static || n.kind() == "constant_declaration";
         // Interface constants are implicitly static final.
@@ -361,6 +363,8 @@ impl<'t> Ctx<'t> {
                         static_object: None,
                         uncomputed: false,
                         origin: None,
+                        initial: None,
+                        file_local: is_private,
                         span: span(d),
                     });
                     Some(GlobalId((self.globals.len() - 1) as u32))
@@ -458,12 +462,14 @@ impl<'t> Ctx<'t> {
         });
     }
 
-    /// Evaluates the initialisers of `final` fields that are constant
-    /// expressions (literals, operators, other constants, `Math` functions,
-    /// array initialisers), and the static blocks between them in textual
-    /// order, as the class initialiser runs them (see [`statics`]).
-    /// Initialisers of other fields are ignored: fields are inputs at
-    /// method entry.
+    /// Evaluates the initialisers of `final` and `static` fields that are
+    /// constant expressions (literals, operators, other constants, `Math`
+    /// functions, array initialisers), and the static blocks between them in
+    /// textual order, as the class initialiser runs them (see [`statics`]).
+    /// A final field's value is its constant; a non-final static field's is
+    /// its [`Global::initial`] value, which a method relies on only where
+    /// no code writes the field (`check::state`). Instance fields are
+    /// inputs at method entry.
     fn compute_constants(&mut self) {
         let blocks = self.static_blocks.clone();
         let mut next = blocks.iter().peekable();
@@ -477,8 +483,18 @@ impl<'t> Ctx<'t> {
                 next.next();
             }
             let f = &self.fields[i];
+            // A non-final static field without an initialiser starts at
+            // its type's zero (arrays at null: no value).
+            if let (None, Some(gid), Ok(ty), true) =
+                (f.init, f.global, &f.ty, f.is_static && !f.is_final)
+                && let Ok(zero) = objects::zero_of(ty, f.span)
+                && let Some(g) = self.globals.get_mut(gid.0 as usize)
+            {
+                g.constant = Some(zero);
+            }
+            let f = &self.fields[i];
             let (Some(init), Some(gid), Ok(ty), true) =
-                (f.init, f.global, f.ty.clone(), f.is_final)
+                (f.init, f.global, f.ty.clone(), f.is_final || f.is_static)
             else {
                 continue;
             };
@@ -495,6 +511,13 @@ impl<'t> Ctx<'t> {
         for &(class, b) in next {
             self.run_static_block(class, b);
         }
+        for f in &self.fields {
+            if let (true, Some(g)) = (f.is_static && !f.is_final, f.global)
+                && let Some(g) = self.globals.get_mut(g.0 as usize)
+            {
+                g.initial = g.constant.take();
+            }
+        }
         // What is left without a constant among the fields no method can
         // assign: static finals (set once, by code not evaluated) and
         // instance finals with an initialiser (the same value in every
@@ -506,6 +529,52 @@ impl<'t> Ctx<'t> {
                 && g.constant.is_none()
             {
                 g.uncomputed = true;
+            }
+        }
+    }
+
+    /// Drops the [`Global::initial`] value of every field whose name occurs
+    /// where the IR does not show what the code does: a method that was
+    /// not lowered (a constructor, an unsupported construct), an instance
+    /// initialiser, another field's initialiser. Lowered bodies, static
+    /// blocks (evaluated or not, see [`statics`]) and the declarators'
+    /// names are left out of the search.
+    fn keep_initial_values_of_unmentioned(&mut self, root: Node, functions: &[FunctionDef]) {
+        if self.globals.iter().all(|g| g.initial.is_none()) {
+            return;
+        }
+        let mut analysed: Vec<std::ops::Range<usize>> = Vec::new();
+        for (m, def) in self.methods.iter().zip(functions) {
+            let node_ok = self
+                .methods
+                .iter()
+                .zip(functions)
+                .filter(|(k, _)| k.node == m.node)
+                .all(|(_, d)| d.body.is_ok());
+            if def.body.is_ok() && node_ok {
+                analysed.push(m.node.byte_range());
+            }
+        }
+        analysed.extend(self.static_blocks.iter().map(|(_, b)| b.byte_range()));
+        for f in &self.fields {
+            let own = f.span.start.byte as usize..f.span.end.byte as usize;
+            let evaluated = f
+                .global
+                .and_then(|g| self.globals.get(g.0 as usize))
+                .is_some_and(|g| g.constant.is_some() || g.initial.is_some());
+            // The declarator, and its initialiser when that was evaluated
+            // as a constant expression (which writes nothing).
+            match f.init {
+                Some(init) if !evaluated => analysed.push(own.start..init.start_byte()),
+                _ => analysed.push(own),
+            }
+        }
+        let mentioned = crate::lang::mentioned_outside(root, self.src, &analysed);
+        for f in &self.fields {
+            if let Some(g) = f.global.and_then(|g| self.globals.get_mut(g.0 as usize))
+                && mentioned.contains(&f.name)
+            {
+                g.initial = None;
             }
         }
     }
@@ -835,6 +904,17 @@ fn modifiers(n: Node) -> (bool, bool) {
         }
     }
     (st, fi)
+}
+
+/// Whether the declaration `n` has the modifier `m` (`private`, …).
+fn has_modifier(n: Node, m: &str) -> bool {
+    let mut c = n.walk();
+    n.children(&mut c)
+        .filter(|c| c.kind() == "modifiers")
+        .any(|ms| {
+            let mut c2 = ms.walk();
+            ms.children(&mut c2).any(|t| t.kind() == m)
+        })
 }
 
 fn mk(kind: ExprKind, ty: Type, span: Span) -> Expr {

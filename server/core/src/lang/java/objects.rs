@@ -124,6 +124,8 @@ impl<'t> Ctx<'t> {
                     static_object: None,
                     uncomputed: false,
                     origin: None,
+                    initial: None,
+                    file_local: false,
                     span: self.methods[i].name_span,
                 });
                 slots.push(GlobalId((self.globals.len() - 1) as u32));
@@ -170,6 +172,8 @@ impl<'t> Ctx<'t> {
                     static_object: Some(name.clone()),
                     uncomputed: false,
                     origin: None,
+                    initial: None,
+                    file_local: false,
                     span: sp,
                 });
                 globals.push(GlobalId((self.globals.len() - 1) as u32));

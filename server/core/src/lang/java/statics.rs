@@ -19,6 +19,11 @@
 //! it writes by name, and, when it calls a method, creates an object or
 //! writes elements through anything but a field's name, every final array
 //! field of the file (a callee or an alias could write any of them).
+//!
+//! Non-final static fields are evaluated the same way (and may be assigned
+//! more than once); what they hold at the end is their
+//! [`crate::ir::Global::initial`] value, not a constant: methods may write
+//! them.
 
 use super::{Ctx, FnCx, R, int_in_range, mk, named_children, unsupported};
 use crate::ir::{Expr, ExprKind, Type};
@@ -53,7 +58,7 @@ impl<'t> Ctx<'t> {
             let Some(g) = f.global else { continue };
             let is_array = matches!(f.ty, Ok(Type::Array(_)));
             let written = names.iter().any(|n| n == &f.name) || (all_arrays && is_array);
-            if f.is_final
+            if (f.is_final || f.is_static)
                 && written
                 && let Some(g) = self.globals.get_mut(g.0 as usize)
             {
@@ -121,9 +126,10 @@ impl<'t> Ctx<'t> {
         };
         let fi = self.own_field(class, target).ok_or_else(refuse)?;
         let f = &self.fields[fi];
-        let (Some(gid), Ok(ty), true) = (f.global, f.ty.clone(), f.is_final) else {
+        let (Some(gid), Ok(ty), true) = (f.global, f.ty.clone(), f.is_final || f.is_static) else {
             return Err(refuse());
         };
+        let reassignable = !f.is_final;
         let current = self
             .globals
             .get(gid.0 as usize)
@@ -133,8 +139,9 @@ impl<'t> Ctx<'t> {
         fx.const_mode = true;
         let mut out = Vec::new();
         let value = match (index, current) {
-            // A blank final assigned once.
+            // A blank final assigned once; a non-final field, at any time.
             (None, None) if no_init => fx.initializer(r, &ty, &mut out)?,
+            (None, Some(_)) if reassignable => fx.initializer(r, &ty, &mut out)?,
             (Some(k), Some(array)) => {
                 let Type::Array(elem) = &ty else {
                     return Err(refuse());
