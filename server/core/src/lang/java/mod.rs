@@ -26,8 +26,11 @@
 //! - Calls resolve by name and arity in the named class, else the current
 //!   class and its enclosing classes, else anywhere in the file; among
 //!   overloads the most specific one applicable by widening wins, as in
-//!   Java (JLS 15.12.2.5), whatever the declaration order; a call with no
-//!   such overload (it would need boxing, or is ambiguous) is refused.
+//!   Java (JLS 15.12.2.5), whatever the declaration order; only when none
+//!   applies, a variable-arity method (`T... xs`, an array parameter `T[]`)
+//!   takes the trailing arguments packed into a fresh array (see
+//!   [`overloads`]); a call with no such overload (it would need boxing, or
+//!   is ambiguous) is refused.
 //! - An operand is spilled to a temporary only when a later operand lifts
 //!   statements that could change it (a write to a variable it reads; any
 //!   call for globals and array elements) or when it could fault (division,
@@ -35,7 +38,7 @@
 //!
 //! Layout: this file collects classes, fields and method signatures and holds
 //! the type and literal helpers; `expr.rs` lowers expressions, `stmt.rs`
-//! statements.
+//! statements, `overloads.rs` chooses the method a call names.
 
 mod expr;
 pub(crate) mod facts;
