@@ -198,6 +198,9 @@ def parse_java(source: str, method: str) -> Signature:
         params = []
         for p in split_params(mm.group(4)):
             p = re.sub(r"^final\s+", "", p)
+            # A variable-arity parameter `T... xs` is a `T[]`; the driver
+            # passes an array, as a call may.
+            p = re.sub(r"\s*\.\.\.\s*", "[] ", p)
             pm = re.fullmatch(r"([\w\[\]]+)\s+(\w+)", p)
             if not pm:
                 raise SignatureError(f"cannot parse parameter {p!r}")

@@ -67,7 +67,7 @@ pub fn pair_functions(old: &Program, new: &Program, selection: &Selection) -> Pa
         match candidates.as_slice() {
             [j] if siblings.len() == 1 => Some(*j),
             _ => {
-                let same_types = |g: &FunctionDef| g.param_types == f.param_types;
+                let same_types = |g: &FunctionDef| same_signature(&g.param_types, &f.param_types);
                 let rank = siblings
                     .iter()
                     .take_while(|&&s| s != i)
@@ -174,10 +174,24 @@ pub fn selects(selection: &Selection, f: &FunctionDef) -> bool {
             // C: only the number of parameters is known by type text.
             split.len() == f.arity
         } else {
-            split == f.param_types
+            same_signature(&split, &f.param_types)
         }
     });
     path_matches && params_match
+}
+
+/// Whether two lists of parameter types as written denote the same
+/// signature: Java's variable-arity `T...` is the array type `T[]` (a
+/// method may change one into the other, and a class cannot declare both).
+fn same_signature<A: AsRef<str>, B: AsRef<str>>(a: &[A], b: &[B]) -> bool {
+    let array = |t: &str| match t.strip_suffix("...") {
+        Some(elem) => format!("{elem}[]"),
+        None => t.to_string(),
+    };
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(x, y)| array(x.as_ref()) == array(y.as_ref()))
 }
 
 /// How each function of `p` is identified by editors' commands (by index):
@@ -229,7 +243,7 @@ fn label_in(f: &FunctionDef, group: &[&FunctionDef]) -> String {
     // the line of each definition.
     let defined_again = group
         .iter()
-        .filter(|g| g.owner == f.owner && g.param_types == f.param_types)
+        .filter(|g| g.owner == f.owner && same_signature(&g.param_types, &f.param_types))
         .count()
         > 1;
     if defined_again {
@@ -330,6 +344,31 @@ mod tests {
         assert_eq!(p.pairs, vec![(FuncId(1), FuncId(1))]);
         assert_eq!(p.added.len(), 1);
         assert_eq!(p.removed.len(), 1);
+    }
+
+    #[test]
+    fn a_variable_arity_overload_pairs_with_its_array_form() {
+        let old = program(vec![
+            function("min", &["int..."]),
+            function("min", &["long"]),
+        ]);
+        let new = program(vec![
+            function("min", &["long"]),
+            function("min", &["int[]"]),
+        ]);
+        let p = pair_functions(&old, &new, &Selection::All);
+        assert_eq!(
+            p.pairs,
+            vec![(FuncId(1), FuncId(0)), (FuncId(0), FuncId(1))]
+        );
+        assert!(selects(
+            &Selection::Method("min(int[])".into()),
+            &old.functions[0]
+        ));
+        assert!(selects(
+            &Selection::Method("min(int...)".into()),
+            &new.functions[1]
+        ));
     }
 
     fn in_class(owner: &[&str], name: &str) -> FunctionDef {

@@ -2,9 +2,10 @@
 //! effects (assignments, `++`/`--`, calls) lifted into statements placed
 //! before the expression in Java's evaluation order.
 
+use super::overloads::{self, Invocation, NoChoice};
 use super::{
     FnCx, R, Role, TyErr, bnp, cast, decode_escapes, float_literal, int_in_range, int_literal,
-    is_integral, java_type, mk, named_children, promote, span, st, unsupported, widens,
+    is_integral, java_type, mk, named_children, promote, span, st, unsupported,
 };
 use crate::ir::{
     BinOp, Block, Expr, ExprKind, FloatLit, FloatTy, FuncId, GlobalId, IntTy, Intrinsic, LocalId,
@@ -885,22 +886,33 @@ impl<'c, 't> FnCx<'c, 't> {
 
     /// `{a, b, c}` as a value of array type `ty`.
     pub(super) fn array_init(&mut self, n: Node, ty: &Type, out: &mut Block) -> R<Expr> {
-        let Type::Array(elem) = ty else {
+        if !matches!(ty, Type::Array(_)) {
             return Err(unsupported(
                 n,
                 format!("array initializer for {}", super::jname(ty)),
             ));
-        };
+        }
         let items = named_children(n);
         if let Some(inner) = items.iter().find(|c| c.kind() == "array_initializer") {
             return Err(unsupported(*inner, "multi-dimensional array initializer"));
         }
         let vals = self.seq(&items, out)?;
+        self.array_of(vals, &items, ty, span(n))
+    }
+
+    /// A fresh array of type `ty` holding `vals` (lowered from `items`, in
+    /// order) each converted to the element type: an array initialiser's
+    /// value, and the array a variable-arity call packs its trailing
+    /// arguments into.
+    pub(super) fn array_of(&self, vals: Vec<Expr>, items: &[Node], ty: &Type, sp: Span) -> R<Expr> {
+        let Type::Array(elem) = ty else {
+            return Err(super::internal("array type"));
+        };
         let mut conv = Vec::with_capacity(vals.len());
         for (v, item) in vals.into_iter().zip(items.iter()) {
             conv.push(self.convert(v, elem, *item)?);
         }
-        Ok(mk(ExprKind::ArrayLit(conv), ty.clone(), span(n)))
+        Ok(mk(ExprKind::ArrayLit(conv), ty.clone(), sp))
     }
 
     /// A declaration's or field's initialiser converted to `ty`.
@@ -1292,7 +1304,10 @@ impl<'c, 't> FnCx<'c, 't> {
             return Err(unsupported(n, "call in a constant"));
         }
         let sp = span(n);
-        let cands = self.candidates(class, name, arg_nodes.len());
+        let k = arg_nodes.len();
+        let cands = self.candidates_where(class, name, |m| {
+            m.arity == k || (m.varargs && m.arity <= k + 1)
+        });
         if cands.is_empty() {
             if class.is_none() && !self.cx.methods.iter().any(|m| m.name == name) {
                 // Not a method of the file: statically imported (a pure
@@ -1310,23 +1325,27 @@ impl<'c, 't> FnCx<'c, 't> {
             }
             return Err(unsupported(n, format!("call to unknown method {name}")));
         }
+        let variable = cands
+            .iter()
+            .any(|&i| self.cx.methods.get(i).is_some_and(|m| m.varargs));
         if cands.len() == 1
             && self.cx.methods.get(cands[0]).is_some_and(|m| {
-                m.param_classes.iter().any(Option::is_some) || m.ret_class.is_some()
+                (m.param_classes.iter().any(Option::is_some) || m.ret_class.is_some())
+                    && !(m.varargs && m.arity != k)
             })
         {
             return self.object_program_call(n, cands[0], arg_nodes, out, want);
         }
-        let args = self.seq_with(arg_nodes.len(), out, |s, i, b| match arg_nodes.get(i) {
+        let args = self.seq_with(k, out, |s, i, b| match arg_nodes.get(i) {
             Some(n) => match s.string_argument(*n)? {
                 Some(e) => Ok(e),
                 None => s.expr(*n, b),
             },
             None => Err(super::internal("operand")),
         })?;
-        let pick = match cands.as_slice() {
-            [one] => *one,
-            _ => self.most_specific(n, name, &cands, &args)?,
+        let (pick, how) = match cands.as_slice() {
+            [one] if !variable => (*one, Invocation::Fixed),
+            _ => self.overload(n, name, &cands, &args, variable)?,
         };
         let Some(m) = self.cx.methods.get(pick) else {
             return Err(unsupported(n, format!("call to unknown method {name}")));
@@ -1337,9 +1356,21 @@ impl<'c, 't> FnCx<'c, 't> {
                 format!("call to method {name}, whose signature is unsupported"),
             ));
         };
-        let mut conv = Vec::with_capacity(args.len());
-        for ((a, (_, t, _)), an) in args.into_iter().zip(params.iter()).zip(arg_nodes.iter()) {
-            conv.push(self.convert(a, t, *an)?);
+        let fixed = match how {
+            Invocation::Fixed => params.len(),
+            Invocation::Variable => params.len().saturating_sub(1),
+        };
+        let mut conv = Vec::with_capacity(params.len());
+        let mut rest = args.into_iter().zip(arg_nodes.iter().copied());
+        for ((a, an), (_, t, _)) in rest.by_ref().take(fixed).zip(params.iter()) {
+            conv.push(self.convert(a, t, an)?);
+        }
+        if how == Invocation::Variable {
+            let Some((_, array_ty, _)) = params.last() else {
+                return Err(super::internal("variable-arity parameter"));
+            };
+            let (vals, items): (Vec<Expr>, Vec<Node>) = rest.unzip();
+            conv.push(self.array_of(vals, &items, array_ty, sp)?);
         }
         let func = FuncId(pick as u32);
         if want {
@@ -1371,55 +1402,74 @@ impl<'c, 't> FnCx<'c, 't> {
         Ok(None)
     }
 
-    /// The overload among `cands` (two or more) that Java calls with
-    /// arguments `args`, or why none can be chosen. Java's first phase
-    /// (JLS 15.12.2.2): the applicable methods are those whose parameter
-    /// types every argument type converts to by identity or primitive
-    /// widening; the call goes to the most specific of them (15.12.2.5),
-    /// the one whose parameter types each widen to the corresponding
-    /// parameter type of every other applicable one (widening is the
-    /// subtyping of primitive types, JLS 4.10.1). Declaration order plays no
-    /// part. The later phases (boxing, variable arity) are not modelled, so
-    /// a call no overload takes by widening, or no single most specific one
-    /// takes (ambiguous in Java), is refused rather than guessed.
-    fn most_specific(&self, n: Node, name: &str, cands: &[usize], args: &[Expr]) -> R<usize> {
-        let types_of = |i: usize| self.cx.methods.get(i).and_then(|m| m.params.as_ref().ok());
-        let applicable: Vec<usize> = cands
+    /// The overload among `cands` that Java calls with arguments `args`,
+    /// and how (see [`overloads`]), or why none can be chosen; `variable`
+    /// when some candidate has a variable-arity parameter. A call no
+    /// overload takes, or no single most specific one takes (ambiguous in
+    /// Java), is refused rather than guessed.
+    fn overload(
+        &self,
+        n: Node,
+        name: &str,
+        cands: &[usize],
+        args: &[Expr],
+        variable: bool,
+    ) -> R<(usize, Invocation)> {
+        // Where variable arity is in play, a candidate with an object
+        // parameter or result takes part as an unknown signature (its
+        // calls are lowered by `object_program_call`, without packing).
+        let known: Vec<Option<(Vec<Type>, bool)>> = cands
             .iter()
-            .copied()
-            .filter(|&i| {
-                types_of(i).is_some_and(|ps| {
-                    ps.len() == args.len()
-                        && ps.iter().zip(args).all(|((_, t, _), a)| widens(&a.ty, t))
-                })
+            .map(|&i| {
+                let m = self.cx.methods.get(i)?;
+                let objects = m.param_classes.iter().any(Option::is_some) || m.ret_class.is_some();
+                if variable && objects {
+                    return None;
+                }
+                let ps = m.params.as_ref().ok()?;
+                Some((ps.iter().map(|(_, t, _)| t.clone()).collect(), m.varargs))
             })
             .collect();
-        let more_specific = |m1: usize, m2: usize| match (types_of(m1), types_of(m2)) {
-            (Some(p1), Some(p2)) => p1.iter().zip(p2).all(|((_, s, _), (_, t, _))| widens(s, t)),
-            _ => false,
-        };
-        let best: Vec<usize> = applicable
+        let sigs: Vec<overloads::Sig> = known
             .iter()
-            .copied()
-            .filter(|&m| applicable.iter().all(|&o| more_specific(m, o)))
+            .map(|s| s.as_ref().map(|(ps, var)| (ps.as_slice(), *var)))
             .collect();
-        let types = args
+        let types: Vec<Type> = args.iter().map(|a| a.ty.clone()).collect();
+        let names = types
             .iter()
-            .map(|a| super::jname(&a.ty))
+            .map(super::jname)
             .collect::<Vec<_>>()
             .join(", ");
-        match best.as_slice() {
-            [one] => Ok(*one),
-            _ if applicable.is_empty() => Err(unsupported(
+        match overloads::choose(&sigs, &types) {
+            Ok((i, how)) => cands
+                .get(i)
+                .map(|&m| (m, how))
+                .ok_or_else(|| super::internal("overload")),
+            Err(NoChoice::NoneApplicable) if variable => Err(unsupported(
                 n,
                 format!(
-                    "call to {name}({types}): no overload takes these argument types by \
+                    "call to {name}({names}): no overload takes these argument types by \
+                     widening or variable arity (boxing is not modelled)"
+                ),
+            )),
+            Err(NoChoice::NoneApplicable) => Err(unsupported(
+                n,
+                format!(
+                    "call to {name}({names}): no overload takes these argument types by \
                      widening (boxing and variable arity are not modelled)"
                 ),
             )),
-            _ => Err(unsupported(
+            Err(NoChoice::Ambiguous) => Err(unsupported(
                 n,
-                format!("call to {name}({types}): no overload is most specific (ambiguous)"),
+                format!("call to {name}({names}): no overload is most specific (ambiguous)"),
+            )),
+            Err(NoChoice::Unknown) => Err(unsupported(
+                n,
+                format!(
+                    "call to {name}({names}): no overload takes these argument types by \
+                     widening, and one whose signature is unsupported could be the one \
+                     Java calls"
+                ),
             )),
         }
     }
@@ -1674,12 +1724,24 @@ impl<'c, 't> FnCx<'c, 't> {
     /// call names one; otherwise of the current class, then of its enclosing
     /// classes, then anywhere in the file.
     pub(super) fn candidates(&self, class: Option<usize>, name: &str, arity: usize) -> Vec<usize> {
+        self.candidates_where(class, name, |m| m.arity == arity)
+    }
+
+    /// Methods named `name` that `fits`, searched as [`Self::candidates`]
+    /// does: the first class (named, current, enclosing) with one, else
+    /// the whole file.
+    fn candidates_where(
+        &self,
+        class: Option<usize>,
+        name: &str,
+        fits: impl Fn(&super::MethodInfo) -> bool,
+    ) -> Vec<usize> {
         let matching = |c: Option<usize>| -> Vec<usize> {
             self.cx
                 .methods
                 .iter()
                 .enumerate()
-                .filter(|(_, m)| m.class == c && m.name == name && m.arity == arity)
+                .filter(|(_, m)| m.class == c && m.name == name && fits(m))
                 .map(|(i, _)| i)
                 .collect()
         };
@@ -1703,7 +1765,7 @@ impl<'c, 't> FnCx<'c, 't> {
             .methods
             .iter()
             .enumerate()
-            .filter(|(_, m)| m.name == name && m.arity == arity)
+            .filter(|(_, m)| m.name == name && fits(m))
             .map(|(i, _)| i)
             .collect()
     }

@@ -26,8 +26,11 @@
 //! - Calls resolve by name and arity in the named class, else the current
 //!   class and its enclosing classes, else anywhere in the file; among
 //!   overloads the most specific one applicable by widening wins, as in
-//!   Java (JLS 15.12.2.5), whatever the declaration order; a call with no
-//!   such overload (it would need boxing, or is ambiguous) is refused.
+//!   Java (JLS 15.12.2.5), whatever the declaration order; only when none
+//!   applies, a variable-arity method (`T... xs`, an array parameter `T[]`)
+//!   takes the trailing arguments packed into a fresh array (see
+//!   [`overloads`]); a call with no such overload (it would need boxing, or
+//!   is ambiguous) is refused.
 //! - An operand is spilled to a temporary only when a later operand lifts
 //!   statements that could change it (a write to a variable it reads; any
 //!   call for globals and array elements) or when it could fault (division,
@@ -35,12 +38,13 @@
 //!
 //! Layout: this file collects classes, fields and method signatures and holds
 //! the type and literal helpers; `expr.rs` lowers expressions, `stmt.rs`
-//! statements.
+//! statements, `overloads.rs` chooses the method a call names.
 
 mod expr;
 pub(crate) mod facts;
 mod jdk;
 mod objects;
+mod overloads;
 mod statics;
 mod stmt;
 #[cfg(test)]
@@ -199,6 +203,11 @@ struct MethodInfo<'t> {
     name: String,
     name_span: Span,
     arity: usize,
+    /// Whether the last parameter is variable-arity (`T... xs`, JLS
+    /// 8.4.1): its entry in `params` has the array type `T[]`, and a call
+    /// may pass its trailing arguments packed into a fresh array (see
+    /// `FnCx::program_call`).
+    varargs: bool,
     node: Node<'t>,
     params: R<Vec<(String, Type, Span)>>,
     ret: R<Type>,
@@ -397,6 +406,7 @@ impl<'t> Ctx<'t> {
             .unwrap_or_default();
         let name_span = name_node.map(span).unwrap_or_else(|| span(n));
         let mut arity = 0;
+        let mut varargs = false;
         let mut params = Ok(Vec::new());
         if let Some(ps) = n.child_by_field_name("parameters") {
             for p in named_children(ps) {
@@ -428,8 +438,15 @@ impl<'t> Ctx<'t> {
                     }
                     "spread_parameter" => {
                         arity += 1;
-                        if params.is_ok() {
-                            params = Err(unsupported(p, "variable-arity parameter"));
+                        varargs = true;
+                        let (name, ty) = spread_param(self.src, p);
+                        let pname = name.map(|c| self.text(c).to_string()).unwrap_or_default();
+                        match (ty, &mut params) {
+                            (Ok(t), Ok(v)) => v.push((pname, t, span(p))),
+                            (Err(e), Ok(_)) => {
+                                params = Err(unsupported(p, e.describe(Role::Param)))
+                            }
+                            _ => {}
                         }
                     }
                     _ => {}
@@ -448,6 +465,7 @@ impl<'t> Ctx<'t> {
             name,
             name_span,
             arity,
+            varargs,
             node: n,
             params,
             ret,
@@ -614,7 +632,10 @@ impl<'t> Ctx<'t> {
             .into_iter()
             .filter(|p| matches!(p.kind(), "formal_parameter" | "spread_parameter"))
             .map(|p| {
-                let ty = p.child_by_field_name("type").map_or("", |t| self.text(t));
+                let ty = p
+                    .child_by_field_name("type")
+                    .or_else(|| spread_type_node(p))
+                    .map_or("", |t| self.text(t));
                 let dims = p
                     .child_by_field_name("dimensions")
                     .map_or("", |d| self.text(d));
@@ -1006,6 +1027,37 @@ fn add_dims(ty: Type, dims: Option<Node>, src: &str) -> Result<Type, TyErr> {
         t = Type::Array(Box::new(t));
     }
     Ok(t)
+}
+
+/// A variable-arity parameter `T... xs` (JLS 8.4.1): its name and, inside
+/// the method, its type `T[]`, or why that type is outside the IR (`T` a
+/// class or an array: arrays are one-dimensional).
+fn spread_param<'t>(src: &str, p: Node<'t>) -> (Option<Node<'t>>, Result<Type, TyErr>) {
+    let decl = named_children(p)
+        .into_iter()
+        .find(|k| k.kind() == "variable_declarator");
+    let name = decl.and_then(|d| d.child_by_field_name("name"));
+    let ty = match (spread_type_node(p), decl) {
+        (Some(t), Some(d)) if d.child_by_field_name("dimensions").is_none() => java_type(src, t)
+            .and_then(|t| match t {
+                Type::Array(_) => Err(TyErr::MultiDim(format!("{}[]", jname(&t)))),
+                Type::Void => Err(TyErr::Other("void...".into())),
+                t => Ok(Type::Array(Box::new(t))),
+            }),
+        _ => Err(TyErr::Other("variable-arity parameter".into())),
+    };
+    (name, ty)
+}
+
+/// The element type `T` of a variable-arity parameter `T... xs` as
+/// written (the grammar gives it no field name).
+fn spread_type_node(p: Node) -> Option<Node> {
+    named_children(p).into_iter().find(|k| {
+        !matches!(
+            k.kind(),
+            "variable_declarator" | "modifiers" | "annotation" | "marker_annotation"
+        )
+    })
 }
 
 /// A type as Java spells it, for messages.

@@ -298,10 +298,24 @@ impl<'t> Ctx<'t> {
         let mut params: R<Vec<(String, Type, Span)>> = Ok(Vec::new());
         if let Some(ps) = n.child_by_field_name("parameters") {
             for p in named_children(ps) {
-                if p.kind() != "formal_parameter" {
-                    if p.kind() == "spread_parameter" && params.is_ok() {
-                        params = Err(unsupported(p, "variable-arity parameter"));
+                if p.kind() == "spread_parameter" {
+                    // An array parameter; arrays of objects are refused
+                    // (java_type does not know the class).
+                    let (name, ty) = super::spread_param(self.src, p);
+                    let name = name.map(|c| self.text(c).to_string()).unwrap_or_default();
+                    match (ty, &mut params) {
+                        (Ok(t), Ok(v)) => {
+                            v.push((name, t, span(p)));
+                            classes.push(None);
+                        }
+                        (Err(e), Ok(_)) => {
+                            params = Err(unsupported(p, e.describe(super::Role::Param)))
+                        }
+                        _ => {}
                     }
+                    continue;
+                }
+                if p.kind() != "formal_parameter" {
                     continue;
                 }
                 let name = p
@@ -364,6 +378,7 @@ fn object_mode_copy<'t>(m: &super::MethodInfo<'t>, name: String) -> super::Metho
         name,
         name_span: m.name_span,
         arity: m.arity,
+        varargs: m.varargs,
         node: m.node,
         params: m.params.clone(),
         ret: m.ret.clone(),

@@ -1073,6 +1073,102 @@ fn calls_qualified_and_overloaded() {
 }
 
 #[test]
+fn variable_arity_parameters_are_arrays_and_calls_pack_their_elements() {
+    let p = prog(
+        "class A {
+            static long sum(int k, long... xs) { long s = k; for (long x : xs) s += x; return s + xs.length; }
+            long f(int a, short b) { return sum(a, b, a); }
+            long g(int a) { return sum(a); }
+            long h(long[] v) { return sum(1, v); }
+            long i(byte b) { return sum(b, new long[]{b}); }
+        }",
+    );
+    let sum = func(&p, "sum");
+    let xs = sum.params[1];
+    assert_eq!(
+        sum.locals[xs.0 as usize].ty,
+        Type::Array(Box::new(Type::LONG))
+    );
+    // Trailing arguments, widened to the element type, in a fresh array.
+    assert_eq!(
+        body_of_p(&p, "f"),
+        "$t2 = sum#0(a, {(i64)b, (i64)a}); return $t2"
+    );
+    // No trailing argument: an empty array.
+    assert_eq!(body_of_p(&p, "g"), "$t1 = sum#0(a, {}); return $t1");
+    // An array in the variable-arity position is passed as it is.
+    assert_eq!(body_of_p(&p, "h"), "$t1 = sum#0(1, v); return $t1");
+    assert_eq!(
+        body_of_p(&p, "i"),
+        "$t1 = sum#0((i32)b, {(i64)b}); return $t1"
+    );
+    let labels: Vec<&[String]> = p
+        .functions
+        .iter()
+        .map(|f| f.param_types.as_slice())
+        .collect();
+    assert_eq!(labels[0], ["int".to_string(), "long...".to_string()]);
+}
+
+#[test]
+fn a_fixed_arity_overload_applicable_by_widening_wins_over_variable_arity() {
+    let p = prog(
+        "class A {
+            static int m(int... xs) { return 0; }
+            static int m(long a, long b) { return 2; }
+            static int m(int a) { return 1; }
+            int two(int a) { return m(a, a); }
+            int one(short a) { return m(a); }
+            int three(int a) { return m(a, a, a); }
+            int none() { return m(); }
+            int amb(int a) { return n(a); }
+            static int n(int a, long... r) { return 0; }
+            static int n(int... r) { return 1; }
+        }",
+    );
+    assert_eq!(
+        body_of_p(&p, "two"),
+        "$t1 = m#1((i64)a, (i64)a); return $t1"
+    );
+    assert_eq!(body_of_p(&p, "one"), "$t1 = m#2((i32)a); return $t1");
+    assert_eq!(body_of_p(&p, "three"), "$t1 = m#0({a, a, a}); return $t1");
+    assert_eq!(body_of_p(&p, "none"), "$t0 = m#0({}); return $t0");
+    // javac: "reference to n is ambiguous".
+    assert_eq!(
+        err(&p, "amb").what,
+        "call to n(int): no overload is most specific (ambiguous)"
+    );
+}
+
+#[test]
+fn variable_arity_is_refused_where_java_could_choose_otherwise() {
+    // m(Integer) is outside the IR; Java would call it by boxing.
+    let p = prog(
+        "class A { static int m(Integer a) { return 1; } static int m(int... xs) { return 0; } int f(int a) { return m(a); } int g(int[] v) { return m(v); } }",
+    );
+    assert!(
+        err(&p, "f").what.contains("whose signature is unsupported"),
+        "{}",
+        err(&p, "f").what
+    );
+    assert_eq!(body_of_p(&p, "g"), "$t1 = m#1(v); return $t1");
+    // Arrays of arrays and of classes stay outside the IR.
+    let p = prog(
+        "class A { static int a(int[]... xs) { return 0; } static int b(String... xs) { return 0; } }",
+    );
+    assert!(
+        err(&p, "a").what.contains("multi-dimensional"),
+        "{}",
+        err(&p, "a").what
+    );
+    assert!(
+        err(&p, "b").what.contains("String"),
+        "{}",
+        err(&p, "b").what
+    );
+}
+
+#[test]
 fn overloads_resolve_to_the_most_specific() {
     // Java calls the most specific applicable overload (JLS 15.12.2.5),
     // whatever the declaration order.
