@@ -843,7 +843,7 @@ pub struct Global {
     /// The code that gives the global its initial value — its initialiser
     /// and the statements of static initialisers that mention it — as
     /// tokens, with the global's own name replaced by `@` (see
-    /// [`crate::lang::origin_tokens`]); `None` when it has no such code.
+    /// `lang::origin_tokens`); `None` when it has no such code.
     /// Two globals with equal origins are set up by the same code: the
     /// evidence a renamed field is matched across versions by.
     pub origin: Option<String>,
