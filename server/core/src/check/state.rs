@@ -113,18 +113,24 @@ fn keep_initial_values(
             .collect()
     };
     let (old_ok, new_ok) = (qualifying(old), qualifying(new));
-    let has = |p: &Program, name: &str| p.globals.iter().any(|g| g.name == name);
-    let kept =
-        |ok: &FxHashMap<String, usize>, other: &Program, other_ok: &FxHashMap<String, usize>| {
-            let mut idx: Vec<usize> = ok
-                .iter()
-                .filter(|(name, _)| other_ok.contains_key(*name) || !has(other, name))
-                .map(|(_, &i)| i)
-                .collect();
-            idx.sort_unstable();
-            idx
-        };
-    let (old_kept, new_kept) = (kept(&old_ok, new, &new_ok), kept(&new_ok, old, &old_ok));
+    let names =
+        |p: &Program| -> FxHashSet<String> { p.globals.iter().map(|g| g.name.clone()).collect() };
+    let (old_names, new_names) = (names(old), names(new));
+    let kept = |ok: &FxHashMap<String, usize>,
+                other: &FxHashSet<String>,
+                other_ok: &FxHashMap<String, usize>| {
+        let mut idx: Vec<usize> = ok
+            .iter()
+            .filter(|(name, _)| other_ok.contains_key(*name) || !other.contains(*name))
+            .map(|(_, &i)| i)
+            .collect();
+        idx.sort_unstable();
+        idx
+    };
+    let (old_kept, new_kept) = (
+        kept(&old_ok, &new_names, &new_ok),
+        kept(&new_ok, &old_names, &old_ok),
+    );
     if old_kept.is_empty() && new_kept.is_empty() {
         return None;
     }
