@@ -227,12 +227,28 @@ class EndToEnd(unittest.TestCase):
 
     def test_random_testing_finds_a_wrong_equivalence(self):
         self.fixture_copy("java/midpoint_overflow", machine="equivalent")
+        # Undefined in the new version where the old one returns 0.
+        self.fixture_copy("c/ub_new_divides_unguarded", math="equivalent", machine="equivalent")
+        # Undefined in the old version only: a refinement, not a difference.
         self.fixture_copy("c/abs_overflow", machine="equivalent")
         code, out = run_harness(["--no-eqlens", "--fixtures", str(self.tmp / "fixtures")])
         self.assertNotEqual(code, 0)
         self.assertIn("FAIL java/midpoint_overflow [machine]", out)
-        self.assertIn("FAIL c/abs_overflow [machine]", out)
+        self.assertIn("FAIL c/ub_new_divides_unguarded [machine]", out)
         self.assertIn("PASS java/midpoint_overflow [math]", out)
+        self.assertRegex(out, r"PASS c/abs_overflow \[machine\] equivalent: \d+ random inputs agree "
+                              r"\(\d+ where the old version is undefined not compared\)")
+
+    def test_counterexample_where_the_old_version_is_undefined_fails(self):
+        self.fixture_copy("c/ub_new_divides_unguarded", math="unknown")
+        eqlens = self.fake_eqlens({
+            "ub_new_divides_unguarded": method_json(
+                "ratio", [("a", "1"), ("b", "0")],
+                old_outcome="undefined behaviour: division by zero at 5:12", new_outcome="returns 0"),
+        })
+        code, out = run_harness(["--eqlens", str(eqlens), "--fixtures", str(self.tmp / "fixtures")])
+        self.assertNotEqual(code, 0)
+        self.assertIn("the old version is undefined", out)
 
 
 if __name__ == "__main__":

@@ -36,6 +36,10 @@ pub enum PairOutcome {
     /// past the interpreter's step limit): the versions differ at most in
     /// termination.
     EquivalentTerminationDiffers,
+    /// C: proved equivalent where the old version is defined (refinement),
+    /// with a witnessed input on which the old version is undefined and the
+    /// new one is not: strictly, the versions differ there.
+    EquivalentRefinesUndefined,
     NotEquivalent,
     Unknown,
     Unsupported,
@@ -50,6 +54,7 @@ impl PairOutcome {
             PairOutcome::Equivalent => "equivalent",
             PairOutcome::EquivalentBounded => "equivalent_bounded",
             PairOutcome::EquivalentTerminationDiffers => "equivalent_termination_differs",
+            PairOutcome::EquivalentRefinesUndefined => "equivalent_refines_undefined",
             PairOutcome::NotEquivalent => "not_equivalent",
             PairOutcome::Unknown => "unknown",
             PairOutcome::Unsupported => "unsupported",
@@ -66,7 +71,10 @@ impl PairOutcome {
 /// termination difference: its claim is true when the difference is
 /// termination (EqBench `REVE/triangularMod/Neq`: the old loop never ends
 /// where the new one returns). A partial proof without such a witness is
-/// an [`PairOutcome::Equivalent`], wrong on a `Neq` pair.
+/// an [`PairOutcome::Equivalent`], wrong on a `Neq` pair. And a C proof
+/// that names an input on which the old version is undefined and the new
+/// one is not: a refinement, where a label may count the undefined
+/// behaviour as a difference.
 pub fn is_wrong(label: Label, outcome: PairOutcome) -> bool {
     match label {
         Label::Eq => outcome == PairOutcome::NotEquivalent,
@@ -215,8 +223,19 @@ fn classify_json(doc: &serde_json::Value) -> (PairOutcome, Option<u32>, usize, S
                         })
                     })
             });
+            let refines = methods.iter().any(|m| {
+                m["assumptions"].as_array().is_some_and(|a| {
+                    a.iter().any(|x| {
+                        x.as_str().is_some_and(|x| {
+                            x.starts_with(eqlens_core::check::assumption::REFINEMENT_WITNESSED)
+                        })
+                    })
+                })
+            });
             let outcome = if termination_differs {
                 PairOutcome::EquivalentTerminationDiffers
+            } else if refines {
+                PairOutcome::EquivalentRefinesUndefined
             } else {
                 PairOutcome::Equivalent
             };
@@ -441,6 +460,9 @@ pub struct GroupSummary {
     /// Neq pairs proved equivalent where both terminate, with a witnessed
     /// termination difference (not wrong: see [`is_wrong`]).
     pub neq_termination: usize,
+    /// Neq pairs proved equivalent as a refinement of the old version's
+    /// undefined behaviour, with a witness (not wrong: see [`is_wrong`]).
+    pub neq_refines: usize,
     pub wrong: usize,
     pub unknown: usize,
     pub unsupported: usize,
@@ -468,7 +490,9 @@ pub fn summarise(lang: Lang, checker: CheckerKind, results: &[&PairResult]) -> G
                 // termination (`REVE/whileif`).
                 g.eq_proved += usize::from(matches!(
                     r.outcome,
-                    PairOutcome::Equivalent | PairOutcome::EquivalentTerminationDiffers
+                    PairOutcome::Equivalent
+                        | PairOutcome::EquivalentTerminationDiffers
+                        | PairOutcome::EquivalentRefinesUndefined
                 ));
                 g.eq_bounded += usize::from(r.outcome == PairOutcome::EquivalentBounded);
             }
@@ -478,6 +502,7 @@ pub fn summarise(lang: Lang, checker: CheckerKind, results: &[&PairResult]) -> G
                 g.neq_bounded += usize::from(r.outcome == PairOutcome::EquivalentBounded);
                 g.neq_termination +=
                     usize::from(r.outcome == PairOutcome::EquivalentTerminationDiffers);
+                g.neq_refines += usize::from(r.outcome == PairOutcome::EquivalentRefinesUndefined);
             }
         }
         g.wrong += usize::from(r.wrong);
@@ -575,13 +600,14 @@ pub fn render_comparison(groups: &[&GroupSummary]) -> String {
     out
 }
 
-const TABLE_HEADER: [&str; 13] = [
+const TABLE_HEADER: [&str; 14] = [
     "pairs",
     "eq proved",
     "eq bounded",
     "neq refuted",
     "neq bounded",
     "neq term.",
+    "neq refines",
     "wrong",
     "unknown",
     "unsupported",
@@ -600,6 +626,7 @@ pub fn render_table(g: &GroupSummary) -> String {
         format!("{}/{}", g.neq_refuted, g.neq_total),
         g.neq_bounded.to_string(),
         g.neq_termination.to_string(),
+        g.neq_refines.to_string(),
         g.wrong.to_string(),
         g.unknown.to_string(),
         g.unsupported.to_string(),
@@ -1133,6 +1160,14 @@ mod tests {
         assert!(!is_wrong(
             Label::Eq,
             PairOutcome::EquivalentTerminationDiffers
+        ));
+        assert!(!is_wrong(
+            Label::Neq,
+            PairOutcome::EquivalentRefinesUndefined
+        ));
+        assert!(!is_wrong(
+            Label::Eq,
+            PairOutcome::EquivalentRefinesUndefined
         ));
         assert!(!is_wrong(Label::Neq, PairOutcome::Unsupported));
         assert!(!is_wrong(Label::Neq, PairOutcome::Error));

@@ -131,6 +131,11 @@ pub const RECURSION_CANDIDATES: Share = Share::fraction(0.3);
 /// every common block abstract), of the whole budget.
 pub const FAST_STAGE: Share = Share::fraction(0.1).at_most(Duration::from_secs(1));
 
+/// After a proof of a C pair, the search for inputs on which the old
+/// version is undefined and the new one is not (`check/undefined.rs`), of
+/// the whole budget and never past the check's deadline.
+pub const UNDEFINED_WITNESS: Share = Share::fraction(0.2).at_most(Duration::from_secs(2));
+
 // Caps of single solver calls and of small phases, in work on the clock
 // (`crate::clock`); each phase also stops at the deadline it is given.
 

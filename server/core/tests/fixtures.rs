@@ -3,7 +3,7 @@
 //! Every case directory holds `old.<ext>`, `new.<ext>` and `expect.json`
 //! (`{"method", "math", "machine", "why", "loop_bound"?, "native"?,
 //! "math_only"?, "machine_wraps"?, "loop_inputs"?, "loop_input_max"?,
-//! "renamed"?, "unwritten"?}` —
+//! "renamed"?, "unwritten"?, "refines_undefined"?}` —
 //! `native` says why the differential harness cannot build the case, e.g.
 //! calls to a library that is not here; `math_only` why its `math`
 //! counterexample cannot reproduce natively, where integers wrap;
@@ -12,6 +12,9 @@
 //! `unwritten` which hold their initial values;
 //! `machine_wraps` (C) the verdict under `machine` when the project
 //! compiles with `-fwrapv`, checked as a third run;
+//! `refines_undefined` (C) the semantics (`math`, `machine`) under which
+//! the proof names inputs where the old version is undefined and the new
+//! one is not — a proof naming such inputs under any other is a mismatch;
 //! verdicts
 //! `equivalent`, `equivalent_bounded`, `equivalent_partial` — where both
 //! terminate —, `not_equivalent`, `unknown`, `unsupported`); adding a case is
@@ -27,7 +30,9 @@
 //! Set `EQLENS_FIXTURE=<substring>` to run only the cases whose
 //! `<lang>/<case>` name contains it.
 
-use eqlens_core::check::{CheckerKind, Options, Selection, Verdict, check_sources};
+use eqlens_core::check::{
+    Assumption, CheckerKind, Options, Refinement, Selection, Verdict, check_sources,
+};
 use eqlens_core::ir::{Lang, Semantics, SignedOverflow};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -68,6 +73,9 @@ struct Case {
     /// C: the verdict under `machine` with `-fwrapv`, when the case says.
     machine_wraps: Option<String>,
     loop_bound: Option<u32>,
+    /// C: the semantics under which a proof names inputs on which the old
+    /// version is undefined and the new one is not (`math`, `machine`).
+    refines_undefined: Vec<String>,
 }
 
 /// One way a case is checked: the semantics, and for C under `machine`
@@ -251,6 +259,21 @@ fn read_case(dir: &Path, lang: Lang, ext: &str) -> Result<Case, String> {
         }
         Some(_) => Some(verdict_field("machine_wraps")?),
     };
+    let refines_undefined = match expect.get("refines_undefined") {
+        None => Vec::new(),
+        Some(v) => v
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|s| s.as_str().filter(|s| ["math", "machine"].contains(s)))
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            })
+            .filter(|l| l.len() == v.as_array().map_or(0, Vec::len))
+            .ok_or_else(|| {
+                format!("{id}: expect.json refines_undefined is not a list of \"math\"/\"machine\"")
+            })?,
+    };
     Ok(Case {
         id,
         lang,
@@ -261,6 +284,7 @@ fn read_case(dir: &Path, lang: Lang, ext: &str) -> Result<Case, String> {
         machine,
         machine_wraps,
         loop_bound,
+        refines_undefined,
     })
 }
 
@@ -299,11 +323,14 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 }
 
 /// Checks one case under one semantics; `None` when it matches.
+/// Runs one check; `refines` (when given) is whether a proof must name
+/// inputs on which the old version is undefined and the new one is not.
 fn run_one(
     case: &Case,
     model: Model,
     checker: CheckerKind,
     expected: &str,
+    refines: Option<bool>,
 ) -> (Option<Mismatch>, Duration) {
     let mut options = Options {
         semantics: model.semantics,
@@ -349,12 +376,43 @@ fn run_one(
             }
             Some(m) => {
                 let got = label(&m.verdict);
-                (got != expected)
-                    .then(|| mismatch(got, severity(expected, got), detail(&m.verdict)))
+                match (&m.verdict, refines) {
+                    _ if got != expected => {
+                        Some(mismatch(got, severity(expected, got), detail(&m.verdict)))
+                    }
+                    (Verdict::Equivalent(p), Some(want)) if witnessed(p) != want => Some(mismatch(
+                        got,
+                        Severity::Differs,
+                        if want {
+                            "expected the proof to name inputs on which the old version is \
+                             undefined (refines_undefined)"
+                                .into()
+                        } else {
+                            format!(
+                                "the proof names inputs on which the old version is undefined, \
+                                 not declared in refines_undefined: {}",
+                                p.assumptions
+                                    .iter()
+                                    .map(ToString::to_string)
+                                    .collect::<Vec<_>>()
+                                    .join("; ")
+                            )
+                        },
+                    )),
+                    _ => None,
+                }
             }
         },
     };
     (outcome, elapsed)
+}
+
+/// Whether a proof names inputs on which the old version is undefined and
+/// the new one is not.
+fn witnessed(p: &eqlens_core::check::Proof) -> bool {
+    p.assumptions
+        .iter()
+        .any(|a| matches!(a, Assumption::RefinesUndefined(Refinement::Witnessed(_))))
 }
 
 /// Truncates long details so the table stays readable.
@@ -450,7 +508,14 @@ fn fixtures_match_expected_verdicts() {
         }
         for (model, expected) in case.runs() {
             checked += 1;
-            let (mismatch, elapsed) = run_one(case, model, CheckerKind::default(), expected);
+            // Under -fwrapv (a third run) what remains undefined is not
+            // declared separately.
+            let refines = (model.signed_overflow == SignedOverflow::Undefined).then(|| {
+                case.refines_undefined
+                    .contains(&model.semantics.to_string())
+            });
+            let (mismatch, elapsed) =
+                run_one(case, model, CheckerKind::default(), expected, refines);
             if elapsed > Duration::from_secs(5) {
                 slow.push(format!(
                     "{} [{}]: {:.1}s",
@@ -531,7 +596,7 @@ fn every_checker_is_sound_on_every_fixture() {
                         let Some(&(case, checker, model, expected)) = jobs.get(i) else {
                             return bad;
                         };
-                        let (mismatch, _) = run_one(case, model, checker, expected);
+                        let (mismatch, _) = run_one(case, model, checker, expected, None);
                         if let Some(mut m) = mismatch
                             && matches!(m.severity, Severity::Wrong | Severity::Panic)
                         {

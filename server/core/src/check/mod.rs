@@ -16,12 +16,13 @@ pub(crate) mod replay;
 mod state;
 pub mod symbolic;
 pub mod testing;
+mod undefined;
 
 pub use crate::abstraction::{Override, OverrideAction, OverrideReport};
 use crate::ir::{FuncId, Lang, LowerError, Program, Semantics, SignedOverflow, Span};
 pub use crate::verdict::{
     Assumption, Behaviour, Binding, Counterexample, FunctionSummary, LoopInvariant, Phase, Proof,
-    Unknown, UnknownReason, Verdict, assumption, describe_outcome,
+    Refinement, Unknown, UnknownReason, Verdict, assumption, describe_outcome,
 };
 pub(crate) use crate::verdict::{counterexample, timeout};
 use serde::Serialize;
@@ -689,7 +690,12 @@ fn check_pair_labelled(pair: &MethodPair<'_>, options: &Options, label: String) 
             pair.new,
         ),
     };
-    let checker = checker(options.checker);
+    let checker = match pair.new_program.lang {
+        crate::ir::Lang::C => Box::new(undefined::Refining {
+            inner: checker(options.checker),
+        }),
+        crate::ir::Lang::Java => checker(options.checker),
+    };
     let mut decision = match interface_mismatch(pair) {
         Some(why) => Decision::plain(
             Verdict::Unknown(Unknown {

@@ -22,8 +22,45 @@ pub(super) fn replay(
     options: &Options,
     deadline: Instant,
 ) -> Result<Counterexample, String> {
+    match replay_model(pair, enc, model, old_fn, new_fn, options, deadline) {
+        Ok(cex) => Ok(cex),
+        Err(Unreplayed::OldUndefined(_)) => Err("the old version is undefined on it: any \
+                                                 behaviour of the new one refines it"
+            .into()),
+        Err(Unreplayed::No(why)) => Err(why),
+        Err(Unreplayed::Unseen(_)) => Err("too many calls outside the files to replay".into()),
+    }
+}
+
+/// Runs both versions on the model's inputs; the runs when the old version
+/// is undefined there (C) and the new one behaves otherwise.
+pub(super) fn replay_undefined(
+    pair: &MethodPair<'_>,
+    enc: &PairEncoding,
+    model: &z3::Model,
+    old_fn: &Function,
+    new_fn: &Function,
+    options: &Options,
+    deadline: Instant,
+) -> Option<Counterexample> {
+    match replay_model(pair, enc, model, old_fn, new_fn, options, deadline) {
+        Err(Unreplayed::OldUndefined(cex)) => Some(*cex),
+        _ => None,
+    }
+}
+
+fn replay_model(
+    pair: &MethodPair<'_>,
+    enc: &PairEncoding,
+    model: &z3::Model,
+    old_fn: &Function,
+    new_fn: &Function,
+    options: &Options,
+    deadline: Instant,
+) -> Result<Counterexample, Unreplayed> {
     let arity = new_fn.params.len();
-    let (mut inputs, named) = model::read_inputs(model, &enc.ops, &enc.inputs, arity)?;
+    let (mut inputs, named) =
+        model::read_inputs(model, &enc.ops, &enc.inputs, arity).map_err(Unreplayed::No)?;
     let named: Vec<Binding> = named
         .into_iter()
         .map(|(name, value)| Binding {
@@ -47,14 +84,16 @@ pub(super) fn replay(
     for _ in 0..MAX_CALLEE_STUBS {
         match run_both(pair, &inputs, named.clone(), options, &limits) {
             Err(Unreplayed::Unseen(call)) => {
-                let stub = model::callee_stub(model, &enc.ops, &enc.ufs, &enc.strings, &call)?;
+                let stub = model::callee_stub(model, &enc.ops, &enc.ufs, &enc.strings, &call)
+                    .map_err(Unreplayed::No)?;
                 inputs.callees.push(stub);
             }
-            Err(Unreplayed::No(why)) => return Err(why),
-            Ok(cex) => return Ok(cex),
+            other => return other,
         }
     }
-    Err("too many calls outside the files to replay".into())
+    Err(Unreplayed::No(
+        "too many calls outside the files to replay".into(),
+    ))
 }
 
 /// Distinct calls outside the files one replay may stub.
@@ -66,9 +105,14 @@ pub(super) enum Unreplayed {
     Unseen(crate::interp::UnseenCall),
     /// They behave the same, or a run was inconclusive (the reason).
     No(String),
+    /// They differ, but the old version is undefined there (C): any
+    /// behaviour of the new one refines it. The runs, as a counterexample
+    /// would show them.
+    OldUndefined(Box<Counterexample>),
 }
 
-/// Runs both versions on `inputs` and keeps a real difference.
+/// Runs both versions on `inputs` and keeps a real difference: one where
+/// the old version is not undefined (see [`crate::symbolic::difference`]).
 pub(super) fn run_both(
     pair: &MethodPair<'_>,
     inputs: &interp::Inputs,
@@ -112,7 +156,7 @@ pub(super) fn run_both(
         .into_iter()
         .filter(|b| relevant_input(pair, inputs, &b.name))
         .collect();
-    Counterexample::replayed(
+    let cex = Counterexample::replayed(
         inputs_shown,
         Runs {
             old: &old,
@@ -122,7 +166,11 @@ pub(super) fn run_both(
         behaviour(&new, &globals, &old),
         differences,
     )
-    .map_err(Unreplayed::No)
+    .map_err(Unreplayed::No)?;
+    if old.outcome.is_undefined() {
+        return Err(Unreplayed::OldUndefined(Box::new(cex)));
+    }
+    Ok(cex)
 }
 
 /// What one version did; state lists the globals and array arguments whose

@@ -102,15 +102,8 @@ fn same_float(both_nan: bool, same_bits: bool) -> Close {
     }
 }
 
-/// An outcome as shown in a difference (no span: spans differ between
-/// versions without meaning anything).
 fn describe(o: &Outcome) -> String {
-    match o {
-        Outcome::Return(Value::Void) => "returns".into(),
-        Outcome::Return(v) => format!("returns {v}"),
-        Outcome::Fault { kind, lang, .. } => kind.describe(*lang),
-        Outcome::Limit(l) => l.describe(),
-    }
+    o.describe()
 }
 
 /// Collected differences: real ones, and reasons for no conclusion.

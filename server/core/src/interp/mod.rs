@@ -155,15 +155,10 @@ impl FaultKind {
     /// encoding.
     pub fn outcome_key(&self, lang: Lang) -> String {
         let implicit = |i: usize| Thrown::Exception(Thrown::JAVA_IMPLICIT[i].into()).key();
+        if self.is_undefined(lang) {
+            return "undefined behaviour".into();
+        }
         match self {
-            FaultKind::DivisionByZero
-            | FaultKind::IndexOutOfBounds { .. }
-            | FaultKind::NegativeArraySize
-            | FaultKind::NullPointer
-                if lang == Lang::C =>
-            {
-                "undefined behaviour".into()
-            }
             FaultKind::DivisionByZero => implicit(0),
             FaultKind::IndexOutOfBounds { .. } => implicit(1),
             FaultKind::NegativeArraySize => implicit(2),
@@ -171,6 +166,20 @@ impl FaultKind {
             FaultKind::Undefined(_) => "undefined behaviour".into(),
             FaultKind::Thrown(t) => t.key(),
             FaultKind::Unseen { which, .. } => format!("unseen exception {which}"),
+        }
+    }
+
+    /// Whether this is undefined behaviour in `lang`: in C, every implicit
+    /// fault (division by zero, an index out of range, a `NULL` array) and
+    /// every other undefined operation; in Java, nothing.
+    pub fn is_undefined(&self, lang: Lang) -> bool {
+        match self {
+            FaultKind::DivisionByZero
+            | FaultKind::IndexOutOfBounds { .. }
+            | FaultKind::NegativeArraySize
+            | FaultKind::NullPointer => lang == Lang::C,
+            FaultKind::Undefined(_) | FaultKind::Thrown(Thrown::Undefined(_)) => true,
+            FaultKind::Thrown(_) | FaultKind::Unseen { .. } => false,
         }
     }
 
@@ -279,6 +288,25 @@ pub enum Outcome {
     },
     /// The interpreter gave up; nothing may be concluded from this run.
     Limit(LimitKind),
+}
+
+impl Outcome {
+    /// Whether the run ended in undefined behaviour (C only).
+    pub fn is_undefined(&self) -> bool {
+        matches!(self, Outcome::Fault { kind, lang, .. } if kind.is_undefined(*lang))
+    }
+
+    /// As shown in a difference: `returns 3`, `undefined behaviour: signed
+    /// integer overflow` (no span: spans differ between versions without
+    /// meaning anything).
+    pub fn describe(&self) -> String {
+        match self {
+            Outcome::Return(Value::Void) => "returns".into(),
+            Outcome::Return(v) => format!("returns {v}"),
+            Outcome::Fault { kind, lang, .. } => kind.describe(*lang),
+            Outcome::Limit(l) => l.describe(),
+        }
+    }
 }
 
 /// One item of printed output, in order.

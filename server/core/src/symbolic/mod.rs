@@ -406,6 +406,11 @@ impl PairEncoding {
 /// fresh witness constants (indices of the element-wise comparisons) the
 /// formula uses: a caller that quantifies the formula itself (the CHC
 /// encoder) must bind them too.
+///
+/// `o` is the old version. In C an execution of the old version that is
+/// undefined allows any behaviour of the new one (refinement, as compilers
+/// are held to it): no difference is counted there. A new version that is
+/// undefined where the old one is defined differs as any other outcome.
 pub fn difference(
     ops: &Ops,
     inputs: &InputSpace,
@@ -477,7 +482,15 @@ pub fn difference(
         }
     }
     diffs.push(print_diff(&o.prints, &n.prints, &mut witnesses));
-    Ok((Bool::or(&diffs), witnesses))
+    let differs = Bool::or(&diffs);
+    if ops.lang == Lang::C {
+        let undefined = Int::from_i64(ops::FaultCode::UNDEFINED.0);
+        return Ok((
+            Bool::and(&[o.outcome.eq(&undefined).not(), differs]),
+            witnesses,
+        ));
+    }
+    Ok((differs, witnesses))
 }
 
 fn array_diff(

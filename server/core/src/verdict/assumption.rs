@@ -13,6 +13,13 @@ use std::fmt;
 /// versions were seen to differ in termination.
 pub const TERMINATION_DIFFERENCE: &str = "only inputs on which both terminate: on ";
 
+/// How the wording of a witnessed [`Assumption::RefinesUndefined`] begins:
+/// the bench tells by it that a C proof is a refinement of undefined
+/// behaviour the old version has.
+pub const REFINEMENT_WITNESSED: &str = "where the old version is undefined, any behaviour of the \
+                                        new one is allowed (refinement): the old version is \
+                                        undefined for ";
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Assumption {
     /// C under `machine`: the project compiles with `-fwrapv`.
@@ -64,6 +71,24 @@ pub enum Assumption {
     /// A callee outside the files is pure (`declared`: the project says
     /// so).
     PureCallee { name: String, declared: bool },
+    /// C: the proof allows any behaviour of the new version where the old
+    /// one is undefined (refinement), and inputs on which the old version
+    /// is undefined and the new one is not may exist. Absent when there
+    /// are none.
+    RefinesUndefined(Refinement),
+}
+
+/// What is known of the inputs on which the old version is undefined and
+/// the new one is not (see [`Assumption::RefinesUndefined`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Refinement {
+    /// Such inputs, replayed on both versions, in words: `x = 1073741824
+    /// (signed integer overflow); the new one returns -2147483648`.
+    Witnessed(String),
+    /// None within this many loop iterations; beyond them, not decided.
+    NoneWithin(u32),
+    /// Not decided (the budget ran out, or the query was too hard).
+    Undecided,
 }
 
 impl fmt::Display for Assumption {
@@ -145,6 +170,27 @@ impl fmt::Display for Assumption {
                 "object parameter {name} is not null and of exactly its declared class, not a \
                  subclass overriding its methods (its fields are the inputs)"
             ),
+            Assumption::RefinesUndefined(r) => {
+                if let Refinement::Witnessed(witness) = r {
+                    return write!(f, "{REFINEMENT_WITNESSED}{witness}");
+                }
+                f.write_str(
+                    "where the old version is undefined, any behaviour of the new one is \
+                     allowed (refinement)",
+                )?;
+                match r {
+                    Refinement::Witnessed(_) => Ok(()),
+                    Refinement::NoneWithin(k) => write!(
+                        f,
+                        "; no input within {k} loop iterations makes the old version undefined \
+                         and the new one not, beyond them it was not decided"
+                    ),
+                    Refinement::Undecided => f.write_str(
+                        "; whether an input makes the old version undefined and the new one \
+                         not was not decided",
+                    ),
+                }
+            }
             Assumption::PureCallee { name, declared } => write!(
                 f,
                 "{name} {}: for equal arguments it returns the same value or ends the run the \

@@ -10,7 +10,7 @@ pub(crate) mod counterexample;
 use crate::interp::Outcome;
 use crate::ir::LowerError;
 use crate::value::Value;
-pub use assumption::Assumption;
+pub use assumption::{Assumption, Refinement};
 pub use counterexample::{Behaviour, Counterexample};
 use serde::Serialize;
 

@@ -18,7 +18,10 @@
 //!   fault — both end and some observable differs (the same "differs"
 //!   formula as the bounded checker's), or only one ends and the other,
 //!   at a loop head, does not end alike at once (its loop not running and
-//!   the stretch after it ending with equal observables).
+//!   the stretch after it ending with equal observables). Where both end
+//!   and the old version is undefined (C), nothing differs: any behaviour
+//!   of the new one refines it; a body in which only the old version ends
+//!   undefined while the new one goes on is still bad (conservative).
 //!
 //! The question is whether `false` is derivable. It is not exactly when
 //! the clauses are satisfiable (the relations have inductive
@@ -32,7 +35,7 @@ use crate::ir::{Block, FuncId, Function, GlobalId, LocalId, Program, Semantics, 
 use crate::symbolic::exec::{
     ArrObj, Executor, OPAQUE_CALLEE, OpaqueCallee, SegmentExits, State, Summary,
 };
-use crate::symbolic::ops::{EncodeError, Ops, Sym, UfApplication, Ufs};
+use crate::symbolic::ops::{EncodeError, FaultCode, Ops, Sym, UfApplication, Ufs};
 use crate::symbolic::{InputSpace, InputVar, Strings, index_type};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
@@ -421,6 +424,12 @@ struct Step {
     cont_values: Option<Vec<Dynamic>>,
     /// Ends the run inside the stretch (a return, a fault).
     term: Bool,
+    /// Ends the run inside the stretch other than in undefined behaviour
+    /// (`term` in Java): where the old version ends undefined (C), any
+    /// behaviour of the new one is allowed (see
+    /// [`crate::symbolic::difference`]), also when the new one, alone,
+    /// goes on looping (see [`interleaved_clauses`]).
+    term_defined: Bool,
     /// What the run shows when it ends here.
     summary: Summary,
 }
@@ -584,6 +593,20 @@ fn step(
         .chain(faults.iter().map(|r| r.0.pc.clone()))
         .collect();
     let term = Bool::or(&pcs);
+    let undefined = |code: &FaultCode| {
+        ex.ops.lang == crate::ir::Lang::C && code.outcome(ex.ops.lang) == FaultCode::UNDEFINED
+    };
+    let defined_pcs: Vec<Bool> = returns
+        .iter()
+        .map(|r| r.0.pc.clone())
+        .chain(
+            faults
+                .iter()
+                .filter(|(_, code)| !undefined(code))
+                .map(|r| r.0.pc.clone()),
+        )
+        .collect();
+    let term_defined = Bool::or(&defined_pcs);
     // A stretch that never ends the run has nothing to compare (and its
     // summary no heap to find the parameters' arrays in).
     let param_arrays = if pcs.is_empty() {
@@ -603,6 +626,7 @@ fn step(
         cont,
         cont_values,
         term,
+        term_defined,
         summary,
     })
 }
@@ -1013,7 +1037,7 @@ fn interleaved_clauses(
             &n.layout.vars,
         )?;
     }
-    rules.add(Bool::and(&[&old_alone, &ob.term]), None, &[]);
+    rules.add(Bool::and(&[&old_alone, &ob.term_defined]), None, &[]);
     let new_alone = Bool::and(&[inv, &go.not(), gn]);
     if let Some(vals) = &nb.cont_values {
         rules.reach(
