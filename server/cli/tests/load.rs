@@ -8,7 +8,11 @@
 //! it was proved on a quiet machine and only bounded on a busy one, where
 //! the check gets a fraction of the wall time. The CPU time spent outside
 //! solver calls grows on a busy machine (up to three times on the 2-core
-//! VM of docs/benchmarks.md), which is why the budget leaves that margin.
+//! VM of docs/benchmarks.md), which is why the budget leaves that margin;
+//! the C pair, too, is decided in about a quarter of its budget (ARDiff's
+//! bounded proof, the loop checker's attempt, the search for inputs on
+//! which the old version is undefined). A pair decided near the end of its
+//! budget would test the noise of CPU time, not the clock's design.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -77,7 +81,7 @@ fn under_load<T>(f: impl FnOnce() -> T) -> T {
 fn the_same_verdicts_on_a_quiet_and_on_a_busy_machine() {
     let cases = [
         ("java/loop_unroll8_remainder", "java", "machine", 4, 20_000),
-        ("c/loop_array_scale_unroll4", "c", "machine", 4, 10_000),
+        ("c/loop_unroll2_no_remainder", "c", "machine", 4, 10_000),
     ];
     for (case, ext, semantics, bound, budget_ms) in cases {
         let quiet = verdicts(case, ext, semantics, bound, budget_ms);
