@@ -801,8 +801,9 @@ int main(void) {
         }
         int st = 0;
         waitpid(pid, &st, 0);
-        /* Undefined behaviour eqlens models is one outcome: a trapped
-           signed overflow (SIGILL) or a division fault (SIGFPE). */
+        /* Undefined behaviour eqlens models is one outcome: a trap of the
+           undefined-behaviour sanitizer (SIGILL) or a division fault
+           (SIGFPE). */
         if (WIFSIGNALED(st) && (WTERMSIG(st) == SIGILL || WTERMSIG(st) == SIGFPE))
             printf("fault=undefined");
         else if (WIFSIGNALED(st)) printf("fault=signal%d", WTERMSIG(st));
@@ -859,9 +860,14 @@ def build_c(src: Path, sig: Signature, work: Path) -> Native:
     work.mkdir(parents=True, exist_ok=True)
     (work / "driver.c").write_text(c_driver(sig, src.resolve()))
     exe = work / "driver"
-    # Signed overflow traps (no runtime library needed): natively it is then
-    # the outcome eqlens's `machine` model gives it, undefined behaviour.
-    p = subprocess.run(["gcc", "-O0", "-fsanitize=signed-integer-overflow", "-fsanitize-undefined-trap-on-error",
+    # Undefined behaviour eqlens's `machine` model knows traps natively (no
+    # runtime library needed): signed overflow, a shift count out of range,
+    # a bit-scan builtin of zero. Natively it is then the outcome the model
+    # gives it, undefined behaviour. `-ftrapv` keeps GCC from folding an
+    # overflowing comparison (`x + 1 > x` to 1, even at -O0) before the
+    # sanitizer sees it; the sanitizer's trap still comes first.
+    p = subprocess.run(["gcc", "-O0", "-ftrapv", "-fsanitize=signed-integer-overflow,shift-exponent,builtin",
+                        "-fsanitize-undefined-trap-on-error",
                         "-w", "-o", str(exe), str(work / "driver.c"), "-lm"],
                        capture_output=True, text=True)
     if p.returncode != 0:
