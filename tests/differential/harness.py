@@ -74,6 +74,8 @@ class Ty:
     elem: "Ty | None" = None
     # Source spelling of the (element) type, used in generated code.
     spelling: str = ""
+    # An array's fixed length (a C global's declared size); None: any.
+    length: int | None = None
 
     @property
     def int_range(self) -> tuple[int, int]:
@@ -168,6 +170,9 @@ JAVA_METHOD = re.compile(
     r"^    ((?:(?:public|private|protected|static|final)\s+)*)([\w\[\]]+)\s+(\w+)\s*\(([^)]*)\)\s*\{", re.M
 )
 C_GLOBAL = re.compile(r"^((?:[a-zA-Z_]\w*\s+)+?)(\w+)\s*(?:=[^;]*)?;\s*$")
+# `int t[8];`, `int t[N] = {...};`, `int t[] = {1, 2};`
+C_GLOBAL_ARRAY = re.compile(r"^((?:[a-zA-Z_]\w*\s+)+?)(\w+)\s*\[\s*(\w*)\s*\]\s*(?:=\s*\{([^}]*)\}\s*)?;\s*$")
+C_DEFINE = re.compile(r"^#define\s+(\w+)\s+(\d+)\s*$", re.M)
 C_FUNC = re.compile(r"^((?:[a-zA-Z_]\w*\s+)+?)(\w+)\s*\(([^)]*)\)\s*\{", re.M)
 # `char *argv[]` / `char **argv` (a main-like function's arguments).
 C_ARGV = re.compile(r"(?:const\s+)?char\s*\*\s*(\w+)\s*\[\s*\]|(?:const\s+)?char\s*\*\s*\*\s*(\w+)")
@@ -212,7 +217,25 @@ def parse_java(source: str, method: str) -> Signature:
 
 def parse_c(source: str, method: str) -> Signature:
     state = []
+    defines = {m.group(1): int(m.group(2)) for m in C_DEFINE.finditer(source)}
     for line in source.splitlines():
+        a = C_GLOBAL_ARRAY.match(line)
+        if a and not line.startswith(("return", "struct", "typedef", "#")):
+            words = a.group(1).split()
+            if "const" in words or "extern" in words:
+                continue
+            size, items = a.group(3), a.group(4)
+            if size.isdigit():
+                length = int(size)
+            elif size in defines:
+                length = defines[size]
+            elif not size and items is not None:
+                length = len([x for x in items.split(",") if x.strip()])
+            else:
+                raise SignatureError(f"array global {a.group(2)} of a length the harness cannot read")
+            elem = c_type(a.group(1))
+            state.append(Var(a.group(2), Ty("array", elem=elem, spelling=elem.spelling, length=length)))
+            continue
         g = C_GLOBAL.match(line)
         if g and "(" not in line and not line.startswith(("return", "struct", "typedef", "#")):
             words = g.group(1).split()
@@ -349,7 +372,7 @@ class Gen:
         if ty.kind == "float":
             return self.float_(ty)
         if ty.kind == "array":
-            n = self.rng.randint(0, max_len)
+            n = ty.length if ty.length is not None else self.rng.randint(0, max_len)
             return [self.value(ty.elem, max_len) for _ in range(n)]
         if ty.kind == "argv":
             return None
@@ -459,7 +482,10 @@ def cex_value(text: str, ty: Ty, semantics: str):
         # as inputs where a version tests for null).
         return None
     if ty.kind == "array":
-        return [cex_value(x, ty.elem, semantics) for x in split_array(text)]
+        items = [cex_value(x, ty.elem, semantics) for x in split_array(text)]
+        if ty.length is not None and len(items) != ty.length:
+            raise ValueError(f"an array of {len(items)} elements for one declared with {ty.length}")
+        return items
     if ty.kind == "bool":
         if text not in ("true", "false"):
             raise ValueError(f"not a boolean: {text!r}")
@@ -744,7 +770,12 @@ def c_driver(sig: Signature, source_path: Path) -> str:
     out = [C_PRELUDE, f"#include \"{source_path}\"", "", "static void eq_run(FILE *rec) {"]
     # State first, from the `name=value` tokens.
     for v in sig.state:
-        out.append(f"    {{ const char *t = eq_lookup({P}, \"{v.name}\"); if (t) {v.name} = {c_parse_expr(v.ty, 't')}; }}")
+        if v.ty.kind == "array":
+            # A global array of fixed length: its elements, in order.
+            out.append(f"    {{ const char *t = eq_lookup({P}, \"{v.name}\"); int k = 0; while (t && *t && k < {v.ty.length})"
+                       f" {{ {v.name}[k++] = {c_parse_expr(v.ty.elem, 't')}; t = strchr(t, ','); if (t) t++; }} }}")
+        else:
+            out.append(f"    {{ const char *t = eq_lookup({P}, \"{v.name}\"); if (t) {v.name} = {c_parse_expr(v.ty, 't')}; }}")
     for i, p in enumerate(sig.params):
         if p.ty.kind == "argv":
             out.append(f"    static char *a{i}[1] = {{0}};")
@@ -769,7 +800,11 @@ def c_driver(sig: Signature, source_path: Path) -> str:
                 f"    for (int i = 0; i < len{i}; i++) {{ if (i) fputc(',', rec); {c_show_stmt(p.ty.elem, f'a{i}[i]')} }}",
             ]
     for v in sig.state:
-        out += [f"    fputs(\"\\t{v.name}=\", rec);", "    " + c_show_stmt(v.ty, v.name)]
+        if v.ty.kind == "array":
+            out += [f"    fputs(\"\\t{v.name}=\", rec);",
+                    f"    for (int i = 0; i < {v.ty.length}; i++) {{ if (i) fputc(',', rec); {c_show_stmt(v.ty.elem, f'{v.name}[i]')} }}"]
+        else:
+            out += [f"    fputs(\"\\t{v.name}=\", rec);", "    " + c_show_stmt(v.ty, v.name)]
     out += ["}", ""]
     out.append(r"""
 int main(void) {

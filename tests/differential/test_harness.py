@@ -153,6 +153,19 @@ class CounterexampleMapping(unittest.TestCase):
         sig = harness.parse_signature("c", src, "hash_step")
         self.assertEqual(sig.params[0].ty.int_range, (0, 2**32 - 1))
 
+    def test_c_global_arrays_have_their_declared_length(self):
+        src = "#define N 3\nint t[8];\nint u[N];\nint v[] = {1, 2};\nint f(int i) {\n    return t[i];\n}\n"
+        sig = harness.parse_signature("c", src, "f")
+        self.assertEqual([(v.name, v.ty.length) for v in sig.state], [("t", 8), ("u", 3), ("v", 2)])
+        t = sig.state[0].ty
+        gen = harness.Gen(__import__("random").Random(1), "machine")
+        self.assertEqual(len(gen.value(t, 2)), 8)
+        self.assertEqual(harness.cex_value("{1, 2, 3, 4, 5, 6, 7, 8}", t, "machine"), [1, 2, 3, 4, 5, 6, 7, 8])
+        # An array of another length is not the global: a malformed
+        # counterexample, not a native input.
+        with self.assertRaises(ValueError):
+            harness.cex_value("{1, 2, 3}", t, "machine")
+
 
 @unittest.skipUnless(all(shutil.which(t) for t in ("javac", "java", "gcc")), "needs javac, java and gcc")
 class EndToEnd(unittest.TestCase):

@@ -395,9 +395,9 @@ impl<'a> Canon<'a> {
     }
 }
 
-/// Globals are the same when they have the same name and type and, for
-/// constants, structurally equal initialisers (a constant's initialiser
-/// refers only to literals and other globals).
+/// Globals are the same when they have the same name, type and declared
+/// length and, for constants, structurally equal initialisers (a
+/// constant's initialiser refers only to literals and other globals).
 fn same_global(
     old: &Program,
     a: GlobalId,
@@ -406,7 +406,7 @@ fn same_global(
     visiting: &mut FxHashSet<(GlobalId, GlobalId)>,
 ) -> bool {
     let (ga, gb) = (old.global(a), new.global(b));
-    if ga.name != gb.name || ga.ty != gb.ty {
+    if ga.name != gb.name || ga.ty != gb.ty || ga.declared_len != gb.declared_len {
         return false;
     }
     match (&ga.constant, &gb.constant) {

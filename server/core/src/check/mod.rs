@@ -992,6 +992,8 @@ fn outcome_assumptions(pair: &MethodPair<'_>, declared: &CalleeDeclarations) -> 
     // Array globals read are inputs, and so never null (below).
     let mut static_objects = std::collections::BTreeSet::new();
     let mut array_globals = std::collections::BTreeSet::new();
+    // A C array of declared length is an object, never NULL.
+    let mut declared_arrays = std::collections::BTreeSet::new();
     for (program, func) in [(pair.old_program, pair.old), (pair.new_program, pair.new)] {
         program.reaches(func, &mut |s| {
             crate::abstraction::effects::for_each_expr(s, &mut |e| {
@@ -1004,6 +1006,9 @@ fn outcome_assumptions(pair: &MethodPair<'_>, declared: &CalleeDeclarations) -> 
                         }
                         if g.is_input() && matches!(g.ty, crate::ir::Type::Array(_)) {
                             array_globals.insert(g.name.clone());
+                            if g.declared_len.is_some() {
+                                declared_arrays.insert(g.name.clone());
+                            }
                         }
                     }
                 })
@@ -1021,7 +1026,10 @@ fn outcome_assumptions(pair: &MethodPair<'_>, declared: &CalleeDeclarations) -> 
             array_globals.into_iter().collect()
         } else {
             arrays.clone()
-        };
+        }
+        .into_iter()
+        .filter(|a| !declared_arrays.contains(a))
+        .collect();
     if !non_null.is_empty() {
         out.push(Assumption::ArraysNotNull {
             names: non_null,

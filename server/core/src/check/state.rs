@@ -276,11 +276,14 @@ fn rename_fields(old: &Program, new: &Program) -> Option<(Program, Vec<(String, 
     // among the fields it leaves unmatched.
     let by_spelling = |i: usize, j: usize| {
         let (a, b) = (&old.globals[i], &new.globals[j]);
-        a.ty == b.ty && same_spelling(&a.name, &b.name)
+        a.ty == b.ty && a.declared_len == b.declared_len && same_spelling(&a.name, &b.name)
     };
     let by_origin = |i: usize, j: usize| {
         let (a, b) = (&old.globals[i], &new.globals[j]);
-        a.ty == b.ty && a.origin.is_some() && a.origin == b.origin
+        a.ty == b.ty
+            && a.declared_len == b.declared_len
+            && a.origin.is_some()
+            && a.origin == b.origin
     };
     let mut pairs = unique_matches(&old_only, &new_only, by_spelling);
     let old_left: Vec<usize> = old_only

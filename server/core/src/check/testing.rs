@@ -37,6 +37,8 @@ impl Rng {
 
 /// Rounds of [`InputGen::extreme`] values (machine semantics).
 const EXTREMES: usize = 8;
+/// The longest declared array length random tests build inputs of.
+const MAX_TESTED_LENGTH: u64 = 4096;
 
 /// How many inputs to try and for how long.
 pub struct Budget {
@@ -56,7 +58,9 @@ impl Default for Budget {
 /// One input slot: a parameter position or a global name, with its type.
 enum Slot {
     Arg(usize, Type),
-    Global(String, Type),
+    /// A global, with the length it has when it is an array of a declared
+    /// length.
+    Global(String, Type, Option<u64>),
 }
 
 /// Yields candidate inputs for the pair; `None` when a parameter's type
@@ -100,12 +104,16 @@ impl InputGen {
             slots.push(Slot::Arg(pos, b.clone()));
         }
         for g in old.globals.iter().chain(&new.globals) {
+            if g.is_input() && g.declared_len.is_some_and(|n| n > MAX_TESTED_LENGTH) {
+                // Arrays that long are left to the symbolic checkers.
+                return None;
+            }
             if g.is_input()
                 && !slots
                     .iter()
-                    .any(|s| matches!(s, Slot::Global(n, _) if *n == g.name))
+                    .any(|s| matches!(s, Slot::Global(n, ..) if *n == g.name))
             {
-                slots.push(Slot::Global(g.name.clone(), g.ty.clone()));
+                slots.push(Slot::Global(g.name.clone(), g.ty.clone(), g.declared_len));
             }
         }
         let mut seed = 0x9E37_79B9_7F4A_7C15u64;
@@ -134,8 +142,9 @@ impl InputGen {
         self.count += 1;
         self.drawn.clear();
         for i in 0..self.slots.len() {
-            let ty = match &self.slots[i] {
-                Slot::Arg(_, t) | Slot::Global(_, t) => t.clone(),
+            let (ty, len) = match &self.slots[i] {
+                Slot::Arg(_, t) => (t.clone(), None),
+                Slot::Global(_, t, len) => (t.clone(), *len),
             };
             let is_arg = matches!(self.slots[i], Slot::Arg(..));
             let v = if is_arg && self.null_now(&ty, round) {
@@ -143,14 +152,42 @@ impl InputGen {
             } else {
                 self.value(&ty, round)
             };
+            let v = match (v, len) {
+                (Value::Array(items), Some(n)) => Value::Array(self.resized(items, &ty, n, round)),
+                (v, _) => v,
+            };
             match &self.slots[i] {
                 Slot::Arg(pos, _) => inputs.args[*pos] = v,
-                Slot::Global(name, _) => {
+                Slot::Global(name, ..) => {
                     inputs.globals.insert(name.clone(), v);
                 }
             }
         }
         inputs
+    }
+
+    /// `items` cut or extended to `n` elements: drawn ones while the array
+    /// is short enough to draw, zeros (static storage's start) beyond.
+    fn resized(&mut self, mut items: Vec<Value>, ty: &Type, n: u64, round: usize) -> Vec<Value> {
+        const DRAWN: usize = 64;
+        let Type::Array(elem) = ty else { return items };
+        let n = usize::try_from(n.min(MAX_TESTED_LENGTH)).unwrap_or(0);
+        items.truncate(n);
+        while items.len() < n.min(DRAWN) {
+            let v = self.value(elem, round.max(4));
+            items.push(v);
+        }
+        let zero = match &**elem {
+            Type::Bool => Value::Bool(false),
+            Type::Float(_) if self.semantics == Semantics::Math => {
+                Value::Real(Real::Exact(BigRational::from_integer(BigInt::from(0))))
+            }
+            Type::Float(FloatTy::F32) => Value::F32(0.0),
+            Type::Float(FloatTy::F64) => Value::F64(0.0),
+            _ => Value::Int(BigInt::from(0)),
+        };
+        items.resize(n, zero);
+        items
     }
 
     /// Whether this round passes `null` for the slot: every nullable

@@ -854,6 +854,10 @@ pub struct Global {
     /// it — no code writes the global after initialisation — is decided
     /// per pair (`check::state`).
     pub initial: Option<Expr>,
+    /// A C array's length, fixed by its declaration (`int t[8]`, `int t[]
+    /// = {1, 2}`): its entry value, when an input, has exactly this many
+    /// elements.
+    pub declared_len: Option<u64>,
     /// Only code of the file can write the global: a Java `private` field,
     /// a C `static` global.
     pub file_local: bool,

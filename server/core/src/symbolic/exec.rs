@@ -473,7 +473,7 @@ impl<'a> Executor<'a> {
         };
         for (i, g) in self.program.globals.iter().enumerate() {
             let v = if g.is_input() {
-                self.input_value(&format!("g.{}", g.name), &g.ty, &mut state)?
+                self.input_value(&format!("g.{}", g.name), &g.ty, g.declared_len, &mut state)?
             } else if g.return_of.is_some() {
                 self.ops.zero(&g.ty)?
             } else {
@@ -490,7 +490,7 @@ impl<'a> Executor<'a> {
                 continue;
             }
             let local = f.local(*p);
-            let v = self.input_value(&format!("arg{pos}"), &local.ty, &mut state)?;
+            let v = self.input_value(&format!("arg{pos}"), &local.ty, None, &mut state)?;
             if let Sym::Arr(o) = v {
                 param_arrays.push((pos, o));
             }
@@ -697,13 +697,20 @@ impl<'a> Executor<'a> {
     }
 
     /// The value of a shared input; arrays become heap objects.
-    fn input_value(&mut self, name: &str, ty: &Type, state: &mut State) -> EResult<Sym> {
+    /// An input of type `ty`; an array one has `len` elements when given.
+    fn input_value(
+        &mut self,
+        name: &str,
+        ty: &Type,
+        len: Option<u64>,
+        state: &mut State,
+    ) -> EResult<Sym> {
         match ty {
             Type::Array(elem) => {
                 if matches!(**elem, Type::Array(_)) {
                     return Err(unsupported("multi-dimensional array input"));
                 }
-                let (len, data, null) = self.inputs.array(name, &self.ops, elem)?;
+                let (len, data, null) = self.inputs.array(name, &self.ops, elem, len)?;
                 state.heap.push(ArrObj {
                     len,
                     data,

@@ -30,6 +30,9 @@ pub enum InputVar {
         name: String,
         elem: Type,
         len: Sym,
+        /// The length the array has in both versions (a C array's declared
+        /// one; see [`InputSpace::preconditions`]).
+        declared_len: Option<u64>,
         data: Array,
         /// Whether the array is `null` (only where
         /// [`InputSpace::nullable_arrays`] lets a parameter be; its length
@@ -179,8 +182,9 @@ impl InputSpace {
         }
     }
 
-    /// What holds of every input: arrays have a non-negative length, and
-    /// under math semantics unsigned integers range over ℕ.
+    /// What holds of every input: arrays have a non-negative length (the
+    /// declared one where it is fixed), and under math semantics unsigned
+    /// integers range over ℕ.
     pub fn preconditions(&self) -> Vec<Bool> {
         let mut out = Vec::new();
         for v in &self.vars {
@@ -193,11 +197,18 @@ impl InputSpace {
             {
                 out.push(i.ge(Int::from_i64(0)));
             }
-            if let InputVar::Array { len, .. } = v {
+            if let InputVar::Array {
+                len, declared_len, ..
+            } = v
+            {
                 // A null array's length is unconstrained but unused.
-                match len {
-                    Sym::Int(l) => out.push(l.ge(Int::from_i64(0))),
-                    Sym::Bv(l) => out.push(l.bvsge(z3::ast::BV::from_i64(0, l.get_size()))),
+                match (len, declared_len) {
+                    (Sym::Int(l), None) => out.push(l.ge(Int::from_i64(0))),
+                    (Sym::Bv(l), None) => out.push(l.bvsge(z3::ast::BV::from_i64(0, l.get_size()))),
+                    (Sym::Int(l), Some(n)) => out.push(l.eq(Int::from_u64(*n))),
+                    (Sym::Bv(l), Some(n)) => {
+                        out.push(l.eq(z3::ast::BV::from_u64(*n, l.get_size())))
+                    }
                     _ => {}
                 }
             }
@@ -235,17 +246,32 @@ impl InputSpace {
         name: &str,
         ops: &Ops,
         elem: &Type,
+        declared_len: Option<u64>,
     ) -> EResult<(Sym, Array, Option<Bool>)> {
         if let Some(&i) = self.index.get(name) {
             return match &self.vars[i] {
                 InputVar::Array {
                     elem: e,
                     len,
+                    declared_len: d,
                     data,
                     null,
                     ..
-                } if e == elem || same_sort(ops, e, elem) => {
+                } if (e == elem || same_sort(ops, e, elem)) && *d == declared_len => {
                     Ok((len.clone(), data.clone(), null.clone()))
+                }
+                InputVar::Array {
+                    declared_len: d, ..
+                } if *d != declared_len => {
+                    let len = |l: &Option<u64>| {
+                        l.map_or("no fixed length".to_string(), |n| format!("{n} elements"))
+                    };
+                    Err(EncodeError::new(format!(
+                        "array {} has a different declared length in each version ({} and {})",
+                        display_name(name),
+                        len(d),
+                        len(&declared_len)
+                    )))
                 }
                 _ => Err(EncodeError::new(format!(
                     "input {} has different types in the two versions",
@@ -266,6 +292,7 @@ impl InputSpace {
             name: name.to_string(),
             elem: elem.clone(),
             len: len.clone(),
+            declared_len,
             data: data.clone(),
             null: null.clone(),
         });

@@ -407,7 +407,7 @@ fn lower_here(source: &str, tree: &Tree) -> Program {
 
     // Top-level declarations, in order: typedefs, enums, globals, functions.
     let mut defs: Vec<Node> = Vec::new();
-    let mut pending_inits: Vec<(GlobalId, Node, Node)> = Vec::new();
+    let mut pending_inits: Vec<PendingGlobal> = Vec::new();
     for item in kids(root) {
         match item.kind() {
             "type_definition" => file.typedef(item),
@@ -482,12 +482,40 @@ fn lower_here(source: &str, tree: &Tree) -> Program {
 
     // Constant initialisers: the value of a `const` global, the initial
     // value of another.
+    // An array's length is fixed by its declaration (its size, else its
+    // initialiser's items), whatever its elements are.
     let mut constants = Vec::new();
-    for (gid, init, decl_node) in pending_inits {
+    let mut lengths = Vec::new();
+    for p in pending_inits {
         let mut fx = Fx::new(&file, Type::Void);
-        let ty = file.globals[gid.0 as usize].ty.clone();
-        if let Ok(e) = fx.global_init(init, decl_node, &ty) {
-            constants.push((gid, e));
+        let ty = file.globals[p.gid.0 as usize].ty.clone();
+        let size = fx.global_array_size(p.decl);
+        let value = p
+            .init
+            .and_then(|init| fx.global_init(init, p.decl, &ty).ok());
+        let len = match value.as_ref().map(|e| &e.kind) {
+            Some(ExprKind::ArrayLit(items)) => Some(items.len() as u64),
+            _ => size,
+        };
+        lengths.push((p.gid, len, p.zero));
+        if let Some(e) = value {
+            constants.push((p.gid, e));
+        }
+    }
+    for (gid, len, zero) in lengths {
+        if let Some(g) = file.globals.get_mut(gid.0 as usize) {
+            g.declared_len = len;
+            if let (true, Some(n), Type::Array(_)) = (zero, len, &g.ty) {
+                g.initial = Some(Expr {
+                    kind: ExprKind::NewArray(Box::new(expr::int_lit(
+                        i128::from(n),
+                        IntTy::I32,
+                        g.span,
+                    ))),
+                    ty: g.ty.clone(),
+                    span: g.span,
+                });
+            }
         }
     }
     for (gid, e) in constants {
@@ -520,6 +548,17 @@ fn lower_here(source: &str, tree: &Tree) -> Program {
         syntax_errors: Vec::new(),
         cache: Default::default(),
     }
+}
+
+/// A file-scope variable whose initial value or length needs expressions
+/// lowered once every declaration is known.
+struct PendingGlobal<'n> {
+    gid: GlobalId,
+    init: Option<Node<'n>>,
+    /// The declarator (for an array's size).
+    decl: Node<'n>,
+    /// No initialiser, static storage: it starts at zero.
+    zero: bool,
 }
 
 /// Drops the [`Global::initial`] value of every global whose name occurs
@@ -771,7 +810,7 @@ impl<'t> FileCx<'t> {
 
     /// A file-scope declaration: prototypes are skipped (they are not
     /// functions), variables become globals.
-    fn global_decl<'n>(&mut self, n: Node<'n>, pending: &mut Vec<(GlobalId, Node<'n>, Node<'n>)>) {
+    fn global_decl<'n>(&mut self, n: Node<'n>, pending: &mut Vec<PendingGlobal<'n>>) {
         let Some(tnode) = n.child_by_field_name("type") else {
             return;
         };
@@ -849,20 +888,28 @@ impl<'t> FileCx<'t> {
                 uncomputed: false,
                 origin: init.map(|i| crate::lang::origin_tokens(&[i], self.src, &name)),
                 initial: None,
+                declared_len: None,
                 file_local: storage_class(n, self.src).as_deref() == Some("static"),
                 span: span_of(d),
             });
             self.global_const.push(is_const);
             self.global_map.entry(name).or_insert(gid);
-            match init {
-                Some(init) => pending.push((gid, init, decl)),
-                // Static storage without an initialiser starts at zero
-                // (an `extern` one is defined, and initialised, elsewhere).
-                None if !is_const && storage_class(n, self.src).as_deref() != Some("extern") => {
-                    let g = &mut self.globals[gid.0 as usize];
-                    g.initial = expr::zero(&g.ty, g.span);
-                }
-                None => {}
+            // Static storage without an initialiser starts at zero (an
+            // `extern` one is defined, and initialised, elsewhere).
+            let zero = init.is_none()
+                && !is_const
+                && storage_class(n, self.src).as_deref() != Some("extern");
+            let g = &mut self.globals[gid.0 as usize];
+            if zero {
+                g.initial = expr::zero(&g.ty, g.span);
+            }
+            if init.is_some() || matches!(g.ty, Type::Array(_)) {
+                pending.push(PendingGlobal {
+                    gid,
+                    init,
+                    decl,
+                    zero,
+                });
             }
         }
     }
@@ -1195,6 +1242,15 @@ impl<'t> Fx<'t> {
     }
 
     /// Lowers the initialiser of a `const` global; it must be constant.
+    /// The constant size of an array declarator (`t[8]`, `t[N]`); `None`
+    /// without one or when it is not a non-negative constant.
+    fn global_array_size(&mut self, decl: Node<'t>) -> Option<u64> {
+        let size = decl.child_by_field_name("size")?;
+        let mut out = Vec::new();
+        let e = self.expr(size, &mut out).ok()?;
+        u64::try_from(expr::const_int(&e)?).ok()
+    }
+
     fn global_init(&mut self, init: Node<'t>, decl: Node<'t>, ty: &Type) -> Res<Expr> {
         let mut out = Vec::new();
         let e = match ty {

@@ -232,6 +232,7 @@ impl super::FileCx<'_> {
                 uncomputed: false,
                 origin: None,
                 initial: None,
+                declared_len: None,
                 file_local: false,
                 span,
             }));
@@ -254,6 +255,7 @@ impl super::FileCx<'_> {
                     uncomputed: false,
                     origin: None,
                     initial: None,
+                    declared_len: None,
                     file_local: false,
                     span,
                 })

@@ -509,6 +509,43 @@ fn block_scoping_and_shadowing_get_distinct_locals() {
 }
 
 #[test]
+fn array_globals_have_their_declared_length() {
+    let src = "#define N 8\nint t[N];\nint u[] = {1, 2, 3};\nstatic double z[4];\nextern int e[5];\n\
+int f(int i) { return t[i] + u[i] + (int)z[i] + e[i]; }";
+    let prog = lower(src);
+    let lens: Vec<(&str, Option<u64>)> = prog
+        .globals
+        .iter()
+        .map(|g| (g.name.as_str(), g.declared_len))
+        .collect();
+    assert_eq!(
+        lens,
+        [
+            ("t", Some(8)),
+            ("u", Some(3)),
+            ("z", Some(4)),
+            ("e", Some(5))
+        ]
+    );
+    let zeros = |name: &str| {
+        let g = prog
+            .globals
+            .iter()
+            .find(|g| g.name == name)
+            .expect("global");
+        match g.initial.as_ref().map(|e| &e.kind) {
+            Some(ExprKind::NewArray(n)) => Some(n.kind.clone()),
+            _ => None,
+        }
+    };
+    // Static storage without an initialiser starts as that many zeros; an
+    // `extern` array is initialised elsewhere.
+    assert_eq!(zeros("t"), Some(ExprKind::IntLit(8)));
+    assert_eq!(zeros("z"), Some(ExprKind::IntLit(4)));
+    assert_eq!(zeros("e"), None);
+}
+
+#[test]
 fn globals_defines_enums() {
     let src = "#include <stdio.h>\n#define N 8\n#define HALF (N / 2)\n#define TWICE N*2\nenum Color { RED, GREEN = 5, BLUE };\n\
 static const unsigned int primes[4] = { 2, 3, 5 };\nconst double PI2 = 2 * M_PI;\nint counter;\n\

@@ -373,6 +373,7 @@ impl<'t> Ctx<'t> {
                         uncomputed: false,
                         origin: None,
                         initial: None,
+                        declared_len: None,
                         file_local: is_private,
                         span: span(d),
                     });

@@ -125,6 +125,7 @@ impl<'t> Ctx<'t> {
                     uncomputed: false,
                     origin: None,
                     initial: None,
+                    declared_len: None,
                     file_local: false,
                     span: self.methods[i].name_span,
                 });
@@ -173,6 +174,7 @@ impl<'t> Ctx<'t> {
                     uncomputed: false,
                     origin: None,
                     initial: None,
+                    declared_len: None,
                     file_local: false,
                     span: sp,
                 });
