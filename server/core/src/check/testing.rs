@@ -108,6 +108,16 @@ impl InputGen {
                 // Arrays that long are left to the symbolic checkers.
                 return None;
             }
+            // One input cannot have two lengths: an array declared with
+            // another length in the other version is no shared input.
+            let other = old
+                .globals
+                .iter()
+                .chain(&new.globals)
+                .find(|h| h.name == g.name);
+            if other.is_some_and(|h| h.declared_len != g.declared_len) {
+                return None;
+            }
             if g.is_input()
                 && !slots
                     .iter()
