@@ -1241,7 +1241,6 @@ impl<'t> Fx<'t> {
         })
     }
 
-    /// Lowers the initialiser of a `const` global; it must be constant.
     /// The constant size of an array declarator (`t[8]`, `t[N]`); `None`
     /// without one or when it is not a non-negative constant.
     fn global_array_size(&mut self, decl: Node<'t>) -> Option<u64> {
@@ -1251,6 +1250,7 @@ impl<'t> Fx<'t> {
         u64::try_from(expr::const_int(&e)?).ok()
     }
 
+    /// Lowers the initialiser of a `const` global; it must be constant.
     fn global_init(&mut self, init: Node<'t>, decl: Node<'t>, ty: &Type) -> Res<Expr> {
         let mut out = Vec::new();
         let e = match ty {
