@@ -10,6 +10,7 @@ pub mod check;
 pub(crate) mod clock;
 pub mod diff;
 pub mod interp;
+pub mod interval;
 pub mod ir;
 pub mod lang;
 pub(crate) mod loops;

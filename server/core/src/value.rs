@@ -3,29 +3,41 @@
 //! (which build inputs from solver models) and the front layers (which render
 //! them).
 
+use crate::interval::Interval;
 use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::{Signed, ToPrimitive, Zero};
 use std::fmt;
 
 /// A real number under math semantics: exact when every operation that
-/// produced it was exact, otherwise an `f64` approximation (results of `sin`,
-/// `exp`, ... or of arithmetic on such results).
+/// produced it was exact, otherwise an interval that contains it (results
+/// of `sin`, `exp`, ... or of arithmetic on such results; see
+/// [`crate::interval`]).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Real {
     Exact(BigRational),
-    Approx(f64),
+    Approx(Interval),
 }
 
 impl Real {
+    /// The value as a double: the nearest one when exact, a representative
+    /// of the interval otherwise (for display and for functions computed in
+    /// `f64`, never for a decision).
     pub fn to_f64(&self) -> f64 {
         match self {
             Real::Exact(r) => r.to_f64().unwrap_or(f64::NAN),
-            Real::Approx(x) => *x,
+            Real::Approx(x) => x.mid(),
         }
     }
     pub fn is_exact(&self) -> bool {
         matches!(self, Real::Exact(_))
+    }
+    /// An interval that contains the value.
+    pub fn interval(&self) -> Interval {
+        match self {
+            Real::Exact(r) => Interval::of_rational(r),
+            Real::Approx(x) => *x,
+        }
     }
 }
 
@@ -33,7 +45,8 @@ impl fmt::Display for Real {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Real::Exact(r) => fmt_rational(r, f),
-            Real::Approx(x) => write!(f, "≈{}", fmt_f64(*x)),
+            Real::Approx(x) if x.is_entire() => f.write_str("≈?"),
+            Real::Approx(x) => write!(f, "≈{}", fmt_f64(x.mid())),
         }
     }
 }

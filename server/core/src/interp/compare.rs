@@ -1,13 +1,9 @@
-//! Comparing two executions on observable behaviour, with tolerance for
-//! approximated reals (math semantics) and no conclusion on limits.
+//! Comparing two executions on observable behaviour: approximate reals
+//! differ only where their intervals are disjoint, and limits give no
+//! conclusion.
 
-use super::{Comparison, Execution, FaultKind, Outcome};
+use super::{Comparison, Execution, FaultKind, Outcome, Printed};
 use crate::value::{Real, Value};
-
-/// Relative and absolute error an approximated value may carry. A
-/// difference counts only when it exceeds both.
-const REL_TOL: f64 = 1e-6;
-const ABS_TOL: f64 = 1e-9;
 
 /// How close two values are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -21,23 +17,6 @@ enum Close {
     Different,
 }
 
-fn close_f64(a: f64, b: f64) -> Close {
-    if a == b {
-        return Close::Equal;
-    }
-    if !(a.is_finite() && b.is_finite()) {
-        // NaN or infinity from an approximation: nothing can be concluded.
-        return Close::Within;
-    }
-    let diff = (a - b).abs();
-    let scale = a.abs().max(b.abs());
-    if diff > ABS_TOL && diff > REL_TOL * scale {
-        Close::Different
-    } else {
-        Close::Within
-    }
-}
-
 fn close(a: &Value, b: &Value) -> Close {
     match (a, b) {
         (Value::Real(x), Value::Real(y)) => match (x, y) {
@@ -48,7 +27,20 @@ fn close(a: &Value, b: &Value) -> Close {
                     Close::Different
                 }
             }
-            _ => close_f64(x.to_f64(), y.to_f64()),
+            (Real::Exact(p), Real::Approx(i)) | (Real::Approx(i), Real::Exact(p)) => {
+                if i.contains(p) {
+                    Close::Within
+                } else {
+                    Close::Different
+                }
+            }
+            (Real::Approx(i), Real::Approx(j)) => {
+                if i.disjoint(j) {
+                    Close::Different
+                } else {
+                    Close::Within
+                }
+            }
         },
         // Machine floats are exact IEEE results: compared bit for bit, but
         // every NaN is the same NaN.
@@ -210,18 +202,11 @@ pub(crate) fn compare(old: &Execution, new: &Execution, globals: &[String]) -> C
     }
     if old.output_text != new.output_text {
         let what = format!("output: {:?} vs {:?}", old.output_text, new.output_text);
-        if old.inexact || new.inexact {
-            match close_text(&old.output_text, &new.output_text) {
-                Some(Close::Different) => d.real.push(what),
-                Some(_) => d
-                    .doubtful
-                    .push(format!("{what} (within approximation error)")),
-                None => d
-                    .doubtful
-                    .push(format!("{what} (approximated values involved)")),
-            }
-        } else {
-            d.real.push(what);
+        match close_printed(&old.printed, &new.printed) {
+            Close::Different => d.real.push(what),
+            _ => d
+                .doubtful
+                .push(format!("{what} (within approximation error)")),
         }
     }
     if !d.real.is_empty() {
@@ -233,115 +218,45 @@ pub(crate) fn compare(old: &Execution, new: &Execution, globals: &[String]) -> C
     }
 }
 
-/// A piece of printed text: a number, or anything else.
-#[derive(Debug, PartialEq)]
-enum Tok<'a> {
-    Num(f64),
-    Other(&'a str),
-}
-
-/// Splits text into numbers (optionally `≈`-marked, signed, with fraction
-/// and exponent; also `NaN`/`Infinity`/`inf`/`nan`) and the text between.
-fn tokens(s: &str) -> Vec<Tok<'_>> {
-    let b = s.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    let mut other_start = 0;
-    while i < b.len() {
-        let start = i;
-        let mut j = i;
-        if s[j..].starts_with('≈') {
-            j += '≈'.len_utf8();
-        }
-        let num_start = j;
-        if j < b.len() && (b[j] == b'-' || b[j] == b'+') {
-            j += 1;
-        }
-        let digits_start = j;
-        while j < b.len() && b[j].is_ascii_digit() {
-            j += 1;
-        }
-        if j < b.len() && b[j] == b'.' {
-            j += 1;
-            while j < b.len() && b[j].is_ascii_digit() {
-                j += 1;
-            }
-        }
-        let mantissa_ok = s[digits_start..j].bytes().any(|c| c.is_ascii_digit());
-        if mantissa_ok && j < b.len() && (b[j] == b'e' || b[j] == b'E') {
-            let mut k = j + 1;
-            if k < b.len() && (b[k] == b'-' || b[k] == b'+') {
-                k += 1;
-            }
-            if k < b.len() && b[k].is_ascii_digit() {
-                while k < b.len() && b[k].is_ascii_digit() {
-                    k += 1;
-                }
-                j = k;
-            }
-        }
-        let mut num = if mantissa_ok {
-            s[num_start..j].parse::<f64>().ok()
-        } else {
-            None
-        };
-        if num.is_none() {
-            for (word, v) in [
-                ("NaN", f64::NAN),
-                ("nan", f64::NAN),
-                ("Infinity", f64::INFINITY),
-                ("inf", f64::INFINITY),
-            ] {
-                if s[digits_start..].starts_with(word) {
-                    let neg = digits_start > num_start && b[num_start] == b'-';
-                    num = Some(if neg { -v } else { v });
-                    j = digits_start + word.len();
-                    break;
-                }
-            }
-        }
-        match num {
-            Some(v) => {
-                if other_start < start {
-                    out.push(Tok::Other(&s[other_start..start]));
-                }
-                out.push(Tok::Num(v));
-                i = j;
-                other_start = j;
-            }
-            None => {
-                // Advance by one character (text may be any UTF-8).
-                i += s[i..].chars().next().map_or(1, char::len_utf8);
-            }
-        }
+/// Printed outputs that differ as text, item by item: values printed in
+/// both compare as values, text rendered from approximations decides
+/// nothing, and any other difference is real. Where the items do not pair
+/// up (one print split in two, in a run with approximations) nothing is
+/// concluded.
+fn close_printed(a: &[Printed], b: &[Printed]) -> Close {
+    let approx = |items: &[Printed]| {
+        items.iter().any(|p| {
+            matches!(
+                p,
+                Printed::ApproxText(_) | Printed::Value(Value::Real(Real::Approx(_)), _)
+            )
+        })
+    };
+    if !approx(a) && !approx(b) {
+        return Close::Different;
     }
-    if other_start < s.len() {
-        out.push(Tok::Other(&s[other_start..]));
+    if a.len() != b.len() {
+        return Close::Within;
     }
-    out
-}
-
-/// Compares printed texts number by number with tolerance; `None` when
-/// their structure (the text between numbers) does not align.
-fn close_text(a: &str, b: &str) -> Option<Close> {
-    let (ta, tb) = (tokens(a), tokens(b));
-    if ta.len() != tb.len() {
-        return None;
-    }
-    let mut worst = Close::Equal;
-    for (x, y) in ta.iter().zip(&tb) {
-        let c = match (x, y) {
-            (Tok::Num(p), Tok::Num(q)) => {
-                if p.is_nan() && q.is_nan() {
-                    Close::Equal
-                } else {
-                    close_f64(*p, *q)
-                }
+    let pair = |x: &Printed, y: &Printed| match (x, y) {
+        (Printed::Newline, Printed::Newline) => Close::Equal,
+        (Printed::Text(p), Printed::Text(q)) => {
+            if p == q {
+                Close::Equal
+            } else {
+                Close::Different
             }
-            (Tok::Other(p), Tok::Other(q)) if p == q => Close::Equal,
-            _ => return None,
-        };
-        worst = worst.max(c);
-    }
-    Some(worst)
+        }
+        (Printed::Value(p, _), Printed::Value(q, _)) => close(p, q),
+        (
+            Printed::Text(p) | Printed::ApproxText(p),
+            Printed::Text(q) | Printed::ApproxText(q),
+        ) if p == q => Close::Equal,
+        _ => Close::Within,
+    };
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| pair(x, y))
+        .max()
+        .unwrap_or(Close::Equal)
 }

@@ -156,7 +156,14 @@ pub(crate) fn run(
         })
         .collect();
 
-    let outcome = match it.call(func, args.clone(), Span::default()) {
+    let result = it.call(func, args.clone(), Span::default());
+    // A value picked from an undecided approximation may have steered
+    // whatever came after it.
+    let result = match result {
+        Ok(_) | Err(Stop::Fault(..)) if it.ar.undecided => Err(Stop::Limit(LimitKind::Approximation)),
+        r => r,
+    };
+    let outcome = match result {
         Ok(v) => Outcome::Return(it.export(&v)),
         Err(Stop::Fault(kind, span)) => Outcome::Fault {
             kind,
@@ -625,17 +632,27 @@ impl Interp<'_> {
             PrintKind::Printf { format } => {
                 let pargs: Vec<PArg> = vals.into_iter().map(|(v, ty)| self.parg(v, ty)).collect();
                 let text = render::printf(format, &pargs, self.ar.math);
-                self.printed.push(Printed::Text(text));
+                let approx = pargs
+                    .iter()
+                    .any(|a| matches!(a, PArg::Val(Value::Real(Real::Approx(_)), _)));
+                self.printed.push(if approx {
+                    Printed::ApproxText(text)
+                } else {
+                    Printed::Text(text)
+                });
             }
             PrintKind::C { newline } => {
                 for (v, ty) in vals {
-                    let text = match self.parg(v, ty) {
-                        PArg::Str(s) => s,
+                    let item = match self.parg(v, ty) {
+                        PArg::Str(s) => Printed::Text(s),
                         // putchar: the value converted to unsigned char.
-                        PArg::Val(Value::Int(i), _) => render::c_char(&i).to_string(),
-                        PArg::Val(v, ty) => render::java_value(&v, &ty),
+                        PArg::Val(Value::Int(i), _) => Printed::Text(render::c_char(&i).to_string()),
+                        PArg::Val(v @ Value::Real(Real::Approx(_)), ty) => {
+                            Printed::ApproxText(render::java_value(&v, &ty))
+                        }
+                        PArg::Val(v, ty) => Printed::Text(render::java_value(&v, &ty)),
                     };
-                    self.printed.push(Printed::Text(text));
+                    self.printed.push(item);
                 }
                 if *newline {
                     self.printed.push(Printed::Newline);

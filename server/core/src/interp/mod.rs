@@ -238,8 +238,9 @@ pub enum LimitKind {
     Steps,
     CallDepth,
     ArrayTooLarge,
-    /// Under math semantics, a decision (here: dividing by zero) hinged on
-    /// an approximate value whose exact counterpart is unknown.
+    /// Under math semantics, a decision (a branch, a division by a value
+    /// that may be zero, an integer taken from a real) hinged on an
+    /// approximate value whose interval does not decide it.
     Approximation,
     /// An exception met a `catch` clause whose relation to its class is
     /// unknown (a class outside the JDK hierarchy we know).
@@ -261,7 +262,7 @@ impl LimitKind {
             LimitKind::CallDepth => "exceeded the call depth limit",
             LimitKind::ArrayTooLarge => "allocated an array too large to run",
             LimitKind::Approximation => {
-                "divided by an approximate zero (the exact value is unknown)"
+                "reached a decision that values known only within approximation error do not settle"
             }
             LimitKind::UnknownCatch => {
                 "threw an exception whose catch clause is unknown (class hierarchy)"
@@ -313,6 +314,9 @@ impl Outcome {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Printed {
     Text(String),
+    /// Text rendered from approximate reals (`printf("%f", sin(x))` under
+    /// math): its digits are those of a representative of each interval.
+    ApproxText(String),
     /// A printed value with its static type (decides how it is rendered).
     Value(Value, Type),
     Newline,

@@ -10,6 +10,7 @@ use super::{FaultKind, LimitKind, Stop};
 use crate::ir::{
     BinOp, FloatTy, IntTy, Intrinsic, Lang, Semantics, SignedOverflow, Span, Type, UnOp,
 };
+use crate::interval::Interval;
 use crate::value::Real;
 use num_bigint::BigInt;
 use num_integer::Integer;
@@ -34,6 +35,10 @@ pub(crate) struct Arith {
     pub java: bool,
     /// Set whenever an approximation influenced a value.
     pub inexact: bool,
+    /// Set when a value had to be picked from an interval that does not
+    /// decide it (an approximate real converted to an integer where no
+    /// error is possible): the run is then no evidence of anything.
+    pub undecided: bool,
     /// C under `machine` without `-fwrapv`: a signed `+ - *`, `-x` or
     /// `abs` whose exact result does not fit is undefined behaviour.
     pub overflow_undefined: bool,
@@ -153,11 +158,18 @@ pub(crate) fn parse_decimal(text: &str) -> Option<BigRational> {
     Some(if sign < 0 { -r } else { r })
 }
 
+/// The order of two reals; `None` when approximations leave it open.
 fn real_cmp(a: &Real, b: &Real) -> Option<Ordering> {
     match (a, b) {
         (Real::Exact(x), Real::Exact(y)) => Some(x.cmp(y)),
-        _ => a.to_f64().partial_cmp(&b.to_f64()),
+        _ => a.interval().cmp(&b.interval()),
     }
+}
+
+/// A question approximations do not answer stops the run: its outcome
+/// would rest on approximation error.
+fn decided<T>(v: Option<T>) -> Result<T, Stop> {
+    v.ok_or(Stop::Limit(LimitKind::Approximation))
 }
 
 fn cmp_result(op: BinOp, o: Option<Ordering>) -> bool {
@@ -202,6 +214,7 @@ impl Arith {
             math: semantics == Semantics::Math,
             java: lang == Lang::Java,
             inexact: false,
+            undecided: false,
             overflow_undefined: semantics == Semantics::Machine
                 && lang == Lang::C
                 && signed_overflow == SignedOverflow::Undefined,
@@ -235,7 +248,7 @@ impl Arith {
     fn real(&mut self, r: Real) -> V {
         let r = match r {
             Real::Exact(q) if q.numer().bits() + q.denom().bits() > MAX_EXACT_BITS => {
-                Real::Approx(q.to_f64().unwrap_or(f64::NAN))
+                Real::Approx(Interval::of_rational(&q))
             }
             r => r,
         };
@@ -245,7 +258,7 @@ impl Arith {
         V::Real(r)
     }
 
-    fn approx(&mut self, x: f64) -> V {
+    fn approx(&mut self, x: Interval) -> V {
         self.real(Real::Approx(x))
     }
 
@@ -274,7 +287,7 @@ impl Arith {
             };
             return match exact.or_else(|| rat_of_f64(value)) {
                 Some(r) => V::Real(Real::Exact(r)),
-                None => self.approx(value),
+                None => self.approx(Interval::point(value)),
             };
         }
         match ty {
@@ -305,7 +318,7 @@ impl Arith {
             }
             (UnOp::BitNot, V::Int(i)) => V::Int(self.fit_ty(!i, ty)),
             (UnOp::Neg, V::Real(Real::Exact(r))) => V::Real(Real::Exact(-r)),
-            (UnOp::Neg, V::Real(Real::Approx(x))) => self.approx(-x),
+            (UnOp::Neg, V::Real(Real::Approx(x))) => self.approx(x.neg()),
             (UnOp::Neg, V::F32(x)) => V::F32(-x),
             (UnOp::Neg, V::F64(x)) => V::F64(-x),
             _ => return Err(internal("ill-typed unary operand", span)),
@@ -446,18 +459,13 @@ impl Arith {
             if !(x.is_exact() && y.is_exact()) {
                 self.inexact = true;
             }
-            return Ok(V::Bool(cmp_result(op, real_cmp(&x, &y))));
+            return Ok(V::Bool(cmp_result(op, Some(decided(real_cmp(&x, &y))?))));
         }
-        if matches!(op, BinOp::Div | BinOp::Rem) {
-            match &y {
-                Real::Exact(r) if r.is_zero() => {
-                    return Err(fault(FaultKind::DivisionByZero, span));
-                }
-                // An approximate zero may be a tiny non-zero number (an
-                // underflow) or a true zero: no conclusion either way.
-                Real::Approx(f) if *f == 0.0 => return Err(Stop::Limit(LimitKind::Approximation)),
-                _ => {}
-            }
+        if matches!(op, BinOp::Div | BinOp::Rem)
+            && let Real::Exact(r) = &y
+            && r.is_zero()
+        {
+            return Err(fault(FaultKind::DivisionByZero, span));
         }
         match (x, y) {
             (Real::Exact(a), Real::Exact(b)) => {
@@ -475,14 +483,22 @@ impl Arith {
                 };
                 Ok(self.real(Real::Exact(r)))
             }
+            // An approximate divisor that may be zero (a tiny non-zero
+            // number or a true zero) decides nothing.
             (x, y) => {
-                let (a, b) = (x.to_f64(), y.to_f64());
+                let (a, b) = (x.interval(), y.interval());
                 let r = match op {
-                    BinOp::Add => a + b,
-                    BinOp::Sub => a - b,
-                    BinOp::Mul => a * b,
-                    BinOp::Div => a / b,
-                    BinOp::Rem => a % b,
+                    BinOp::Add => a.add(b),
+                    BinOp::Sub => a.sub(b),
+                    BinOp::Mul => a.mul(b),
+                    BinOp::Div => decided(a.div(b))?,
+                    // a - b·trunc(a/b), where the quotient's integer part is
+                    // one integer for every value.
+                    BinOp::Rem => {
+                        let q = decided(a.div(b))?;
+                        decided(q.unique_integer(f64::trunc))?;
+                        a.sub(b.mul(Interval::point(q.lo().trunc())))
+                    }
                     _ => return Err(internal("bitwise operator on reals", span)),
                 };
                 Ok(self.approx(r))
@@ -500,18 +516,7 @@ impl Arith {
                     Real::Exact(q) => q.trunc().to_integer(),
                     Real::Approx(x) => {
                         self.inexact = true;
-                        if x.is_nan() {
-                            BigInt::zero()
-                        } else {
-                            // ℝ has no infinity: only an approximation can
-                            // produce one, and nothing exact corresponds.
-                            BigInt::from_f64(x.trunc()).ok_or_else(|| {
-                                undefined(
-                                    "conversion of an infinite approximation to an integer",
-                                    span,
-                                )
-                            })?
-                        }
+                        decided(x.unique_integer(f64::trunc))?
                     }
                 };
                 Ok(V::Int(self.fit_int(i, *t)))
@@ -602,11 +607,11 @@ impl Arith {
             }
             (V::F64(x), Type::Float(_)) if self.math => match rat_of_f64(x) {
                 Some(r) => V::Real(Real::Exact(r)),
-                None => self.approx(x),
+                None => self.approx(Interval::point(x)),
             },
             (V::F32(x), Type::Float(_)) if self.math => match rat_of_f64(f64::from(x)) {
                 Some(r) => V::Real(Real::Exact(r)),
-                None => self.approx(f64::from(x)),
+                None => self.approx(Interval::point(f64::from(x))),
             },
             (V::F64(x), Type::Float(FloatTy::F32)) => V::F32(x as f32),
             (V::F64(x), Type::Float(FloatTy::F64)) => V::F64(x),
@@ -615,7 +620,10 @@ impl Arith {
             (V::Real(r), Type::Int(t)) => {
                 let i = match r {
                     Real::Exact(q) => q.trunc().to_integer(),
-                    Real::Approx(x) => BigInt::from_f64(x.trunc()).unwrap_or_default(),
+                    Real::Approx(x) => x.unique_integer(f64::trunc).unwrap_or_else(|| {
+                        self.undecided = true;
+                        BigInt::from_f64(x.mid().trunc()).unwrap_or_default()
+                    }),
                 };
                 V::Int(self.fit_int(i, *t))
             }
@@ -668,7 +676,13 @@ impl Arith {
                     V::Real(Real::Exact(r)) => {
                         V::Real(Real::Exact(if up { r.ceil() } else { r.floor() }))
                     }
-                    V::Real(Real::Approx(x)) => self.approx(if up { x.ceil() } else { x.floor() }),
+                    V::Real(Real::Approx(x)) => {
+                        let f = if up { f64::ceil } else { f64::floor };
+                        match x.unique_integer(f) {
+                            Some(i) => V::Real(Real::Exact(BigRational::from_integer(i))),
+                            None => self.approx(x.integer_part(f)),
+                        }
+                    }
                     V::F64(x) => V::F64(if up { x.ceil() } else { x.floor() }),
                     V::F32(x) => V::F32(if up { x.ceil() } else { x.floor() }),
                     _ => return Err(internal("floor/ceil of a non-number", span)),
@@ -694,13 +708,18 @@ impl Arith {
                 V::F32(x) => V::F32(x.sqrt()),
                 V::Real(Real::Exact(r)) => match exact_sqrt(&r) {
                     Some(s) => V::Real(Real::Exact(s)),
-                    None => self.approx(r.to_f64().unwrap_or(f64::NAN).sqrt()),
+                    None => {
+                        let root = Interval::of_rational(&r).sqrt().unwrap_or(Interval::ENTIRE);
+                        self.approx(root)
+                    }
                 },
+                V::Real(Real::Approx(x)) => self.approx(x.sqrt().unwrap_or(Interval::ENTIRE)),
                 other => {
                     let x = self.f64_of(&other, span)?;
                     self.float_result(x.sqrt(), ty)
                 }
             },
+            _ if self.math => self.real_library(k, a, b, span)?,
             _ => {
                 let x = self.f64_of(&a, span)?;
                 let y = match b {
@@ -740,10 +759,89 @@ impl Arith {
         })
     }
 
+    /// A library function without exact rational results, under math:
+    /// an interval around its value (exact only for an integer power of
+    /// an exact real).
+    fn real_library(&mut self, k: Intrinsic, a: V, b: Option<V>, span: Span) -> Result<V, Stop> {
+        let x = self.real_of(&a, span)?;
+        let y = match &b {
+            Some(b) => Some(self.real_of(b, span)?),
+            None => None,
+        };
+        let y2 = || y.clone().ok_or_else(|| internal("intrinsic needs two arguments", span));
+        // The exact values at 0 (and log 1): common arguments whose
+        // results are rational.
+        if let Real::Exact(q) = &x {
+            let exact = |n: i64| Ok(V::Real(Real::Exact(BigRational::from_integer(BigInt::from(n)))));
+            let one = BigRational::one();
+            match k {
+                Intrinsic::Sin
+                | Intrinsic::Tan
+                | Intrinsic::Asin
+                | Intrinsic::Atan
+                | Intrinsic::Sinh
+                | Intrinsic::Tanh
+                | Intrinsic::Cbrt
+                    if q.is_zero() =>
+                {
+                    return exact(0);
+                }
+                Intrinsic::Cos | Intrinsic::Cosh | Intrinsic::Exp if q.is_zero() => return exact(1),
+                Intrinsic::Log | Intrinsic::Log10 if *q == one => return exact(0),
+                _ => {}
+            }
+        }
+        let (xi, inf) = (x.interval(), f64::INFINITY);
+        let r = match k {
+            Intrinsic::Pow => {
+                let y = y2()?;
+                let n = match &y {
+                    Real::Exact(q) if q.is_integer() => q.to_integer().to_i64().filter(|n| n.abs() <= 1024),
+                    _ => None,
+                };
+                match (&x, n) {
+                    (Real::Exact(q), Some(n)) if !(q.is_zero() && n < 0) => {
+                        let p = q.pow(i32::try_from(n).unwrap_or(0));
+                        return Ok(self.real(Real::Exact(p)));
+                    }
+                    (_, Some(n)) => xi.powi(n).unwrap_or(Interval::ENTIRE),
+                    _ => xi.pow(y.interval()),
+                }
+            }
+            Intrinsic::Cbrt => xi.increasing(f64::cbrt, -inf, inf),
+            Intrinsic::Exp => xi.increasing(f64::exp, -inf, inf),
+            Intrinsic::Log | Intrinsic::Log10 if xi.lo() <= 0.0 => Interval::ENTIRE,
+            Intrinsic::Log => xi.increasing(f64::ln, 0.0, inf),
+            Intrinsic::Log10 => xi.increasing(f64::log10, 0.0, inf),
+            Intrinsic::Sin => xi.lipschitz_unit(f64::sin),
+            Intrinsic::Cos => xi.lipschitz_unit(f64::cos),
+            Intrinsic::Tan => xi.tan(),
+            Intrinsic::Asin => xi.increasing(f64::asin, -1.0, 1.0),
+            Intrinsic::Acos => xi.decreasing(f64::acos, -1.0, 1.0),
+            Intrinsic::Atan => xi.increasing(f64::atan, -inf, inf),
+            Intrinsic::Atan2 => xi.atan2(y2()?.interval()),
+            Intrinsic::Sinh => xi.increasing(f64::sinh, -inf, inf),
+            Intrinsic::Cosh => xi.cosh(),
+            Intrinsic::Tanh => xi.increasing(f64::tanh, -inf, inf),
+            Intrinsic::Hypot => xi.hypot(y2()?.interval()),
+            _ => return Err(internal("unhandled intrinsic", span)),
+        };
+        Ok(self.approx(r))
+    }
+
+    /// An argument of a library function as a real (math semantics).
+    fn real_of(&mut self, v: &V, span: Span) -> Result<Real, Stop> {
+        Ok(match v {
+            V::Real(r) => r.clone(),
+            V::Int(i) => Real::Exact(BigRational::from_integer(i.clone())),
+            _ => return Err(internal("library function of a non-number", span)),
+        })
+    }
+
     /// An `f64` library result as a value of type `ty`.
     fn float_result(&mut self, x: f64, ty: &Type) -> V {
         if self.math {
-            return self.approx(x);
+            return self.approx(Interval::around(x, crate::interval::LIBM_ULPS));
         }
         match ty {
             Type::Float(FloatTy::F32) => V::F32(x as f32),
@@ -812,8 +910,15 @@ impl Arith {
                 if !(x.is_exact() && y.is_exact()) {
                     self.inexact = true;
                 }
-                let o = real_cmp(&x, &y).unwrap_or(Ordering::Equal);
-                V::Real(if pick_b(o) { y } else { x })
+                match real_cmp(&x, &y) {
+                    Some(o) => V::Real(if pick_b(o) { y } else { x }),
+                    // Either may be the smaller: every value of the result
+                    // lies between the two intervals' bounds.
+                    None => {
+                        let (a, b) = (x.interval(), y.interval());
+                        self.approx(if max { a.max(b) } else { a.min(b) })
+                    }
+                }
             }
             (V::F64(x), V::F64(y)) => ieee!(x, y, V::F64),
             (V::F32(x), V::F32(y)) => ieee!(x, y, V::F32),
@@ -838,10 +943,11 @@ impl Arith {
             }
             V::Real(Real::Approx(x)) => {
                 self.inexact = true;
-                let f = (x + 0.5).floor();
-                Ok(match ty {
-                    Type::Int(_) => V::Int(BigInt::from_f64(f).unwrap_or_default()),
-                    _ => self.approx(f),
+                let shifted = x.add(Interval::point(0.5));
+                Ok(match (ty, shifted.unique_integer(f64::floor)) {
+                    (Type::Int(_), i) => V::Int(decided(i)?),
+                    (_, Some(i)) => V::Real(Real::Exact(BigRational::from_integer(i))),
+                    (_, None) => self.approx(shifted.integer_part(f64::floor)),
                 })
             }
             V::F64(_) | V::F32(_) => {
@@ -896,7 +1002,10 @@ impl Arith {
             }
             V::Real(Real::Approx(x)) => {
                 self.inexact = true;
-                Ok(self.approx(x.round()))
+                Ok(match x.unique_integer(f64::round) {
+                    Some(i) => V::Real(Real::Exact(BigRational::from_integer(i))),
+                    None => self.approx(x.integer_part(f64::round)),
+                })
             }
             V::F64(x) => Ok(V::F64(x.round())),
             V::F32(x) => Ok(V::F32(x.round())),
@@ -924,7 +1033,7 @@ impl Arith {
                 if !(x.is_exact() && y.is_exact()) {
                     self.inexact = true;
                 }
-                real_cmp(&x, &y).unwrap_or(Ordering::Equal)
+                decided(real_cmp(&x, &y))?
             }
             (V::F64(x), V::F64(y)) => ieee(x, y),
             (V::F32(x), V::F32(y)) => ieee(f64::from(x), f64::from(y)),
@@ -947,11 +1056,11 @@ impl Arith {
                     Real::Approx(x) => Real::Approx(x.abs()),
                 };
                 let negative =
-                    real_cmp(&s, &Real::Exact(BigRational::zero())) == Some(Ordering::Less);
+                    decided(real_cmp(&s, &Real::Exact(BigRational::zero())))? == Ordering::Less;
                 V::Real(match (negative, magnitude) {
                     (false, r) => r,
                     (true, Real::Exact(r)) => Real::Exact(-r),
-                    (true, Real::Approx(x)) => Real::Approx(-x),
+                    (true, Real::Approx(x)) => Real::Approx(x.neg()),
                 })
             }
             (V::F64(m), V::F64(s)) => V::F64(if s.is_nan() { m.abs() } else { m.copysign(s) }),
@@ -1003,7 +1112,7 @@ impl Arith {
                 Some(q) => V::Real(Real::Exact(q)),
                 None => {
                     self.inexact = true;
-                    self.approx(x)
+                    self.approx(Interval::point(x))
                 }
             }
         } else if single {
@@ -1021,7 +1130,9 @@ impl Arith {
         if let V::Real(r) = v {
             let exact = match r {
                 Real::Exact(q) => rat_of_f64(x).as_ref() == Some(q),
-                Real::Approx(_) => false,
+                // Which double is nearest depends on where in the interval
+                // the exact value lies.
+                Real::Approx(_) => return Err(Stop::Limit(LimitKind::Approximation)),
             };
             if !exact {
                 self.inexact = true;

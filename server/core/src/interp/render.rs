@@ -20,7 +20,7 @@ pub(crate) fn render_output(items: &[Printed]) -> String {
     let mut out = String::new();
     for it in items {
         match it {
-            Printed::Text(s) => out.push_str(s),
+            Printed::Text(s) | Printed::ApproxText(s) => out.push_str(s),
             Printed::Newline => out.push('\n'),
             Printed::Value(v, ty) => out.push_str(&java_value(v, ty)),
         }

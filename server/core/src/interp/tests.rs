@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::ir::*;
+use crate::interval::Interval;
 use crate::value::Real;
 use num_bigint::BigInt;
 use num_rational::BigRational;
@@ -569,7 +570,7 @@ fn intrinsics() {
     let r = p(2.0, "2");
     assert!(r.inexact);
     assert!(
-        matches!(r.outcome, Outcome::Return(Value::Real(Real::Approx(x))) if (x - 2f64.sqrt()).abs() < 1e-15)
+        matches!(r.outcome, Outcome::Return(Value::Real(Real::Approx(x))) if x.lo() <= 2f64.sqrt() && 2f64.sqrt() <= x.hi())
     );
     let floor = intrinsic(Intrinsic::Floor, vec![dbl(-1.5, "-1.5")], Type::DOUBLE);
     let m2 = BigRational::from_integer(BigInt::from(-2));
@@ -1154,8 +1155,9 @@ fn exec(outcome: Outcome) -> Execution {
     }
 }
 
-fn approx(x: f64) -> Value {
-    Value::Real(Real::Approx(x))
+/// An approximate real: `x` within `ulps` steps either side.
+fn approx(x: f64, ulps: u32) -> Value {
+    Value::Real(Real::Approx(Interval::around(x, ulps)))
 }
 
 #[test]
@@ -1294,22 +1296,29 @@ fn compare_with_approximations() {
         BigInt::from(1),
         BigInt::from(3),
     )));
-    // Within error of an approximation: no conclusion.
+    // An exact value inside an interval, or overlapping intervals: no
+    // conclusion.
     assert!(matches!(
-        compare(&r(approx(1.0 / 3.0 + 1e-12)), &r(third.clone()), &[]),
+        compare(&r(approx(1.0 / 3.0, 2)), &r(third.clone()), &[]),
         Comparison::Inconclusive(_)
     ));
     assert!(matches!(
-        compare(&r(approx(1.0)), &r(approx(1.0 + 1e-9)), &[]),
+        compare(&r(approx(1.0, 2)), &r(approx(1.0 + f64::EPSILON, 2)), &[]),
         Comparison::Inconclusive(_)
     ));
-    assert_eq!(
-        compare(&r(approx(2.0)), &r(approx(2.0)), &[]),
-        Comparison::Same
-    );
-    // Far outside it: a real difference.
+    // Equal intervals: each may stand for any of its values.
     assert!(matches!(
-        compare(&r(approx(0.5)), &r(third), &[]),
+        compare(&r(approx(2.0, 2)), &r(approx(2.0, 2)), &[]),
+        Comparison::Inconclusive(_)
+    ));
+    // Outside the interval, however close: a real difference (the
+    // interval holds every value the approximation may stand for).
+    assert!(matches!(
+        compare(&r(approx(1.0 / 3.0 + 1e-12, 2)), &r(third.clone()), &[]),
+        Comparison::Differ(_)
+    ));
+    assert!(matches!(
+        compare(&r(approx(0.5, 2)), &r(third), &[]),
         Comparison::Differ(_)
     ));
     // Machine doubles: exact, even when tiny.
@@ -1321,20 +1330,30 @@ fn compare_with_approximations() {
         compare(&r(Value::F64(f64::NAN)), &r(Value::F64(-f64::NAN)), &[]),
         Comparison::Same
     );
-    // Printed text with approximations: compared number by number.
-    let mut a = r(Value::Void);
-    let mut b = r(Value::Void);
-    a.inexact = true;
-    a.output_text = "x=≈1.4142135623730951\n".into();
-    b.output_text = "x=1.41421356\n".into();
-    assert!(matches!(compare(&a, &b, &[]), Comparison::Inconclusive(_)));
-    b.output_text = "x=1.5\n".into();
-    assert!(matches!(compare(&a, &b, &[]), Comparison::Differ(_)));
-    b.output_text = "y=1.41421356\n".into();
-    assert!(matches!(compare(&a, &b, &[]), Comparison::Inconclusive(_)));
+    // Printed output: values printed in both compare as values, text
+    // rendered from approximations decides nothing, other text is exact.
+    let printed = |items: Vec<Printed>| {
+        let mut e = r(Value::Void);
+        e.output_text = super::render::render_output(&items);
+        e.printed = items;
+        e
+    };
+    let text = |s: &str| Printed::Text(s.into());
+    let sqrt2 = std::f64::consts::SQRT_2;
+    let a = printed(vec![text("x="), Printed::Value(approx(sqrt2, 2), Type::DOUBLE)]);
+    let near = printed(vec![text("x="), Printed::Value(approx(sqrt2, 4), Type::DOUBLE)]);
+    let far = printed(vec![text("x="), Printed::Value(approx(1.5, 2), Type::DOUBLE)]);
+    assert!(matches!(compare(&a, &near, &[]), Comparison::Inconclusive(_) | Comparison::Same));
+    assert!(matches!(compare(&a, &far, &[]), Comparison::Differ(_)));
+    let renamed = printed(vec![text("y="), Printed::Value(approx(sqrt2, 2), Type::DOUBLE)]);
+    assert!(matches!(compare(&a, &renamed, &[]), Comparison::Differ(_)));
+    let f = printed(vec![Printed::ApproxText("x=1.414214".into())]);
+    let g = printed(vec![Printed::ApproxText("x=1.414213".into())]);
+    assert!(matches!(compare(&f, &g, &[]), Comparison::Inconclusive(_)));
     // Without approximations any text difference is real.
-    a.inexact = false;
-    assert!(matches!(compare(&a, &b, &[]), Comparison::Differ(_)));
+    let h = printed(vec![text("x=1.414214")]);
+    let k = printed(vec![text("x=1.414213")]);
+    assert!(matches!(compare(&h, &k, &[]), Comparison::Differ(_)));
 }
 
 /// A field whose type changed between float and double: widening a float
@@ -1403,11 +1422,19 @@ fn approximate_arithmetic_is_flagged() {
         &p,
         Math,
         vec![Value::Real(Real::Exact(BigRational::from_integer(
-            BigInt::from(0),
+            BigInt::from(1),
         )))],
     );
     assert!(r.inexact);
-    assert_eq!(r.outcome, Outcome::Return(approx(1.0)));
+    // sin(1)·2 + 1 ≈ 2.6829419696: a narrow interval around it.
+    match &r.outcome {
+        Outcome::Return(Value::Real(Real::Approx(i))) => {
+            let v = 2.0 * 1f64.sin() + 1.0;
+            assert!(i.lo() < v && v < i.hi());
+            assert!(i.hi() - i.lo() < 1e-12);
+        }
+        other => panic!("expected an approximate real, got {other:?}"),
+    }
     let r = run(&p, Machine, vec![Value::F64(0.0)]);
     assert!(!r.inexact);
     assert_eq!(r.outcome, Outcome::Return(Value::F64(1.0)));
@@ -1632,4 +1659,52 @@ fn frexp_splits_like_glibc() {
         }
     }
     assert!(frexp(f64::NAN).0.is_nan());
+}
+
+/// Under math, a branch on an approximate real is taken only when its
+/// interval decides it; otherwise the run stops without an outcome, and an
+/// integer taken from an interval that straddles one is no evidence.
+#[test]
+fn approximations_decide_only_what_their_intervals_decide() {
+    let src = "class A {
+        static int above(double x) { if (Math.sin(x) > 0.5) return 1; return 0; }
+        static int floorOf(double x) { return (int) Math.floor(Math.exp(x)); }
+        static double quotient(double x) { return 1.0 / (Math.cos(x) - 1.0); }
+    }";
+    let p = crate::lang::lower(Lang::Java, src);
+    let go = |name: &str, x: BigRational| {
+        let f = p.find(name).next().expect("method").0;
+        execute(
+            &p,
+            f,
+            &Inputs {
+                args: vec![Value::Real(Real::Exact(x))],
+                globals: BTreeMap::new(),
+                callees: Vec::new(),
+            },
+            Semantics::Math,
+            SignedOverflow::default(),
+            &Limits::default(),
+        )
+        .outcome
+    };
+    let q = |n: i64, d: i64| BigRational::new(BigInt::from(n), BigInt::from(d));
+    // sin(1) ≈ 0.84 and sin(1/10) ≈ 0.0998: decided.
+    assert_eq!(go("above", q(1, 1)), Outcome::Return(Value::int(1)));
+    assert_eq!(go("above", q(1, 10)), Outcome::Return(Value::int(0)));
+    // The double nearest π/6, as a rational: sin of it is within an ulp of
+    // 1/2, and no interval of f64 bounds can tell on which side.
+    let pi6 = crate::interval::rational_of(std::f64::consts::FRAC_PI_6).expect("finite");
+    assert_eq!(go("above", pi6), Outcome::Limit(LimitKind::Approximation));
+    // exp(1) ≈ 2.718: floor 2; exp(0) = 1 exactly. exp of the double
+    // nearest ln 2 is within an ulp of 2: its interval straddles 2.
+    assert_eq!(go("floorOf", q(1, 1)), Outcome::Return(Value::int(2)));
+    assert_eq!(go("floorOf", q(0, 1)), Outcome::Return(Value::int(1)));
+    let ln2 = crate::interval::rational_of(std::f64::consts::LN_2).expect("finite");
+    assert_eq!(go("floorOf", ln2), Outcome::Limit(LimitKind::Approximation));
+    // cos(0) - 1 is exactly 0: a division by zero. cos of the double
+    // nearest 2π minus 1 may be 0: dividing by it decides nothing.
+    assert!(matches!(go("quotient", q(0, 1)), Outcome::Fault { kind: FaultKind::DivisionByZero, .. }));
+    let tau = crate::interval::rational_of(std::f64::consts::TAU).expect("finite");
+    assert_eq!(go("quotient", tau), Outcome::Limit(LimitKind::Approximation));
 }
