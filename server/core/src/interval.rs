@@ -45,11 +45,19 @@ pub struct Interval {
 }
 
 fn down(x: f64) -> f64 {
-    if x.is_nan() { f64::NEG_INFINITY } else { x.next_down() }
+    if x.is_nan() {
+        f64::NEG_INFINITY
+    } else {
+        x.next_down()
+    }
 }
 
 fn up(x: f64) -> f64 {
-    if x.is_nan() { f64::INFINITY } else { x.next_up() }
+    if x.is_nan() {
+        f64::INFINITY
+    } else {
+        x.next_up()
+    }
 }
 
 /// `x` moved `n` steps down (a NaN: unbounded).
@@ -83,7 +91,11 @@ impl Interval {
         }
         Interval {
             lo: if lo == f64::INFINITY { f64::MAX } else { lo },
-            hi: if hi == f64::NEG_INFINITY { -f64::MAX } else { hi },
+            hi: if hi == f64::NEG_INFINITY {
+                -f64::MAX
+            } else {
+                hi
+            },
         }
     }
 
@@ -110,7 +122,9 @@ impl Interval {
                     Interval::around(x, 1)
                 }
             }
-            _ if q > &BigRational::from_integer(BigInt::from(0)) => Interval::new(f64::MAX, f64::INFINITY),
+            _ if q > &BigRational::from_integer(BigInt::from(0)) => {
+                Interval::new(f64::MAX, f64::INFINITY)
+            }
             _ => Interval::new(f64::NEG_INFINITY, -f64::MAX),
         }
     }
@@ -153,7 +167,7 @@ impl Interval {
     /// The order of every value of `self` against every value of `other`,
     /// when one order holds for all of them; `None` when it depends on
     /// where in the intervals the exact values lie.
-    pub fn cmp(&self, other: &Interval) -> Option<Ordering> {
+    pub fn order(&self, other: &Interval) -> Option<Ordering> {
         if self.hi < other.lo {
             Some(Ordering::Less)
         } else if other.hi < self.lo {
@@ -177,42 +191,18 @@ impl Interval {
         }
     }
 
-    pub fn neg(self) -> Interval {
-        Interval::new(-self.hi, -self.lo)
-    }
-
     pub fn abs(self) -> Interval {
         if self.lo >= 0.0 {
             self
         } else if self.hi <= 0.0 {
-            self.neg()
+            -self
         } else {
             Interval::new(0.0, (-self.lo).max(self.hi))
         }
     }
 
-    pub fn add(self, o: Interval) -> Interval {
-        Interval::new(down(self.lo + o.lo), up(self.hi + o.hi))
-    }
-
-    pub fn sub(self, o: Interval) -> Interval {
-        self.add(o.neg())
-    }
-
-    pub fn mul(self, o: Interval) -> Interval {
-        let p = [
-            bound_mul(self.lo, o.lo),
-            bound_mul(self.lo, o.hi),
-            bound_mul(self.hi, o.lo),
-            bound_mul(self.hi, o.hi),
-        ];
-        let lo = p.iter().copied().fold(f64::INFINITY, f64::min);
-        let hi = p.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        Interval::new(down(lo), up(hi))
-    }
-
     /// `self / o`; `None` when `o` may be zero.
-    pub fn div(self, o: Interval) -> Option<Interval> {
+    pub fn checked_div(self, o: Interval) -> Option<Interval> {
         if o.lo <= 0.0 && o.hi >= 0.0 {
             return None;
         }
@@ -223,7 +213,12 @@ impl Interval {
                 a / b
             }
         };
-        let p = [q(self.lo, o.lo), q(self.lo, o.hi), q(self.hi, o.lo), q(self.hi, o.hi)];
+        let p = [
+            q(self.lo, o.lo),
+            q(self.lo, o.hi),
+            q(self.hi, o.lo),
+            q(self.hi, o.hi),
+        ];
         if p.iter().any(|x| x.is_nan()) {
             return Some(Interval::ENTIRE);
         }
@@ -250,7 +245,11 @@ impl Interval {
     /// The only integer `f` maps every value to, if there is one.
     pub fn unique_integer(self, f: fn(f64) -> f64) -> Option<BigInt> {
         let (a, b) = (f(self.lo), f(self.hi));
-        if a == b && a.is_finite() { BigInt::from_f64(a) } else { None }
+        if a == b && a.is_finite() {
+            BigInt::from_f64(a)
+        } else {
+            None
+        }
     }
 
     /// `√x` (correctly rounded in IEEE); `None` outside `[0, ∞)`.
@@ -258,7 +257,10 @@ impl Interval {
         if self.lo < 0.0 {
             return None;
         }
-        Some(Interval::new(down(self.lo.sqrt()).max(0.0), up(self.hi.sqrt())))
+        Some(Interval::new(
+            down(self.lo.sqrt()).max(0.0),
+            up(self.hi.sqrt()),
+        ))
     }
 
     /// A `libm` function increasing on `[lo_dom, hi_dom]`, applied to a
@@ -339,13 +341,13 @@ impl Interval {
         let mut k = n.unsigned_abs();
         while k > 0 {
             if k & 1 == 1 {
-                acc = acc.mul(base);
+                acc = acc * base;
             }
-            base = base.mul(base);
+            base = base * base;
             k >>= 1;
         }
         if n < 0 {
-            Interval::point(1.0).div(acc)
+            Interval::point(1.0).checked_div(acc)
         } else {
             Some(acc)
         }
@@ -357,7 +359,7 @@ impl Interval {
             return Interval::ENTIRE;
         }
         let ln = self.increasing(f64::ln, 0.0, f64::INFINITY);
-        y.mul(ln).increasing(f64::exp, f64::NEG_INFINITY, f64::INFINITY)
+        (y * ln).increasing(f64::exp, f64::NEG_INFINITY, f64::INFINITY)
     }
 
     /// `atan2(y, x)` (`self` is `y`): `atan(y / x)` where `x > 0`, that
@@ -370,14 +372,12 @@ impl Interval {
         } else if x.hi < 0.0 && self.lo >= 0.0 {
             pi
         } else if x.hi < 0.0 && self.hi < 0.0 {
-            pi.neg()
+            -pi
         } else {
             return Interval::ENTIRE;
         };
-        match self.div(x) {
-            Some(q) => q
-                .increasing(f64::atan, f64::NEG_INFINITY, f64::INFINITY)
-                .add(shift),
+        match self.checked_div(x) {
+            Some(q) => q.increasing(f64::atan, f64::NEG_INFINITY, f64::INFINITY) + shift,
             None => Interval::ENTIRE,
         }
     }
@@ -391,6 +391,42 @@ pub fn rational_of(x: f64) -> Option<BigRational> {
 impl std::fmt::Display for Interval {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "[{:e}, {:e}]", self.lo, self.hi)
+    }
+}
+
+impl std::ops::Neg for Interval {
+    type Output = Interval;
+    fn neg(self) -> Interval {
+        Interval::new(-self.hi, -self.lo)
+    }
+}
+
+impl std::ops::Add for Interval {
+    type Output = Interval;
+    fn add(self, o: Interval) -> Interval {
+        Interval::new(down(self.lo + o.lo), up(self.hi + o.hi))
+    }
+}
+
+impl std::ops::Sub for Interval {
+    type Output = Interval;
+    fn sub(self, o: Interval) -> Interval {
+        self + -o
+    }
+}
+
+impl std::ops::Mul for Interval {
+    type Output = Interval;
+    fn mul(self, o: Interval) -> Interval {
+        let p = [
+            bound_mul(self.lo, o.lo),
+            bound_mul(self.lo, o.hi),
+            bound_mul(self.hi, o.lo),
+            bound_mul(self.hi, o.hi),
+        ];
+        let lo = p.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = p.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        Interval::new(down(lo), up(hi))
     }
 }
 
@@ -410,24 +446,32 @@ mod tests {
         assert!(tenth.contains(&q(1, 10)));
         let three = Interval::of_rational(&q(3, 1));
         assert_eq!(three, Interval::point(3.0));
-        let p = tenth.mul(three);
+        let p = tenth * three;
         assert!(p.contains(&q(3, 10)));
-        let s = tenth.add(tenth).add(tenth);
+        let s = tenth + tenth + tenth;
         assert!(s.contains(&q(3, 10)));
-        assert!(p.sub(s).contains(&q(0, 1)));
-        assert!(tenth.div(three).expect("nonzero").contains(&q(1, 30)));
-        assert_eq!(tenth.div(tenth.sub(tenth)), None);
+        assert!((p - s).contains(&q(0, 1)));
+        assert!(
+            tenth
+                .checked_div(three)
+                .expect("nonzero")
+                .contains(&q(1, 30))
+        );
+        assert_eq!(tenth.checked_div(tenth - tenth), None);
     }
 
     #[test]
     fn only_disjoint_intervals_decide_an_order() {
         let a = Interval::new(1.0, 2.0);
         let b = Interval::new(2.5, 3.0);
-        assert_eq!(a.cmp(&b), Some(Ordering::Less));
-        assert_eq!(b.cmp(&a), Some(Ordering::Greater));
-        assert_eq!(a.cmp(&Interval::new(1.5, 3.0)), None);
-        assert_eq!(a.cmp(&Interval::ENTIRE), None);
-        assert_eq!(Interval::point(2.0).cmp(&Interval::point(2.0)), Some(Ordering::Equal));
+        assert_eq!(a.order(&b), Some(Ordering::Less));
+        assert_eq!(b.order(&a), Some(Ordering::Greater));
+        assert_eq!(a.order(&Interval::new(1.5, 3.0)), None);
+        assert_eq!(a.order(&Interval::ENTIRE), None);
+        assert_eq!(
+            Interval::point(2.0).order(&Interval::point(2.0)),
+            Some(Ordering::Equal)
+        );
         assert_eq!(a.le(&Interval::new(2.0, 5.0)), Some(true));
         assert_eq!(a.le(&Interval::new(1.5, 5.0)), None);
     }
@@ -443,18 +487,35 @@ mod tests {
         let e = Interval::point(1.0).increasing(f64::exp, f64::NEG_INFINITY, f64::INFINITY);
         assert!(e.lo() < std::f64::consts::E && std::f64::consts::E < e.hi());
         // Outside the domain: any real.
-        assert!(Interval::new(-1.0, 1.0).increasing(f64::ln, 0.0, f64::INFINITY).is_entire());
+        assert!(
+            Interval::new(-1.0, 1.0)
+                .increasing(f64::ln, 0.0, f64::INFINITY)
+                .is_entire()
+        );
         assert_eq!(Interval::new(-1.0, 1.0).sqrt(), None);
         let t = Interval::new(0.1, 0.2).tan();
         assert!(t.lo() <= 0.1f64.tan() && 0.2f64.tan() <= t.hi());
-        assert!(Interval::new(1.0, 2.0).tan().is_entire(), "a pole at π/2 lies between");
+        assert!(
+            Interval::new(1.0, 2.0).tan().is_entire(),
+            "a pole at π/2 lies between"
+        );
         let p = Interval::point(2.0).pow(Interval::point(0.5));
         assert!(p.lo() < std::f64::consts::SQRT_2 && std::f64::consts::SQRT_2 < p.hi());
         let a = Interval::point(1.0).atan2(Interval::point(-1.0));
-        assert!(a.lo() < 3.0 * std::f64::consts::FRAC_PI_4 && 3.0 * std::f64::consts::FRAC_PI_4 < a.hi());
+        assert!(
+            a.lo() < 3.0 * std::f64::consts::FRAC_PI_4
+                && 3.0 * std::f64::consts::FRAC_PI_4 < a.hi()
+        );
         let b = Interval::point(-1.0).atan2(Interval::point(-1.0));
-        assert!(b.lo() < -3.0 * std::f64::consts::FRAC_PI_4 && -3.0 * std::f64::consts::FRAC_PI_4 < b.hi());
-        assert!(Interval::new(-1.0, 1.0).atan2(Interval::point(-1.0)).is_entire());
+        assert!(
+            b.lo() < -3.0 * std::f64::consts::FRAC_PI_4
+                && -3.0 * std::f64::consts::FRAC_PI_4 < b.hi()
+        );
+        assert!(
+            Interval::new(-1.0, 1.0)
+                .atan2(Interval::point(-1.0))
+                .is_entire()
+        );
         let c = Interval::new(-1.0, 2.0).cosh();
         assert_eq!(c.lo(), 1.0);
         assert!(c.hi() >= 2f64.cosh());
@@ -469,17 +530,22 @@ mod tests {
         assert_eq!(y.integer_part(f64::floor), Interval::new(2.0, 3.0));
         let sq = Interval::new(-1.0, 1.0).powi(2).expect("a positive power");
         assert!(sq.contains(&q(0, 1)) && sq.contains(&q(1, 1)));
-        assert!(Interval::of_rational(&q(1, 3)).powi(3).expect("positive").contains(&q(1, 27)));
+        assert!(
+            Interval::of_rational(&q(1, 3))
+                .powi(3)
+                .expect("positive")
+                .contains(&q(1, 27))
+        );
         assert_eq!(Interval::new(-1.0, 1.0).powi(-1), None);
     }
 
     #[test]
     fn overflow_and_nan_bounds_mean_unbounded() {
         let big = Interval::point(f64::MAX);
-        let s = big.add(big);
+        let s = big + big;
         assert_eq!(s.hi(), f64::INFINITY);
         assert!(s.lo() >= f64::MAX);
         assert!(Interval::new(f64::NAN, 1.0).is_entire());
-        assert!(Interval::ENTIRE.mul(Interval::point(0.0)).contains(&q(0, 1)));
+        assert!((Interval::ENTIRE * Interval::point(0.0)).contains(&q(0, 1)));
     }
 }

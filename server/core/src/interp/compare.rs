@@ -248,10 +248,11 @@ fn close_printed(a: &[Printed], b: &[Printed]) -> Close {
             }
         }
         (Printed::Value(p, _), Printed::Value(q, _)) => close(p, q),
-        (
-            Printed::Text(p) | Printed::ApproxText(p),
-            Printed::Text(q) | Printed::ApproxText(q),
-        ) if p == q => Close::Equal,
+        (Printed::Text(p) | Printed::ApproxText(p), Printed::Text(q) | Printed::ApproxText(q))
+            if p == q =>
+        {
+            Close::Equal
+        }
         _ => Close::Within,
     };
     a.iter()

@@ -160,7 +160,9 @@ pub(crate) fn run(
     // A value picked from an undecided approximation may have steered
     // whatever came after it.
     let result = match result {
-        Ok(_) | Err(Stop::Fault(..)) if it.ar.undecided => Err(Stop::Limit(LimitKind::Approximation)),
+        Ok(_) | Err(Stop::Fault(..)) if it.ar.undecided => {
+            Err(Stop::Limit(LimitKind::Approximation))
+        }
         r => r,
     };
     let outcome = match result {
@@ -646,7 +648,9 @@ impl Interp<'_> {
                     let item = match self.parg(v, ty) {
                         PArg::Str(s) => Printed::Text(s),
                         // putchar: the value converted to unsigned char.
-                        PArg::Val(Value::Int(i), _) => Printed::Text(render::c_char(&i).to_string()),
+                        PArg::Val(Value::Int(i), _) => {
+                            Printed::Text(render::c_char(&i).to_string())
+                        }
                         PArg::Val(v @ Value::Real(Real::Approx(_)), ty) => {
                             Printed::ApproxText(render::java_value(&v, &ty))
                         }

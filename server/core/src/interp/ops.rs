@@ -7,10 +7,10 @@
 
 use super::eval::V;
 use super::{FaultKind, LimitKind, Stop};
+use crate::interval::Interval;
 use crate::ir::{
     BinOp, FloatTy, IntTy, Intrinsic, Lang, Semantics, SignedOverflow, Span, Type, UnOp,
 };
-use crate::interval::Interval;
 use crate::value::Real;
 use num_bigint::BigInt;
 use num_integer::Integer;
@@ -162,7 +162,7 @@ pub(crate) fn parse_decimal(text: &str) -> Option<BigRational> {
 fn real_cmp(a: &Real, b: &Real) -> Option<Ordering> {
     match (a, b) {
         (Real::Exact(x), Real::Exact(y)) => Some(x.cmp(y)),
-        _ => a.interval().cmp(&b.interval()),
+        _ => a.interval().order(&b.interval()),
     }
 }
 
@@ -318,7 +318,7 @@ impl Arith {
             }
             (UnOp::BitNot, V::Int(i)) => V::Int(self.fit_ty(!i, ty)),
             (UnOp::Neg, V::Real(Real::Exact(r))) => V::Real(Real::Exact(-r)),
-            (UnOp::Neg, V::Real(Real::Approx(x))) => self.approx(x.neg()),
+            (UnOp::Neg, V::Real(Real::Approx(x))) => self.approx(-x),
             (UnOp::Neg, V::F32(x)) => V::F32(-x),
             (UnOp::Neg, V::F64(x)) => V::F64(-x),
             _ => return Err(internal("ill-typed unary operand", span)),
@@ -488,16 +488,16 @@ impl Arith {
             (x, y) => {
                 let (a, b) = (x.interval(), y.interval());
                 let r = match op {
-                    BinOp::Add => a.add(b),
-                    BinOp::Sub => a.sub(b),
-                    BinOp::Mul => a.mul(b),
-                    BinOp::Div => decided(a.div(b))?,
+                    BinOp::Add => a + b,
+                    BinOp::Sub => a - b,
+                    BinOp::Mul => a * b,
+                    BinOp::Div => decided(a.checked_div(b))?,
                     // a - b·trunc(a/b), where the quotient's integer part is
                     // one integer for every value.
                     BinOp::Rem => {
-                        let q = decided(a.div(b))?;
+                        let q = decided(a.checked_div(b))?;
                         decided(q.unique_integer(f64::trunc))?;
-                        a.sub(b.mul(Interval::point(q.lo().trunc())))
+                        a - b * Interval::point(q.lo().trunc())
                     }
                     _ => return Err(internal("bitwise operator on reals", span)),
                 };
@@ -768,11 +768,18 @@ impl Arith {
             Some(b) => Some(self.real_of(b, span)?),
             None => None,
         };
-        let y2 = || y.clone().ok_or_else(|| internal("intrinsic needs two arguments", span));
+        let y2 = || {
+            y.clone()
+                .ok_or_else(|| internal("intrinsic needs two arguments", span))
+        };
         // The exact values at 0 (and log 1): common arguments whose
         // results are rational.
         if let Real::Exact(q) = &x {
-            let exact = |n: i64| Ok(V::Real(Real::Exact(BigRational::from_integer(BigInt::from(n)))));
+            let exact = |n: i64| {
+                Ok(V::Real(Real::Exact(BigRational::from_integer(
+                    BigInt::from(n),
+                ))))
+            };
             let one = BigRational::one();
             match k {
                 Intrinsic::Sin
@@ -786,7 +793,9 @@ impl Arith {
                 {
                     return exact(0);
                 }
-                Intrinsic::Cos | Intrinsic::Cosh | Intrinsic::Exp if q.is_zero() => return exact(1),
+                Intrinsic::Cos | Intrinsic::Cosh | Intrinsic::Exp if q.is_zero() => {
+                    return exact(1);
+                }
                 Intrinsic::Log | Intrinsic::Log10 if *q == one => return exact(0),
                 _ => {}
             }
@@ -796,7 +805,9 @@ impl Arith {
             Intrinsic::Pow => {
                 let y = y2()?;
                 let n = match &y {
-                    Real::Exact(q) if q.is_integer() => q.to_integer().to_i64().filter(|n| n.abs() <= 1024),
+                    Real::Exact(q) if q.is_integer() => {
+                        q.to_integer().to_i64().filter(|n| n.abs() <= 1024)
+                    }
                     _ => None,
                 };
                 match (&x, n) {
@@ -943,7 +954,7 @@ impl Arith {
             }
             V::Real(Real::Approx(x)) => {
                 self.inexact = true;
-                let shifted = x.add(Interval::point(0.5));
+                let shifted = x + Interval::point(0.5);
                 Ok(match (ty, shifted.unique_integer(f64::floor)) {
                     (Type::Int(_), i) => V::Int(decided(i)?),
                     (_, Some(i)) => V::Real(Real::Exact(BigRational::from_integer(i))),
@@ -1060,7 +1071,7 @@ impl Arith {
                 V::Real(match (negative, magnitude) {
                     (false, r) => r,
                     (true, Real::Exact(r)) => Real::Exact(-r),
-                    (true, Real::Approx(x)) => Real::Approx(x.neg()),
+                    (true, Real::Approx(x)) => Real::Approx(-x),
                 })
             }
             (V::F64(m), V::F64(s)) => V::F64(if s.is_nan() { m.abs() } else { m.copysign(s) }),

@@ -2,8 +2,8 @@
 //! separately; these pin down the semantics independently of them).
 
 use super::*;
-use crate::ir::*;
 use crate::interval::Interval;
+use crate::ir::*;
 use crate::value::Real;
 use num_bigint::BigInt;
 use num_rational::BigRational;
@@ -1340,12 +1340,27 @@ fn compare_with_approximations() {
     };
     let text = |s: &str| Printed::Text(s.into());
     let sqrt2 = std::f64::consts::SQRT_2;
-    let a = printed(vec![text("x="), Printed::Value(approx(sqrt2, 2), Type::DOUBLE)]);
-    let near = printed(vec![text("x="), Printed::Value(approx(sqrt2, 4), Type::DOUBLE)]);
-    let far = printed(vec![text("x="), Printed::Value(approx(1.5, 2), Type::DOUBLE)]);
-    assert!(matches!(compare(&a, &near, &[]), Comparison::Inconclusive(_) | Comparison::Same));
+    let a = printed(vec![
+        text("x="),
+        Printed::Value(approx(sqrt2, 2), Type::DOUBLE),
+    ]);
+    let near = printed(vec![
+        text("x="),
+        Printed::Value(approx(sqrt2, 4), Type::DOUBLE),
+    ]);
+    let far = printed(vec![
+        text("x="),
+        Printed::Value(approx(1.5, 2), Type::DOUBLE),
+    ]);
+    assert!(matches!(
+        compare(&a, &near, &[]),
+        Comparison::Inconclusive(_) | Comparison::Same
+    ));
     assert!(matches!(compare(&a, &far, &[]), Comparison::Differ(_)));
-    let renamed = printed(vec![text("y="), Printed::Value(approx(sqrt2, 2), Type::DOUBLE)]);
+    let renamed = printed(vec![
+        text("y="),
+        Printed::Value(approx(sqrt2, 2), Type::DOUBLE),
+    ]);
     assert!(matches!(compare(&a, &renamed, &[]), Comparison::Differ(_)));
     let f = printed(vec![Printed::ApproxText("x=1.414214".into())]);
     let g = printed(vec![Printed::ApproxText("x=1.414213".into())]);
@@ -1704,7 +1719,16 @@ fn approximations_decide_only_what_their_intervals_decide() {
     assert_eq!(go("floorOf", ln2), Outcome::Limit(LimitKind::Approximation));
     // cos(0) - 1 is exactly 0: a division by zero. cos of the double
     // nearest 2π minus 1 may be 0: dividing by it decides nothing.
-    assert!(matches!(go("quotient", q(0, 1)), Outcome::Fault { kind: FaultKind::DivisionByZero, .. }));
+    assert!(matches!(
+        go("quotient", q(0, 1)),
+        Outcome::Fault {
+            kind: FaultKind::DivisionByZero,
+            ..
+        }
+    ));
     let tau = crate::interval::rational_of(std::f64::consts::TAU).expect("finite");
-    assert_eq!(go("quotient", tau), Outcome::Limit(LimitKind::Approximation));
+    assert_eq!(
+        go("quotient", tau),
+        Outcome::Limit(LimitKind::Approximation)
+    );
 }
