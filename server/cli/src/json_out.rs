@@ -48,6 +48,10 @@ struct MethodJson<'a> {
 enum VerdictJson<'a> {
     Equivalent {
         bound: Option<u32>,
+        /// A complete proof by unrolling every loop to at most this many
+        /// iterations.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        unrolled: Option<u32>,
         assumptions: &'a [Assumption],
         #[serde(skip_serializing_if = "<[_]>::is_empty")]
         invariants: &'a [LoopInvariant],
@@ -62,6 +66,7 @@ fn method_json(m: &MethodReport) -> MethodJson<'_> {
     let verdict = match &m.verdict {
         Verdict::Equivalent(p) => VerdictJson::Equivalent {
             bound: p.bounded,
+            unrolled: p.unrolled,
             assumptions: &p.assumptions,
             invariants: &p.invariants,
             summaries: &p.summaries,
@@ -165,6 +170,7 @@ mod tests {
             methods: vec![
                 method(Verdict::Equivalent(Proof {
                     bounded: Some(4),
+                    unrolled: None,
                     assumptions: vec![],
                     invariants: Vec::new(),
                     partial: false,
@@ -228,6 +234,7 @@ mod tests {
         let proof = |invariants| {
             Verdict::Equivalent(Proof {
                 bounded: None,
+                unrolled: None,
                 assumptions: vec![],
                 invariants,
                 partial: false,

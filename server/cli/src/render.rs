@@ -475,6 +475,7 @@ mod tests {
                     2,
                     Verdict::Equivalent(Proof {
                         bounded: None,
+                        unrolled: None,
                         assumptions: vec![],
                         invariants: Vec::new(),
                         partial: false,
@@ -487,6 +488,7 @@ mod tests {
                     1,
                     Verdict::Equivalent(Proof {
                         bounded: Some(8),
+                        unrolled: None,
                         assumptions: vec![],
                         invariants: Vec::new(),
                         partial: false,
@@ -614,6 +616,7 @@ mod tests {
         let mut r = sample();
         r.methods[0].verdict = Verdict::Equivalent(Proof {
             bounded: None,
+            unrolled: None,
             assumptions: vec![],
             invariants: vec![eqlens_core::check::LoopInvariant {
                 old_line: 3,
@@ -650,6 +653,7 @@ mod tests {
         let mut r = sample();
         r.methods[0].verdict = Verdict::Equivalent(Proof {
             bounded: None,
+            unrolled: None,
             assumptions: vec![eqlens_core::check::Assumption::ArraysDoNotAlias],
             invariants: Vec::new(),
             partial: false,

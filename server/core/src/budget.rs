@@ -13,6 +13,8 @@
 //! [`ARDIFF_QUERY`] of what is left per query and [`ARDIFF_LOOPS`] for the
 //! loop checker on a bounded proof), then [`LOOPS_AFTER_ARDIFF`] of what is
 //! left for the loop checker, then the full symbolic checker with the rest.
+//! A proof only up to the loop bound is then deepened ([`DEEPENING`] of
+//! what is left, bounds up to [`MAX_LOOP_BOUND`]).
 //! The editor's progressive run (`check/progressive.rs`) first gives `dse`
 //! [`FAST_STAGE`] of the budget.
 
@@ -102,6 +104,21 @@ pub const ARDIFF_QUERY: Share = Share::fraction(0.5).at_least(Duration::from_sec
 /// proof only up to the bound (outside the portfolio, which schedules the
 /// loop checker itself).
 pub const ARDIFF_LOOPS: Share = Share::fraction(0.3).at_most(Duration::from_secs(3));
+
+/// Deeper unrolling of a proof only up to the loop bound
+/// (`check/deepen.rs`), of what is left after the checker that gave it:
+/// capped, since a loop whose trip count is an input spends it all in
+/// vain.
+pub const DEEPENING: Share = Share::fraction(0.5).at_most(Duration::from_secs(2));
+
+/// How much more one depth of deepening is expected to cost than the
+/// depth half as deep: both the unrolled paths and their conditions grow
+/// with the depth (measured: about 4× per doubling).
+pub const DEEPENING_GROWTH: u32 = 4;
+
+/// The deepest loop bound deepening unrolls to: a loop that some input
+/// still runs past it is taken to have an unbounded trip count.
+pub const MAX_LOOP_BOUND: u32 = 64;
 
 /// ARDiff's H1 heuristic: each of its questions, and all of them together.
 pub const H1_QUESTION: Duration = Duration::from_millis(150);

@@ -700,6 +700,7 @@ fn verdict_labels_follow_expect_json() {
     let proof = |bounded| {
         Verdict::Equivalent(Proof {
             bounded,
+            unrolled: None,
             assumptions: vec![],
             invariants: Vec::new(),
             partial: false,

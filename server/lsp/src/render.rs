@@ -96,7 +96,16 @@ pub fn hover_markdown(r: &CheckResult, baseline: &str) -> String {
                      equivalence: whether they terminate is not compared)."
                 )
                 .ok(),
-                None => writeln!(out, "Proved for all inputs.").ok(),
+                None => match p.unrolled {
+                    Some(k) => writeln!(
+                        out,
+                        "Proved for all inputs, {}: every loop provably exits within \
+                         {k} iterations.",
+                        eqlens_words::unrolled(k)
+                    )
+                    .ok(),
+                    None => writeln!(out, "Proved for all inputs.").ok(),
+                },
                 Some(k) => writeln!(
                     out,
                     "Proved for executions within {k} loop iterations / call depth {k} only."
@@ -188,6 +197,7 @@ mod tests {
             new_span: Default::default(),
             verdict: Verdict::Equivalent(Proof {
                 bounded: None,
+                unrolled: None,
                 assumptions: vec![],
                 invariants: vec![LoopInvariant {
                     old_line: 4,

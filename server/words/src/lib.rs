@@ -56,19 +56,29 @@ pub fn cut(s: &str, n: usize) -> String {
 }
 
 /// The verdict in a few words: `equivalent`, `equivalent up to 8
-/// iterations`, `equivalent where both terminate`, `not equivalent`,
+/// iterations`, `equivalent by unrolling every loop completely (at most 16
+/// iterations)`, `equivalent where both terminate`, `not equivalent`,
 /// `unsupported`, `unknown`.
 pub fn headline(verdict: &Verdict) -> String {
     match verdict {
         Verdict::Equivalent(p) => match p.bounded {
             None if p.partial => "equivalent where both terminate".into(),
-            None => "equivalent".into(),
+            None => match p.unrolled {
+                Some(k) => format!("equivalent {}", unrolled(k)),
+                None => "equivalent".into(),
+            },
             Some(k) => format!("equivalent up to {k} iterations"),
         },
         Verdict::NotEquivalent(_) => "not equivalent".into(),
         Verdict::Unknown(u) if u.reason.is_unsupported() => "unsupported".into(),
         Verdict::Unknown(_) => "unknown".into(),
     }
+}
+
+/// How a complete proof by unrolling was obtained: `by unrolling every
+/// loop completely (at most 16 iterations)`.
+pub fn unrolled(k: u32) -> String {
+    format!("by unrolling every loop completely (at most {k} iterations)")
 }
 
 /// Why a verdict is undecided: the core's detail ("timed out after …")

@@ -339,6 +339,7 @@ impl AbstractingChecker {
         if self.mode == Mode::Ardiff && ctx.identical(pair.old, pair.new) {
             let proof = Verdict::Equivalent(super::Proof {
                 bounded: None,
+                unrolled: None,
                 assumptions: Vec::new(),
                 invariants: Vec::new(),
                 partial: false,

@@ -96,6 +96,7 @@ pub(crate) fn prove(pair: &MethodPair<'_>, options: &Options, deadline: Instant)
             // equivalence), not loop invariants.
             crate::loops::recursion::prove_recursive(ops, old, new, deadline).map(|p| Proof {
                 bounded: None,
+                unrolled: None,
                 assumptions: p.assumptions,
                 invariants: Vec::new(),
                 partial: true,
@@ -104,6 +105,7 @@ pub(crate) fn prove(pair: &MethodPair<'_>, options: &Options, deadline: Instant)
         } else {
             crate::loops::prove_lockstep(ops, old, new, deadline).map(|p| Proof {
                 bounded: None,
+                unrolled: None,
                 assumptions: p.assumptions,
                 invariants: p.invariants,
                 partial: p.partial,

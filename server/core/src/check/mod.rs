@@ -6,6 +6,7 @@
 //! here does I/O or knows who asked.
 
 pub mod abstracted;
+pub mod deepen;
 pub mod loops;
 pub mod pairing;
 pub mod portfolio;
@@ -390,7 +391,9 @@ pub trait Checker: Send + Sync {
 /// The checker an option names.
 pub fn checker(kind: CheckerKind) -> Box<dyn Checker> {
     match kind {
-        CheckerKind::Portfolio => Box::new(portfolio::PortfolioChecker),
+        CheckerKind::Portfolio => Box::new(deepen::Deepening {
+            first: Box::new(portfolio::PortfolioChecker),
+        }),
         CheckerKind::Ardiff => Box::new(abstracted::AbstractingChecker::ardiff()),
         CheckerKind::Dse => Box::new(abstracted::AbstractingChecker::dse()),
         CheckerKind::Imps => Box::new(abstracted::AbstractingChecker::imps()),

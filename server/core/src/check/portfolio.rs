@@ -310,6 +310,7 @@ impl Checker for SyntaxChecker {
         let verdict = if ctx.identical(pair.old, pair.new) {
             Verdict::Equivalent(Proof {
                 bounded: None,
+                unrolled: None,
                 assumptions: Vec::new(),
                 invariants: Vec::new(),
                 partial: false,

@@ -385,25 +385,36 @@ fn proved(
     if !intrinsics.is_empty() {
         assumptions.push(Assumption::Uninterpreted(intrinsics));
     }
-    let exceeded = Bool::or(&[&enc.old.bound_exceeded, &enc.new.bound_exceeded]);
-    let bounded = match exceeded.simplify().as_bool() {
-        Some(false) => false,
-        _ => {
-            let mut s = QuerySolver::new(logic_for(enc, pair.old_program, pair.new_program));
-            for f in enc.ufs.facts.iter().chain(&enc.inputs.preconditions()) {
-                s.assert(f);
-            }
-            s.assert(&exceeded);
-            s.check(deadline) != SatResult::Unsat
-        }
-    };
+    let bounded = bound_exceeded(enc, pair, deadline) != SatResult::Unsat;
     Verdict::Equivalent(Proof {
         bounded: bounded.then_some(options.loop_bound),
+        unrolled: None,
         assumptions,
         invariants: Vec::new(),
         partial: false,
         summaries: Vec::new(),
     })
+}
+
+/// Whether some input the entry admits runs a loop of either version past
+/// the encoding's bound (or recursion past its depth): `Unsat` when every
+/// loop provably exits within the bound on every path, so the encoding is
+/// the versions' whole behaviour.
+pub(crate) fn bound_exceeded(
+    enc: &PairEncoding,
+    pair: &MethodPair<'_>,
+    deadline: Instant,
+) -> SatResult {
+    let exceeded = Bool::or(&[&enc.old.bound_exceeded, &enc.new.bound_exceeded]);
+    if exceeded.simplify().as_bool() == Some(false) {
+        return SatResult::Unsat;
+    }
+    let mut s = QuerySolver::new(logic_for(enc, pair.old_program, pair.new_program));
+    for f in enc.ufs.facts.iter().chain(&enc.inputs.preconditions()) {
+        s.assert(f);
+    }
+    s.assert(&exceeded);
+    s.check(deadline)
 }
 
 /// A model with small input values, when one exists: easier to read.

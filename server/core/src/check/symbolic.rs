@@ -151,6 +151,7 @@ mod tests {
                 check(&old, &new, sem),
                 Verdict::Equivalent(Proof {
                     bounded: None,
+                    unrolled: None,
                     assumptions: vec![],
                     invariants: Vec::new(),
                     partial: false,

@@ -69,6 +69,12 @@ pub struct Proof {
     /// `Some(k)`: holds only for executions within `k` loop iterations /
     /// call depth `k`.
     pub bounded: Option<u32>,
+    /// `Some(k)`: a proof for all inputs (`bounded` is `None`) obtained by
+    /// unrolling every loop completely: on every path the entry reaches,
+    /// each loop exits (and recursion returns) within `k` iterations /
+    /// call depth `k`, so the unrolled encoding is the whole behaviour.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unrolled: Option<u32>,
     /// Assumptions the proof rests on (e.g. array parameters do not
     /// alias).
     pub assumptions: Vec<Assumption>,
@@ -91,6 +97,7 @@ impl Proof {
     pub fn new(bounded: Option<u32>, assumptions: Vec<Assumption>) -> Proof {
         Proof {
             bounded,
+            unrolled: None,
             assumptions,
             invariants: Vec::new(),
             partial: false,

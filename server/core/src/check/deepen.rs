@@ -1,0 +1,124 @@
+//! Adaptive loop bounds: a proof only up to the loop bound becomes a
+//! complete one when every loop's trip count is bounded by a constant on
+//! the paths the entry reaches (a loop over a fixed table, a constant
+//! count, an argument the method clamps first).
+//!
+//! [`Deepening`] runs its `first` checker with the whole budget. Only when
+//! that answer is `equivalent up to k iterations` does it unroll deeper,
+//! doubling the bound (`2k`, `4k`, … up to [`MAX_LOOP_BOUND`]) within its
+//! share of what is left ([`crate::budget::DEEPENING`]). At each depth both
+//! versions are encoded (on a fresh Z3 context: the deep encodings are
+//! large and a verdict must not depend on what an earlier depth built),
+//! and first the cheap question is asked: can some input the entry admits
+//! still run a loop past this depth (`query::bound_exceeded`, the check
+//! that makes a proof bounded)? While it can, the next depth is tried; at
+//! [`MAX_LOOP_BOUND`] the trip count is taken to be unbounded and the
+//! first answer stands. When it cannot, the encoding is every behaviour of
+//! both versions, and the difference query at that depth decides:
+//! unsatisfiable is a proof for all inputs (`Proof::unrolled` names the
+//! depth), a replayed model is a real counterexample.
+//!
+//! A trip count that is an input (unbounded) exceeds every depth, so
+//! deepening costs such a pair its share in vain: the share is capped,
+//! and a depth whose expected cost (the last depth's times
+//! [`crate::budget::DEEPENING_GROWTH`]: unrolled paths and their
+//! conditions both grow with the depth) exceeds what is left of it is not
+//! started.
+//!
+//! The answer is never weaker than `first`'s: an encoding that fails or
+//! runs out of the share, a solver that gives up, a candidate that does
+//! not replay — each keeps the bounded proof.
+
+use super::query::{MAX_CANDIDATES, bodies, bound_exceeded, decide, encode};
+use super::{Budget, Checker, Decider, Decision, MethodPair, Options, Verdict};
+use crate::budget::{DEEPENING, DEEPENING_GROWTH, MAX_LOOP_BOUND, Portion};
+use std::time::{Duration, Instant};
+use z3::SatResult;
+
+/// `first`, then deeper unrolling of a proof it could give only up to the
+/// loop bound.
+pub struct Deepening {
+    pub first: Box<dyn Checker>,
+}
+
+/// What one depth showed.
+enum AtDepth {
+    /// Some input runs a loop past this depth.
+    Exceeds,
+    /// Every loop exits within this depth; the difference query's answer.
+    Complete(Verdict),
+    /// The encoding or a solver call failed or ran out of time.
+    GaveUp,
+}
+
+impl Checker for Deepening {
+    fn check(&self, pair: &MethodPair<'_>, options: &Options, budget: Budget) -> Decision {
+        let first = self.first.check(pair, options, budget);
+        let Verdict::Equivalent(proof) = &first.verdict else {
+            return first;
+        };
+        let Some(bound) = proof.bounded else {
+            return first;
+        };
+        let whole = Duration::from_millis(options.timeout_ms);
+        let deadline = Portion::OfLeft(DEEPENING).deadline(whole, budget.deadline);
+        let mut depth = bound;
+        // What the last depth cost; the next one, twice as deep, is
+        // expected to cost `DEEPENING_GROWTH` times as much.
+        let mut last_cost = Duration::ZERO;
+        while depth < MAX_LOOP_BOUND && !crate::cancel::expired(deadline) {
+            let left = deadline.saturating_duration_since(crate::clock::now());
+            if last_cost.saturating_mul(DEEPENING_GROWTH) > left {
+                return first;
+            }
+            depth = depth.saturating_mul(2).min(MAX_LOOP_BOUND);
+            let deeper = Options {
+                loop_bound: depth,
+                ..options.clone()
+            };
+            let started = crate::clock::now();
+            let found = super::with_fresh_z3_context(|| at_depth(pair, &deeper, deadline));
+            last_cost = crate::clock::now().saturating_duration_since(started);
+            match found {
+                AtDepth::Exceeds => continue,
+                AtDepth::GaveUp => return first,
+                AtDepth::Complete(Verdict::Equivalent(p)) if p.bounded.is_none() => {
+                    let proof = super::Proof {
+                        unrolled: Some(depth),
+                        ..p
+                    };
+                    return Decision::plain(Verdict::Equivalent(proof), Decider::Symbolic);
+                }
+                AtDepth::Complete(v @ Verdict::NotEquivalent(_)) => {
+                    return Decision::plain(v, Decider::Symbolic);
+                }
+                AtDepth::Complete(_) => return first,
+            }
+        }
+        first
+    }
+}
+
+/// Both versions unrolled to `options.loop_bound`: whether a loop can run
+/// past it, and if none can, the difference query's verdict.
+fn at_depth(pair: &MethodPair<'_>, options: &Options, deadline: Instant) -> AtDepth {
+    let Ok((old_fn, new_fn)) = bodies(pair) else {
+        return AtDepth::GaveUp;
+    };
+    let Ok(enc) = encode(pair, old_fn, new_fn, options, deadline, None) else {
+        return AtDepth::GaveUp;
+    };
+    match bound_exceeded(&enc, pair, deadline) {
+        SatResult::Sat => AtDepth::Exceeds,
+        SatResult::Unknown => AtDepth::GaveUp,
+        SatResult::Unsat => AtDepth::Complete(decide(
+            pair,
+            &enc,
+            old_fn,
+            new_fn,
+            options,
+            deadline,
+            MAX_CANDIDATES,
+        )),
+    }
+}
