@@ -5,14 +5,14 @@
 //!
 //! [`Deepening`] runs its `first` checker with the whole budget. Only when
 //! that answer is `equivalent up to k iterations` does it unroll deeper,
-//! doubling the bound (`2k`, `4k`, … up to [`MAX_LOOP_BOUND`]) within its
-//! share of what is left ([`crate::budget::DEEPENING`]). At each depth both
+//! doubling the bound (`2k`, `4k`, … up to `budget::MAX_LOOP_BOUND`) within its
+//! share of what is left (`budget::DEEPENING`). At each depth both
 //! versions are encoded (on a fresh Z3 context: the deep encodings are
 //! large and a verdict must not depend on what an earlier depth built),
 //! and first the cheap question is asked: can some input the entry admits
 //! still run a loop past this depth (`query::bound_exceeded`, the check
 //! that makes a proof bounded)? While it can, the next depth is tried; at
-//! [`MAX_LOOP_BOUND`] the trip count is taken to be unbounded and the
+//! `budget::MAX_LOOP_BOUND` the trip count is taken to be unbounded and the
 //! first answer stands. When it cannot, the encoding is every behaviour of
 //! both versions, and the difference query at that depth decides:
 //! unsatisfiable is a proof for all inputs (`Proof::unrolled` names the
@@ -21,7 +21,7 @@
 //! A trip count that is an input (unbounded) exceeds every depth, so
 //! deepening costs such a pair its share in vain: the share is capped,
 //! and a depth whose expected cost (the last depth's times
-//! [`crate::budget::DEEPENING_GROWTH`]: unrolled paths and their
+//! `budget::DEEPENING_GROWTH`: unrolled paths and their
 //! conditions both grow with the depth) exceeds what is left of it is not
 //! started.
 //!
