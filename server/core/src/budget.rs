@@ -111,11 +111,6 @@ pub const ARDIFF_LOOPS: Share = Share::fraction(0.3).at_most(Duration::from_secs
 /// vain.
 pub const DEEPENING: Share = Share::fraction(0.5).at_most(Duration::from_secs(2));
 
-/// How much more one depth of deepening is expected to cost than the
-/// depth half as deep: both the unrolled paths and their conditions grow
-/// with the depth (measured: about 4× per doubling).
-pub const DEEPENING_GROWTH: u32 = 4;
-
 /// The deepest loop bound deepening unrolls to: a loop that some input
 /// still runs past it is taken to have an unbounded trip count.
 pub const MAX_LOOP_BOUND: u32 = 64;

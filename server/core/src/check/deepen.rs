@@ -19,11 +19,10 @@
 //! depth), a replayed model is a real counterexample.
 //!
 //! A trip count that is an input (unbounded) exceeds every depth, so
-//! deepening costs such a pair its share in vain: the share is capped,
-//! and a depth whose expected cost (the last depth's times
-//! `budget::DEEPENING_GROWTH`: unrolled paths and their
-//! conditions both grow with the depth) exceeds what is left of it is not
-//! started.
+//! deepening costs such a pair its share in vain: the share is capped.
+//! Which depths are tried depends only on the pair and the bound, never on
+//! how long an earlier depth took, so the verdict does not depend on the
+//! machine's load beyond the deadline every checker has.
 //!
 //! The answer is never weaker than `first`'s: an encoding that fails or
 //! runs out of the share, a solver that gives up, a candidate that does
@@ -31,7 +30,7 @@
 
 use super::query::{MAX_CANDIDATES, bodies, bound_exceeded, decide, encode};
 use super::{Budget, Checker, Decider, Decision, MethodPair, Options, Verdict};
-use crate::budget::{DEEPENING, DEEPENING_GROWTH, MAX_LOOP_BOUND, Portion};
+use crate::budget::{DEEPENING, MAX_LOOP_BOUND, Portion};
 use std::time::{Duration, Instant};
 use z3::SatResult;
 
@@ -63,23 +62,13 @@ impl Checker for Deepening {
         let whole = Duration::from_millis(options.timeout_ms);
         let deadline = Portion::OfLeft(DEEPENING).deadline(whole, budget.deadline);
         let mut depth = bound;
-        // What the last depth cost; the next one, twice as deep, is
-        // expected to cost `DEEPENING_GROWTH` times as much.
-        let mut last_cost = Duration::ZERO;
         while depth < MAX_LOOP_BOUND && !crate::cancel::expired(deadline) {
-            let left = deadline.saturating_duration_since(crate::clock::now());
-            if last_cost.saturating_mul(DEEPENING_GROWTH) > left {
-                return first;
-            }
             depth = depth.saturating_mul(2).min(MAX_LOOP_BOUND);
             let deeper = Options {
                 loop_bound: depth,
                 ..options.clone()
             };
-            let started = crate::clock::now();
-            let found = super::with_fresh_z3_context(|| at_depth(pair, &deeper, deadline));
-            last_cost = crate::clock::now().saturating_duration_since(started);
-            match found {
+            match super::with_fresh_z3_context(|| at_depth(pair, &deeper, deadline)) {
                 AtDepth::Exceeds => continue,
                 AtDepth::GaveUp => return first,
                 AtDepth::Complete(Verdict::Equivalent(p)) if p.bounded.is_none() => {
