@@ -8,15 +8,85 @@ use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::{Signed, ToPrimitive, Zero};
 use std::fmt;
+use std::sync::Arc;
 
 /// A real number under math semantics: exact when every operation that
 /// produced it was exact, otherwise an interval that contains it (results
 /// of `sin`, `exp`, ... or of arithmetic on such results; see
-/// [`crate::interval`]).
+/// [`crate::interval`]) and, while it is small, the term it was computed
+/// by.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Real {
     Exact(BigRational),
-    Approx(Interval),
+    Approx(Interval, Option<Arc<Term>>),
+}
+
+/// How an approximate real was computed from exact ones. Every operation
+/// of a term is a function of the reals, so two equal terms denote the
+/// same real, however wide their intervals: `f(a) > f(b)` with `a = b` is
+/// decided (false) and `f(a) - f(a)` is exactly 0, which intervals alone
+/// cannot tell (each side's error is counted as independent).
+#[derive(Debug, PartialEq, Eq)]
+pub enum Term {
+    Exact(BigRational),
+    Apply {
+        op: TermOp,
+        args: Vec<Arc<Term>>,
+        /// Nodes below and including this one, counted per use: what
+        /// comparing two terms costs at most.
+        size: usize,
+    },
+}
+
+/// An operation of a [`Term`]: real arithmetic or a library function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TermOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Neg,
+    Abs,
+    Min,
+    Max,
+    Library(crate::ir::Intrinsic),
+}
+
+/// Terms grow with every operation of a loop; past this size an
+/// approximation keeps only its interval.
+pub const MAX_TERM_SIZE: usize = 256;
+
+impl Term {
+    /// `op` applied to `args`, when each argument has a term (an exact
+    /// real is its own) and the result stays small.
+    pub fn apply(op: TermOp, args: &[&Real]) -> Option<Arc<Term>> {
+        let args: Vec<Arc<Term>> = args
+            .iter()
+            .map(|r| match r {
+                Real::Exact(q) => Some(Arc::new(Term::Exact(q.clone()))),
+                Real::Approx(_, t) => t.clone(),
+            })
+            .collect::<Option<_>>()?;
+        let size = 1 + args.iter().map(|t| t.size()).sum::<usize>();
+        (size <= MAX_TERM_SIZE).then(|| Arc::new(Term::Apply { op, args, size }))
+    }
+
+    fn size(&self) -> usize {
+        match self {
+            Term::Exact(_) => 1,
+            Term::Apply { size, .. } => *size,
+        }
+    }
+}
+
+/// Whether `a` and `b` are the same real because they were computed the
+/// same way (both approximate, equal terms).
+pub fn same_term(a: &Real, b: &Real) -> bool {
+    match (a, b) {
+        (Real::Approx(_, Some(s)), Real::Approx(_, Some(t))) => Arc::ptr_eq(s, t) || s == t,
+        _ => false,
+    }
 }
 
 impl Real {
@@ -26,7 +96,7 @@ impl Real {
     pub fn to_f64(&self) -> f64 {
         match self {
             Real::Exact(r) => r.to_f64().unwrap_or(f64::NAN),
-            Real::Approx(x) => x.mid(),
+            Real::Approx(x, _) => x.mid(),
         }
     }
     pub fn is_exact(&self) -> bool {
@@ -36,7 +106,7 @@ impl Real {
     pub fn interval(&self) -> Interval {
         match self {
             Real::Exact(r) => Interval::of_rational(r),
-            Real::Approx(x) => *x,
+            Real::Approx(x, _) => *x,
         }
     }
 }
@@ -45,8 +115,8 @@ impl fmt::Display for Real {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Real::Exact(r) => fmt_rational(r, f),
-            Real::Approx(x) if x.is_entire() => f.write_str("≈?"),
-            Real::Approx(x) => write!(f, "≈{}", fmt_f64(x.mid())),
+            Real::Approx(x, _) if x.is_entire() => f.write_str("≈?"),
+            Real::Approx(x, _) => write!(f, "≈{}", fmt_f64(x.mid())),
         }
     }
 }

@@ -27,14 +27,15 @@ fn close(a: &Value, b: &Value) -> Close {
                     Close::Different
                 }
             }
-            (Real::Exact(p), Real::Approx(i)) | (Real::Approx(i), Real::Exact(p)) => {
+            (Real::Exact(p), Real::Approx(i, _)) | (Real::Approx(i, _), Real::Exact(p)) => {
                 if i.contains(p) {
                     Close::Within
                 } else {
                     Close::Different
                 }
             }
-            (Real::Approx(i), Real::Approx(j)) => {
+            _ if crate::value::same_term(x, y) => Close::Equal,
+            (Real::Approx(i, _), Real::Approx(j, _)) => {
                 if i.disjoint(j) {
                     Close::Different
                 } else {
@@ -228,7 +229,7 @@ fn close_printed(a: &[Printed], b: &[Printed]) -> Close {
         items.iter().any(|p| {
             matches!(
                 p,
-                Printed::ApproxText(_) | Printed::Value(Value::Real(Real::Approx(_)), _)
+                Printed::ApproxText(_) | Printed::Value(Value::Real(Real::Approx(..)), _)
             )
         })
     };

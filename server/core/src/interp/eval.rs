@@ -636,7 +636,7 @@ impl Interp<'_> {
                 let text = render::printf(format, &pargs, self.ar.math);
                 let approx = pargs
                     .iter()
-                    .any(|a| matches!(a, PArg::Val(Value::Real(Real::Approx(_)), _)));
+                    .any(|a| matches!(a, PArg::Val(Value::Real(Real::Approx(..)), _)));
                 self.printed.push(if approx {
                     Printed::ApproxText(text)
                 } else {
@@ -651,7 +651,7 @@ impl Interp<'_> {
                         PArg::Val(Value::Int(i), _) => {
                             Printed::Text(render::c_char(&i).to_string())
                         }
-                        PArg::Val(v @ Value::Real(Real::Approx(_)), ty) => {
+                        PArg::Val(v @ Value::Real(Real::Approx(..)), ty) => {
                             Printed::ApproxText(render::java_value(&v, &ty))
                         }
                         PArg::Val(v, ty) => Printed::Text(render::java_value(&v, &ty)),

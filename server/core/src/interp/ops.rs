@@ -11,12 +11,13 @@ use crate::interval::Interval;
 use crate::ir::{
     BinOp, FloatTy, IntTy, Intrinsic, Lang, Semantics, SignedOverflow, Span, Type, UnOp,
 };
-use crate::value::Real;
+use crate::value::{Real, Term, TermOp, same_term};
 use num_bigint::BigInt;
 use num_integer::Integer;
 use num_rational::BigRational;
 use num_traits::{FromPrimitive, One, Signed, ToPrimitive, Zero};
 use std::cmp::Ordering;
+use std::sync::Arc;
 
 /// Size (numerator + denominator bits) past which an exact rational is
 /// continued as an `f64` approximation.
@@ -162,6 +163,7 @@ pub(crate) fn parse_decimal(text: &str) -> Option<BigRational> {
 fn real_cmp(a: &Real, b: &Real) -> Option<Ordering> {
     match (a, b) {
         (Real::Exact(x), Real::Exact(y)) => Some(x.cmp(y)),
+        _ if same_term(a, b) => Some(Ordering::Equal),
         _ => a.interval().order(&b.interval()),
     }
 }
@@ -248,7 +250,8 @@ impl Arith {
     fn real(&mut self, r: Real) -> V {
         let r = match r {
             Real::Exact(q) if q.numer().bits() + q.denom().bits() > MAX_EXACT_BITS => {
-                Real::Approx(Interval::of_rational(&q))
+                let iv = Interval::of_rational(&q);
+                Real::Approx(iv, Some(Arc::new(Term::Exact(q))))
             }
             r => r,
         };
@@ -258,8 +261,14 @@ impl Arith {
         V::Real(r)
     }
 
+    /// An approximation of unknown provenance.
     fn approx(&mut self, x: Interval) -> V {
-        self.real(Real::Approx(x))
+        self.real(Real::Approx(x, None))
+    }
+
+    /// `x`, an interval around `op` applied to `args`.
+    fn derived(&mut self, x: Interval, op: TermOp, args: &[&Real]) -> V {
+        self.real(Real::Approx(x, Term::apply(op, args)))
     }
 
     /// The zero of a type (locals and unlisted globals start there).
@@ -318,7 +327,9 @@ impl Arith {
             }
             (UnOp::BitNot, V::Int(i)) => V::Int(self.fit_ty(!i, ty)),
             (UnOp::Neg, V::Real(Real::Exact(r))) => V::Real(Real::Exact(-r)),
-            (UnOp::Neg, V::Real(Real::Approx(x))) => self.approx(-x),
+            (UnOp::Neg, V::Real(r @ Real::Approx(..))) => {
+                self.derived(-r.interval(), TermOp::Neg, &[&r])
+            }
             (UnOp::Neg, V::F32(x)) => V::F32(-x),
             (UnOp::Neg, V::F64(x)) => V::F64(-x),
             _ => return Err(internal("ill-typed unary operand", span)),
@@ -485,8 +496,19 @@ impl Arith {
             }
             // An approximate divisor that may be zero (a tiny non-zero
             // number or a true zero) decides nothing.
+            // The same real computed twice: their difference is exact.
+            (x, y) if op == BinOp::Sub && same_term(&x, &y) => {
+                Ok(V::Real(Real::Exact(BigRational::zero())))
+            }
             (x, y) => {
                 let (a, b) = (x.interval(), y.interval());
+                let term_op = match op {
+                    BinOp::Add => TermOp::Add,
+                    BinOp::Sub => TermOp::Sub,
+                    BinOp::Mul => TermOp::Mul,
+                    BinOp::Div => TermOp::Div,
+                    _ => TermOp::Rem,
+                };
                 let r = match op {
                     BinOp::Add => a + b,
                     BinOp::Sub => a - b,
@@ -501,7 +523,7 @@ impl Arith {
                     }
                     _ => return Err(internal("bitwise operator on reals", span)),
                 };
-                Ok(self.approx(r))
+                Ok(self.derived(r, term_op, &[&x, &y]))
             }
         }
     }
@@ -514,7 +536,7 @@ impl Arith {
             (V::Real(r), Type::Int(t)) => {
                 let i = match r {
                     Real::Exact(q) => q.trunc().to_integer(),
-                    Real::Approx(x) => {
+                    Real::Approx(x, _) => {
                         self.inexact = true;
                         decided(x.unique_integer(f64::trunc))?
                     }
@@ -620,7 +642,7 @@ impl Arith {
             (V::Real(r), Type::Int(t)) => {
                 let i = match r {
                     Real::Exact(q) => q.trunc().to_integer(),
-                    Real::Approx(x) => x.unique_integer(f64::trunc).unwrap_or_else(|| {
+                    Real::Approx(x, _) => x.unique_integer(f64::trunc).unwrap_or_else(|| {
                         self.undecided = true;
                         BigInt::from_f64(x.mid().trunc()).unwrap_or_default()
                     }),
@@ -661,7 +683,9 @@ impl Arith {
                     V::Int(self.fit_ty(i.abs(), ty))
                 }
                 V::Real(Real::Exact(r)) => V::Real(Real::Exact(r.abs())),
-                V::Real(Real::Approx(x)) => self.approx(x.abs()),
+                V::Real(r @ Real::Approx(..)) => {
+                    self.derived(r.interval().abs(), TermOp::Abs, &[&r])
+                }
                 V::F64(x) => V::F64(x.abs()),
                 V::F32(x) => V::F32(x.abs()),
                 _ => return Err(internal("abs of a non-number", span)),
@@ -676,11 +700,11 @@ impl Arith {
                     V::Real(Real::Exact(r)) => {
                         V::Real(Real::Exact(if up { r.ceil() } else { r.floor() }))
                     }
-                    V::Real(Real::Approx(x)) => {
-                        let f = if up { f64::ceil } else { f64::floor };
+                    V::Real(r @ Real::Approx(..)) => {
+                        let (f, x) = (if up { f64::ceil } else { f64::floor }, r.interval());
                         match x.unique_integer(f) {
                             Some(i) => V::Real(Real::Exact(BigRational::from_integer(i))),
-                            None => self.approx(x.integer_part(f)),
+                            None => self.derived(x.integer_part(f), TermOp::Library(k), &[&r]),
                         }
                     }
                     V::F64(x) => V::F64(if up { x.ceil() } else { x.floor() }),
@@ -710,10 +734,13 @@ impl Arith {
                     Some(s) => V::Real(Real::Exact(s)),
                     None => {
                         let root = Interval::of_rational(&r).sqrt().unwrap_or(Interval::ENTIRE);
-                        self.approx(root)
+                        self.derived(root, TermOp::Library(k), &[&Real::Exact(r)])
                     }
                 },
-                V::Real(Real::Approx(x)) => self.approx(x.sqrt().unwrap_or(Interval::ENTIRE)),
+                V::Real(r @ Real::Approx(..)) => {
+                    let root = r.interval().sqrt().unwrap_or(Interval::ENTIRE);
+                    self.derived(root, TermOp::Library(k), &[&r])
+                }
                 other => {
                     let x = self.f64_of(&other, span)?;
                     self.float_result(x.sqrt(), ty)
@@ -837,7 +864,8 @@ impl Arith {
             Intrinsic::Hypot => xi.hypot(y2()?.interval()),
             _ => return Err(internal("unhandled intrinsic", span)),
         };
-        Ok(self.approx(r))
+        let args: Vec<&Real> = std::iter::once(&x).chain(y.as_ref()).collect();
+        Ok(self.derived(r, TermOp::Library(k), &args))
     }
 
     /// An argument of a library function as a real (math semantics).
@@ -927,7 +955,12 @@ impl Arith {
                     // lies between the two intervals' bounds.
                     None => {
                         let (a, b) = (x.interval(), y.interval());
-                        self.approx(if max { a.max(b) } else { a.min(b) })
+                        let (r, op) = if max {
+                            (a.max(b), TermOp::Max)
+                        } else {
+                            (a.min(b), TermOp::Min)
+                        };
+                        self.derived(r, op, &[&x, &y])
                     }
                 }
             }
@@ -952,13 +985,16 @@ impl Arith {
                     _ => V::Real(Real::Exact(BigRational::from_integer(i))),
                 })
             }
-            V::Real(Real::Approx(x)) => {
+            V::Real(r @ Real::Approx(..)) => {
                 self.inexact = true;
-                let shifted = x + Interval::point(0.5);
+                let shifted = r.interval() + Interval::point(0.5);
                 Ok(match (ty, shifted.unique_integer(f64::floor)) {
                     (Type::Int(_), i) => V::Int(decided(i)?),
                     (_, Some(i)) => V::Real(Real::Exact(BigRational::from_integer(i))),
-                    (_, None) => self.approx(shifted.integer_part(f64::floor)),
+                    (_, None) => {
+                        let x = shifted.integer_part(f64::floor);
+                        self.derived(x, TermOp::Library(Intrinsic::Round), &[&r])
+                    }
                 })
             }
             V::F64(_) | V::F32(_) => {
@@ -1011,11 +1047,15 @@ impl Arith {
                 };
                 Ok(V::Real(Real::Exact(BigRational::from_integer(i))))
             }
-            V::Real(Real::Approx(x)) => {
+            V::Real(r @ Real::Approx(..)) => {
                 self.inexact = true;
+                let x = r.interval();
                 Ok(match x.unique_integer(f64::round) {
                     Some(i) => V::Real(Real::Exact(BigRational::from_integer(i))),
-                    None => self.approx(x.integer_part(f64::round)),
+                    None => {
+                        let op = TermOp::Library(Intrinsic::RoundHalfAway);
+                        self.derived(x.integer_part(f64::round), op, &[&r])
+                    }
                 })
             }
             V::F64(x) => Ok(V::F64(x.round())),
@@ -1064,14 +1104,18 @@ impl Arith {
                 }
                 let magnitude = match m {
                     Real::Exact(r) => Real::Exact(r.abs()),
-                    Real::Approx(x) => Real::Approx(x.abs()),
+                    r @ Real::Approx(..) => {
+                        Real::Approx(r.interval().abs(), Term::apply(TermOp::Abs, &[&r]))
+                    }
                 };
                 let negative =
                     decided(real_cmp(&s, &Real::Exact(BigRational::zero())))? == Ordering::Less;
                 V::Real(match (negative, magnitude) {
                     (false, r) => r,
                     (true, Real::Exact(r)) => Real::Exact(-r),
-                    (true, Real::Approx(x)) => Real::Approx(-x),
+                    (true, r @ Real::Approx(..)) => {
+                        Real::Approx(-r.interval(), Term::apply(TermOp::Neg, &[&r]))
+                    }
                 })
             }
             (V::F64(m), V::F64(s)) => V::F64(if s.is_nan() { m.abs() } else { m.copysign(s) }),
@@ -1143,7 +1187,7 @@ impl Arith {
                 Real::Exact(q) => rat_of_f64(x).as_ref() == Some(q),
                 // Which double is nearest depends on where in the interval
                 // the exact value lies.
-                Real::Approx(_) => return Err(Stop::Limit(LimitKind::Approximation)),
+                Real::Approx(..) => return Err(Stop::Limit(LimitKind::Approximation)),
             };
             if !exact {
                 self.inexact = true;

@@ -570,7 +570,7 @@ fn intrinsics() {
     let r = p(2.0, "2");
     assert!(r.inexact);
     assert!(
-        matches!(r.outcome, Outcome::Return(Value::Real(Real::Approx(x))) if x.lo() <= 2f64.sqrt() && 2f64.sqrt() <= x.hi())
+        matches!(r.outcome, Outcome::Return(Value::Real(Real::Approx(x, _))) if x.lo() <= 2f64.sqrt() && 2f64.sqrt() <= x.hi())
     );
     let floor = intrinsic(Intrinsic::Floor, vec![dbl(-1.5, "-1.5")], Type::DOUBLE);
     let m2 = BigRational::from_integer(BigInt::from(-2));
@@ -1157,7 +1157,7 @@ fn exec(outcome: Outcome) -> Execution {
 
 /// An approximate real: `x` within `ulps` steps either side.
 fn approx(x: f64, ulps: u32) -> Value {
-    Value::Real(Real::Approx(Interval::around(x, ulps)))
+    Value::Real(Real::Approx(Interval::around(x, ulps), None))
 }
 
 #[test]
@@ -1443,7 +1443,7 @@ fn approximate_arithmetic_is_flagged() {
     assert!(r.inexact);
     // sin(1)·2 + 1 ≈ 2.6829419696: a narrow interval around it.
     match &r.outcome {
-        Outcome::Return(Value::Real(Real::Approx(i))) => {
+        Outcome::Return(Value::Real(Real::Approx(i, _))) => {
             let v = 2.0 * 1f64.sin() + 1.0;
             assert!(i.lo() < v && v < i.hi());
             assert!(i.hi() - i.lo() < 1e-12);
@@ -1729,6 +1729,68 @@ fn approximations_decide_only_what_their_intervals_decide() {
     let tau = crate::interval::rational_of(std::f64::consts::TAU).expect("finite");
     assert_eq!(
         go("quotient", tau),
+        Outcome::Limit(LimitKind::Approximation)
+    );
+}
+
+/// Two approximations computed the same way from the same values are the
+/// same real, though their intervals overlap: comparing them, subtracting
+/// them and returning them decide, where computations that differ do not.
+#[test]
+fn approximations_computed_alike_are_the_same_real() {
+    let src = "class A {
+        static int larger(double v, double w, double b) {
+            double r = Math.pow(v, 2.0) / Math.tan(b) / 3.0;
+            double s = Math.pow(w, 2.0) / Math.tan(b) / 3.0;
+            if (r > s) return 1;
+            return 0;
+        }
+        static double cancel(double b) { return Math.sin(b) * 2.0 - Math.sin(b) * 2.0; }
+        static int unlike(double b) { if (Math.sin(b) * 2.0 > Math.sin(b) + Math.sin(b)) return 1; return 0; }
+    }";
+    let p = crate::lang::lower(Lang::Java, src);
+    let go = |name: &str, xs: Vec<BigRational>| {
+        let f = p.find(name).next().expect("method").0;
+        execute(
+            &p,
+            f,
+            &Inputs {
+                args: xs
+                    .into_iter()
+                    .map(|x| Value::Real(Real::Exact(x)))
+                    .collect(),
+                globals: BTreeMap::new(),
+                callees: Vec::new(),
+            },
+            Semantics::Math,
+            SignedOverflow::default(),
+            &Limits::default(),
+        )
+        .outcome
+    };
+    let q = |n: i64| BigRational::from_integer(BigInt::from(n));
+    // v = w: the same real on both sides, so not larger.
+    assert_eq!(
+        go("larger", vec![q(1), q(1), q(1)]),
+        Outcome::Return(Value::int(0))
+    );
+    // v = -1, w = 1: pow gives 1 exactly for both; still the same real.
+    assert_eq!(
+        go("larger", vec![q(-1), q(1), q(1)]),
+        Outcome::Return(Value::int(0))
+    );
+    // v = 2 > w = 1 and tan(1) > 0: decided by the intervals.
+    assert_eq!(
+        go("larger", vec![q(2), q(1), q(1)]),
+        Outcome::Return(Value::int(1))
+    );
+    assert_eq!(
+        go("cancel", vec![q(1)]),
+        Outcome::Return(Value::Real(Real::Exact(q(0))))
+    );
+    // Equal over the reals, but computed differently: not decided.
+    assert_eq!(
+        go("unlike", vec![q(1)]),
         Outcome::Limit(LimitKind::Approximation)
     );
 }
