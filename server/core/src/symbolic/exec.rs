@@ -20,6 +20,7 @@ use crate::ir::{
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeMap;
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 use z3::Sort;
 use z3::ast::{Array, Ast, BV, Bool, Dynamic, Float, Int};
@@ -40,6 +41,47 @@ pub struct ArrObj {
     /// [`super::InputSpace::nullable_arrays`]); fixed for the object's
     /// life, `None` where it is never null.
     pub null: Option<Bool>,
+    /// The contents element by element, while `data` is still the array
+    /// literal they were stored into.
+    pub items: Option<Rc<Items>>,
+}
+
+/// The elements of an array literal, for reading it at an unknown index
+/// without the array theory: `select` over a chain of stores makes the
+/// solver split on the index once per store (a 256-entry lookup table
+/// takes seconds), a chain of `ite`s on the index is a plain multiplexer.
+/// Both give the same value for every index, out of bounds included.
+#[derive(Debug)]
+pub struct Items {
+    /// The array the elements were stored into: a read uses them only
+    /// while the object's `data` is still this array, so a write, a merge
+    /// of paths or a summary's result makes them unused, never wrong.
+    of: Array,
+    values: Vec<Dynamic>,
+    /// The element every other index holds.
+    zero: Dynamic,
+}
+
+/// Literals longer than this are read through the array theory: one read
+/// would otherwise add as many terms as the literal has elements.
+const MAX_ITEMS_LOOKUP: usize = 4096;
+
+impl ArrObj {
+    /// The element at `i`.
+    fn read(&self, i: &Dynamic, ops: Ops) -> EResult<Dynamic> {
+        let Some(t) = self.items.as_ref().filter(|t| t.of == self.data) else {
+            return Ok(self.data.select(i));
+        };
+        let mut v = t.zero.clone();
+        for (k, item) in t.values.iter().enumerate().rev() {
+            let at = ops
+                .index_lit(k as i64)
+                .to_dyn()
+                .ok_or_else(|| unsupported("internal: index"))?;
+            v = i.eq(at).ite(item, &v);
+        }
+        Ok(v)
+    }
 }
 
 /// Printed output as a growing sequence: a length and, per position, a tag
@@ -716,6 +758,7 @@ impl<'a> Executor<'a> {
                     data,
                     elem: (**elem).clone(),
                     null,
+                    items: None,
                 });
                 Ok(Sym::Arr(state.heap.len() - 1))
             }
@@ -835,6 +878,7 @@ impl<'a> Executor<'a> {
                     // Nullness is the object's identity, the same on
                     // every path.
                     null: x.null.clone(),
+                    items: None,
                 },
                 (Some(x), None) => x.clone(),
                 (None, Some(y)) => y.clone(),
@@ -1686,8 +1730,7 @@ impl<'a> Executor<'a> {
                 let i = self.index_value(i, state)?;
                 let obj = self.checked_obj(&arr, &i, state)?;
                 let di = i.to_dyn().ok_or_else(|| unsupported("internal: index"))?;
-                let o = &state.heap[obj];
-                let d = o.data.select(&di);
+                let d = state.heap[obj].read(&di, ops)?;
                 ops.from_dyn(&e.ty, &d)?
             }
             ExprKind::Length(a) => {
@@ -1769,6 +1812,7 @@ impl<'a> Executor<'a> {
             .to_dyn()
             .ok_or_else(|| unsupported("internal: array element"))?;
         let mut data = Array::const_array(&self.ops.index_sort(), &zero);
+        let mut values = Vec::with_capacity(items.len());
         for (i, v) in items.iter().enumerate() {
             let idx = self
                 .ops
@@ -1777,12 +1821,21 @@ impl<'a> Executor<'a> {
                 .ok_or_else(|| unsupported("internal: index"))?;
             let d = v.to_dyn().ok_or_else(|| unsupported("arrays of arrays"))?;
             data = data.store(&idx, &d);
+            values.push(d);
         }
+        let items = (!values.is_empty() && values.len() <= MAX_ITEMS_LOOKUP).then(|| {
+            Rc::new(Items {
+                of: data.clone(),
+                values,
+                zero,
+            })
+        });
         state.heap.push(ArrObj {
             len,
             data,
             elem: elem.clone(),
             null: None,
+            items,
         });
         Ok(Sym::Arr(state.heap.len() - 1))
     }

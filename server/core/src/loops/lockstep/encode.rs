@@ -350,6 +350,7 @@ impl Layout {
                 data: data.as_array().ok_or_else(internal)?,
                 elem: elem.clone(),
                 null,
+                items: None,
             });
         }
         Ok(State {
