@@ -878,7 +878,9 @@ impl<'a> Executor<'a> {
                     // Nullness is the object's identity, the same on
                     // every path.
                     null: x.null.clone(),
-                    items: None,
+                    // Still used where both paths left the literal
+                    // unwritten: the merged data is then the same array.
+                    items: x.items.clone(),
                 },
                 (Some(x), None) => x.clone(),
                 (None, Some(y)) => y.clone(),
