@@ -502,24 +502,17 @@ impl Arith {
             }
             (x, y) => {
                 let (a, b) = (x.interval(), y.interval());
-                let term_op = match op {
-                    BinOp::Add => TermOp::Add,
-                    BinOp::Sub => TermOp::Sub,
-                    BinOp::Mul => TermOp::Mul,
-                    BinOp::Div => TermOp::Div,
-                    _ => TermOp::Rem,
-                };
-                let r = match op {
-                    BinOp::Add => a + b,
-                    BinOp::Sub => a - b,
-                    BinOp::Mul => a * b,
-                    BinOp::Div => decided(a.checked_div(b))?,
+                let (r, term_op) = match op {
+                    BinOp::Add => (a + b, TermOp::Add),
+                    BinOp::Sub => (a - b, TermOp::Sub),
+                    BinOp::Mul => (a * b, TermOp::Mul),
+                    BinOp::Div => (decided(a.checked_div(b))?, TermOp::Div),
                     // a - b·trunc(a/b), where the quotient's integer part is
                     // one integer for every value.
                     BinOp::Rem => {
                         let q = decided(a.checked_div(b))?;
                         decided(q.unique_integer(f64::trunc))?;
-                        a - b * Interval::point(q.lo().trunc())
+                        (a - b * Interval::point(q.lo().trunc()), TermOp::Rem)
                     }
                     _ => return Err(internal("bitwise operator on reals", span)),
                 };
