@@ -735,6 +735,40 @@ mod tests {
     }
 
     #[test]
+    fn a_loop_is_summarised_against_straight_line_code() {
+        // A search loop that returns from its body against a direct test,
+        // either way round: the loop runs alone, and its early return is
+        // compared with the loop-free version's whole run.
+        let search = "boolean f(int k, int n) { for (int i = 0; i < n; i++) { if (i == k) { return true; } } return false; }";
+        let test = "boolean f(int k, int n) { return 0 <= k && k < n; }";
+        for (old, new) in [(search, test), (test, search)] {
+            let proof = prove_java_proof(&method(old), &method(new))
+                .expect("proved where the loop terminates");
+            assert!(proof.partial);
+            assert!(
+                proof.invariants[0].rearranged.contains("alone"),
+                "{:?}",
+                proof.invariants[0].rearranged
+            );
+        }
+        // An accumulator against its closed form.
+        proved(
+            "int f(int n) { int r = 0; while (n > 0) { r += 2; n--; } return r; }",
+            "int f(int n) { return n > 0 ? 2 * n : 0; }",
+        );
+        // Off by one at either end is never proved.
+        let u = not_proved(
+            "boolean f(int k, int n) { for (int i = 0; i <= n; i++) { if (i == k) { return true; } } return false; }",
+            test,
+        );
+        assert!(u.detail.contains("only the old version loops"), "{u:?}");
+        not_proved(
+            "int f(int n) { int r = 0; while (n > 0) { r += 2; n--; } return r; }",
+            "int f(int n) { return n > 1 ? 2 * n : 0; }",
+        );
+    }
+
+    #[test]
     fn a_null_array_is_part_of_the_loop_state() {
         // Where the pair tests for null, `a` may be null: the guard
         // `i < a.length` fails on null unless the invariant rules it out

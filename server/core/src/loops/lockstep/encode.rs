@@ -683,7 +683,8 @@ pub enum Product {
     Lockstep,
     /// Where only one guard holds, that version's loop steps alone while
     /// the other waits at its head (loops without inner loops only; a body
-    /// that may end the run while the other waits is a bad state). Every
+    /// that ends the run while the other waits is a bad state unless the
+    /// waiting version ends alike at once). Every
     /// pair of terminating runs from equal inputs is one run of this
     /// product, so a proof is equivalence where both terminate.
     Interleaved,
@@ -928,8 +929,25 @@ impl Sides<'_> {
         step: &Step,
         other: &Step,
     ) -> Result<(Bool, Vec<Dynamic>), EncodeFailure> {
-        let (Some(vals), Some(g), Some(after)) =
-            (&step.cont_values, a.guards.get(j), a.after.get(j))
+        let Some(vals) = &step.cont_values else {
+            return Ok((Bool::from_bool(false), Vec::new()));
+        };
+        let (fine, witnesses) = self.waits_alike(a, a_is_old, j, other)?;
+        let sigma: Vec<(&Dynamic, &Dynamic)> = a.layout.vars.iter().zip(vals).collect();
+        Ok((fine.substitute(&sigma), witnesses))
+    }
+
+    /// [`Sides::ends_alike`] for a version waiting at loop `j`'s head in
+    /// its head state (`a.layout.vars`) while the other's `other` ended.
+    fn waits_alike(
+        &self,
+        a: &Pieces,
+        a_is_old: bool,
+        j: usize,
+        other: &Step,
+    ) -> Result<(Bool, Vec<Dynamic>), EncodeFailure> {
+        let (Some(g), Some(after), Some(fails)) =
+            (a.guards.get(j), a.after.get(j), a.guard_faults.get(j))
         else {
             return Ok((Bool::from_bool(false), Vec::new()));
         };
@@ -939,13 +957,7 @@ impl Sides<'_> {
             crate::symbolic::difference(&self.ops, self.inputs, &other.summary, &after.summary)
         }
         .map_err(pair_err)?;
-        let sigma: Vec<(&Dynamic, &Dynamic)> = a.layout.vars.iter().zip(vals).collect();
-        let fails = a
-            .guard_faults
-            .get(j)
-            .ok_or_else(|| pair_err(EncodeError::new("internal: guard")))?;
-        let fine =
-            Bool::and(&[&fails.not(), &g.not(), &after.term, &differs.not()]).substitute(&sigma);
+        let fine = Bool::and(&[&fails.not(), &g.not(), &after.term, &differs.not()]);
         Ok((fine, witnesses))
     }
 
@@ -987,7 +999,7 @@ fn loop_clauses(
     // checked by `pairable`).
     let into = old_shape.body_destination(k);
     if product == Product::Interleaved && into == k {
-        interleaved_clauses(rules, &relations[k], o, n)?;
+        interleaved_clauses(rules, sides, &relations[k])?;
     } else {
         // Guards agree at every head: the loops run in lockstep.
         rules.add(Bool::and(&[inv, &go.xor(gn)]), None, &[]);
@@ -1017,14 +1029,14 @@ fn loop_clauses(
 
 /// The interleaved product's head clauses for `rel`'s loop pair: one loop
 /// steps alone while the other waits at its head (its state unchanged); a
-/// body that may end the run meanwhile is refused as a bad state (a
-/// conservative clause).
+/// body that ends the run meanwhile is a bad state unless the waiting
+/// version ends alike at once.
 fn interleaved_clauses(
     rules: &mut Rules,
+    sides: &Sides<'_>,
     rel: &Relation,
-    o: &Pieces,
-    n: &Pieces,
 ) -> Result<(), EncodeFailure> {
+    let (o, n) = (sides.o, sides.n);
     let k = rel.index;
     let inv = &rel.application;
     let (go, gn) = (&o.guards[k], &n.guards[k]);
@@ -1038,7 +1050,16 @@ fn interleaved_clauses(
             &n.layout.vars,
         )?;
     }
-    rules.add(Bool::and(&[&old_alone, &ob.term_defined]), None, &[]);
+    // A body that ends the run while the other version waits at its head
+    // is bad unless the waiting version ends alike at once (its loop does
+    // not run and the stretch after it ends the run with equal
+    // observables): a search loop's `return` against a direct test.
+    let (waits, witnesses) = sides.waits_alike(n, false, k, ob)?;
+    rules.add(
+        Bool::and(&[&old_alone, &ob.term_defined, &waits.not()]),
+        None,
+        &witnesses,
+    );
     let new_alone = Bool::and(&[inv, &go.not(), gn]);
     if let Some(vals) = &nb.cont_values {
         rules.reach(
@@ -1048,7 +1069,12 @@ fn interleaved_clauses(
             vals,
         )?;
     }
-    rules.add(Bool::and(&[&new_alone, &nb.term]), None, &[]);
+    let (waits, witnesses) = sides.waits_alike(o, true, k, nb)?;
+    rules.add(
+        Bool::and(&[&new_alone, &nb.term, &waits.not()]),
+        None,
+        &witnesses,
+    );
     Ok(())
 }
 

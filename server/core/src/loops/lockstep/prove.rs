@@ -55,6 +55,13 @@ pub(in crate::loops) fn prove_turned(
     let new = encode::Version::new(new.0, new.1, false)
         .map_err(not_encodable)?
         .with_opaque(&opaque.new);
+    // Loops in one version only: summarised against the other first; the
+    // alignments below still get what time is left.
+    let summarised = match one_sided(ops, &old, &new, deadline) {
+        Some(Ok(proof)) => return Ok(proof),
+        Some(Err(unknown)) => Some(unknown),
+        None => None,
+    };
     let mut search = Search {
         last: None,
         tried: 0,
@@ -90,6 +97,11 @@ pub(in crate::loops) fn prove_turned(
         && let Some(proof) = prove_interleaved(ops, &old, &new, deadline)
     {
         return Ok(proof);
+    }
+    if let Some(unknown) = summarised
+        && search.tried == 0
+    {
+        return Err(unknown);
     }
     let loops = (old.shape.loops.len(), new.shape.loops.len());
     Err(search.unknown(ops, loops, not_rearranged, deadline))
@@ -375,6 +387,9 @@ fn prove_interleaved(
     let enc = encode::encode_product(ops, old, new, deadline, encode::Product::Interleaved).ok()?;
     let formulas = match houdini::prove(&enc, houdini::Exits::Omitted, deadline) {
         Some(f) => f,
+        // Over bit-vectors the candidates are all there is (see
+        // `Search::try_candidate`).
+        None if enc.bit_vectors => return None,
         None => match solve::solve(&enc, deadline) {
             solve::Answer::Safe(f) => f,
             _ => return None,
@@ -386,6 +401,70 @@ fn prove_interleaved(
             "interleaved: a loop whose guard alone holds steps while the other waits".into(),
         )
     }))
+}
+
+/// A version with top-level loops against one with none (a loop against
+/// its closed form, a search against a direct test): the loop-free version
+/// is given idle loops in front of its body (`Shape::idle_loops_first`),
+/// so that in the interleaved product each loop runs alone, its invariant
+/// relating its state to the inputs the other version still holds, and at
+/// its exit the other version's straight-line code runs to the compared
+/// end. A proof is equivalence where the loops terminate (the loop-free
+/// version always does). `None` when the pair is not of this kind.
+fn one_sided(
+    ops: Ops,
+    old: &encode::Version<'_>,
+    new: &encode::Version<'_>,
+    deadline: Instant,
+) -> Option<Result<LoopProof, Unknown>> {
+    let (n_old, n_new) = (old.shape.loops.len(), new.shape.loops.len());
+    let flat = |v: &encode::Version<'_>| v.shape.loops.iter().all(|l| l.parent.is_none());
+    let idle = |v: &encode::Version<'_>, n| v.shape.idle_loops_first(n, v.body.span);
+    let (o, n) = match (n_old, n_new) {
+        (0, 0) => return None,
+        (0, n) if flat(new) => (idle(old, n)?, new.shape.clone()),
+        (n, 0) if flat(old) => (old.shape.clone(), idle(new, n)?),
+        _ => return None,
+    };
+    let looping = if n_old == 0 { "new" } else { "old" };
+    let (vo, vn) = (
+        encode::Version { shape: o, ..*old },
+        encode::Version { shape: n, ..*new },
+    );
+    Some(match prove_interleaved(ops, &vo, &vn, deadline) {
+        Some(mut proof) => {
+            for inv in &mut proof.invariants {
+                inv.rearranged = format!(
+                    "the {looping} version's loop alone, against the other version's \
+                     straight-line code"
+                );
+            }
+            Ok(proof)
+        }
+        None if crate::cancel::expired(deadline) => Err(Unknown {
+            reason: UnknownReason::Timeout {
+                phase: crate::verdict::Phase::Solving,
+            },
+            detail: format!(
+                "only the {looping} version loops; no invariant relating its loop to the \
+                 other version's straight-line result was found in time"
+            ),
+        }),
+        None => Err(Unknown {
+            reason: UnknownReason::SolverUnknown,
+            detail: format!(
+                "only the {looping} version loops; no invariant relating its loop to the \
+                 other version's straight-line result was found ({})",
+                if ops.machine() {
+                    "among the candidate invariants: under machine semantics the CHC solver \
+                     is not run, it finds no bit-vector invariants in time"
+                } else {
+                    "the versions may differ, or the relation needs more than linear \
+                     arithmetic"
+                }
+            ),
+        }),
+    })
 }
 
 /// The loop checker's [`Unknown`] for an encoding failure.

@@ -86,6 +86,31 @@ impl Shape {
     }
 }
 
+impl Shape {
+    /// A loop-free shape as one with `n` top-level loops that never run in
+    /// front of its body: `while (false) {}` `n` times, then the body, which
+    /// means exactly the body. Paired with a version that has `n` top-level
+    /// loops, the interleaved product runs each of those alone against the
+    /// other version's straight-line code. `None` when `self` has loops.
+    pub fn idle_loops_first(&self, n: usize, span: Span) -> Option<Shape> {
+        if !self.loops.is_empty() {
+            return None;
+        }
+        let mut segments = vec![Vec::new(); n];
+        segments.push(self.segments.concat());
+        let idle = LoopPiece {
+            cond: crate::ir::make::bool_lit(false, span),
+            body: Vec::new(),
+            span,
+            parent: None,
+        };
+        Some(Shape {
+            segments,
+            loops: vec![idle; n],
+        })
+    }
+}
+
 /// Cuts `f`'s body at its top-level loops, or says which construct the
 /// encoding does not handle.
 pub fn shape(f: &Function) -> Result<Shape, NotEncodable> {
