@@ -138,6 +138,13 @@ function prepareWorkspace() {
       2,
     ),
   );
+  // The binary's path is a machine setting as well: code-server reads
+  // `Machine/settings.json` on the server side before it launches the
+  // extension host, while the browser loads the user settings on its own
+  // schedule and has, rarely, handed the extension host a configuration
+  // without them. Either file alone names the binary.
+  mkdirSync(path.join(dirs.userData, "Machine"), { recursive: true });
+  writeFileSync(path.join(dirs.userData, "Machine", "settings.json"), JSON.stringify({ "eqlens.server.path": env.eqlensBin }, null, 2));
 }
 
 /** The newest log of the extension's output channel, for failure reports. */
