@@ -1215,6 +1215,26 @@ fn real0() -> Real {
 
 /// Truncating integer division (Java/C), from Z3's floor-style `div` on
 /// non-negative operands.
+/// The exact meaning of an application that stands for a nonlinear
+/// product, division or remainder of integers (see
+/// [`Ufs::abstracts_nonlinear`]): `r = a·b`, and `b ≠ 0 → r = a / b`
+/// (truncating) or `r = a % b` (a division by zero faults before its
+/// result is used). `None` for any other function.
+pub fn interpretation(app: &UfApplication) -> Option<Bool> {
+    let name = app.key.split(':').next()?;
+    let [a, b] = app.args.as_slice() else {
+        return None;
+    };
+    let (a, b, r) = (a.as_int()?, b.as_int()?, app.result.as_int()?);
+    let nonzero = b.eq(Int::from_i64(0)).not();
+    Some(match name {
+        "mul" => r.eq(Int::mul(&[&a, &b])),
+        "div" => nonzero.implies(r.eq(tdiv(&a, &b))),
+        "rem" => nonzero.implies(r.eq(Int::sub(&[a.clone(), Int::mul(&[&b, &tdiv(&a, &b)])]))),
+        _ => return None,
+    })
+}
+
 fn tdiv(x: &Int, y: &Int) -> Int {
     let zero = Int::from_i64(0);
     let ax = x.ge(&zero).ite(x, &x.unary_minus());

@@ -42,10 +42,71 @@ pub enum Exits {
 /// clauses safe, as SMT-LIB; `None` when the candidates do not suffice
 /// (or time ran out).
 pub fn prove(enc: &Encoding, exits: Exits, deadline: Instant) -> Option<Vec<String>> {
-    let mut candidates: Vec<Vec<Bool>> = enc
+    let candidates: Vec<Vec<Bool>> = enc
         .relations
         .iter()
         .map(|r| candidates(enc, r.index, exits, deadline))
+        .collect();
+    prove_from(enc, candidates, false, deadline)
+}
+
+/// [`prove`] with the candidates fitted to concrete runs added
+/// ([`fitted`](super::fitted): polynomial equalities and bounds the
+/// syntax of the clauses does not suggest). Sampling the runs costs
+/// queries of its own, so the loop checker asks for it only where the
+/// syntactic candidates (and, over integers, Spacer) found no proof.
+pub fn prove_fitted(enc: &Encoding, exits: Exits, deadline: Instant) -> Option<Vec<String>> {
+    let fitted = super::fitted::candidates(enc, deadline);
+    let with = |quadratic: bool| -> Vec<Vec<Bool>> {
+        enc.relations
+            .iter()
+            .zip(&fitted)
+            .map(|(r, fit)| {
+                let mut cs = candidates(enc, r.index, exits, deadline);
+                let extra = fit
+                    .linear
+                    .iter()
+                    .chain(quadratic.then_some(&fit.quadratic).into_iter().flatten());
+                for c in extra {
+                    if !cs.iter().any(|o| o.get_z3_ast() == c.get_z3_ast()) {
+                        cs.push(c.clone());
+                    }
+                }
+                cs
+            })
+            .collect()
+    };
+    // Linear first: a product among the candidates slows every check of
+    // the conjunction, over bit-vectors past the per-check cap.
+    if let Some(proof) = prove_from(enc, with(false), true, deadline) {
+        return Some(proof);
+    }
+    if fitted.iter().all(|f| f.quadratic.is_empty()) {
+        return None;
+    }
+    prove_from(enc, with(true), true, deadline)
+}
+
+/// Weakens `candidates` (per relation) to an inductive conjunction and
+/// checks that it excludes every bad state.
+fn prove_from(
+    enc: &Encoding,
+    mut candidates: Vec<Vec<Bool>>,
+    interpret: bool,
+    deadline: Instant,
+) -> Option<Vec<String>> {
+    // Each clause's hypotheses, with the exact meaning of its nonlinear
+    // operations where asked (a polynomial candidate needs it).
+    let hypotheses: Vec<Vec<Bool>> = enc
+        .clauses
+        .iter()
+        .map(|c| {
+            let mut h = c.hypotheses.clone();
+            if interpret {
+                h.extend(c.interpreted.iter().cloned());
+            }
+            h
+        })
         .collect();
     // A query over bit-vectors that takes long is a conjunction too hard
     // for bit-blasting, better split (below) than waited for.
@@ -58,7 +119,7 @@ pub fn prove(enc: &Encoding, exits: Exits, deadline: Instant) -> Option<Vec<Stri
     // Weaken until every clause with a relation in its head holds.
     loop {
         let mut dropped = false;
-        for clause in &enc.clauses {
+        for (clause, hypotheses) in enc.clauses.iter().zip(&hypotheses) {
             let Some((k, args)) = &clause.head else {
                 continue;
             };
@@ -75,7 +136,7 @@ pub fn prove(enc: &Encoding, exits: Exits, deadline: Instant) -> Option<Vec<Stri
                 }
                 let at_head: Vec<Bool> = kept.iter().map(|c| c.substitute(&sigma)).collect();
                 let whole = Bool::and(&at_head);
-                match check_within(&clause.hypotheses, &body, &whole, deadline, cap_ms) {
+                match check_within(hypotheses, &body, &whole, deadline, cap_ms) {
                     Check::Valid => break,
                     // The conjunction is too hard for one query (over
                     // bit-vectors, a product of a few equalities can be):
@@ -86,7 +147,7 @@ pub fn prove(enc: &Encoding, exits: Exits, deadline: Instant) -> Option<Vec<Stri
                             .zip(&at_head)
                             .filter(|(_, h)| {
                                 matches!(
-                                    check_within(&clause.hypotheses, &body, h, deadline, cap_ms),
+                                    check_within(hypotheses, &body, h, deadline, cap_ms),
                                     Check::Valid
                                 )
                             })
@@ -124,9 +185,12 @@ pub fn prove(enc: &Encoding, exits: Exits, deadline: Instant) -> Option<Vec<Stri
         }
     }
     // Safe: no clause with head `false` can fire.
-    for clause in enc.clauses.iter().filter(|c| c.head.is_none()) {
+    for (clause, hypotheses) in enc.clauses.iter().zip(&hypotheses) {
+        if clause.head.is_some() {
+            continue;
+        }
         let body = assumed(enc, clause, &candidates);
-        if !valid(&clause.hypotheses, &body, &Bool::from_bool(false), deadline) {
+        if !valid(hypotheses, &body, &Bool::from_bool(false), deadline) {
             return None;
         }
     }
@@ -495,7 +559,7 @@ fn heads<'e>(
 /// Whether `body` applies the relation (`application` occurs in it): Z3
 /// shares equal terms, so a substitution that changes nothing returns the
 /// same term.
-fn mentions(body: &Bool, application: &Bool) -> bool {
+pub(super) fn mentions(body: &Bool, application: &Bool) -> bool {
     let gone = body.substitute(&[(application, &Bool::from_bool(true))]);
     gone.get_z3_ast() != body.get_z3_ast()
 }

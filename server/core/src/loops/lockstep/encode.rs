@@ -87,6 +87,12 @@ impl EncodeFailure {
 /// a relation applied to terms or `false`.
 pub struct Clause {
     pub hypotheses: Vec<Bool>,
+    /// The exact meaning of the nonlinear products and divisions the
+    /// clause holds as Ackermann constants (`r = a·b`): left out of what
+    /// Spacer gets (it rarely finds nonlinear invariants and gives up on
+    /// nonlinear division), but a polynomial candidate invariant
+    /// (`invariants/fitted.rs`) is checked with it.
+    pub interpreted: Vec<Bool>,
     pub body: Bool,
     /// `Some((k, args))`: `Inv_k(args)`; `None`: `false`.
     pub head: Option<(usize, Vec<Dynamic>)>,
@@ -1111,7 +1117,7 @@ impl Rules {
             None => Bool::from_bool(false),
         };
         let rule = body.implies(&head_formula);
-        let (hypotheses, results) = self.ackermann(&rule);
+        let (hypotheses, results, interpreted) = self.ackermann(&rule);
         vars.extend(results.iter().map(|v| v as &dyn Ast));
         let quantified_rule = if hypotheses.is_empty() {
             rule
@@ -1122,6 +1128,7 @@ impl Rules {
             .push(z3::ast::forall_const(&vars, &[], &quantified_rule));
         self.clauses.push(Clause {
             hypotheses,
+            interpreted,
             body,
             head: head.map(|(k, _, args)| (k, args)),
         });
@@ -1134,7 +1141,7 @@ impl Rules {
     /// clause with any function that satisfies the facts in place of the
     /// constants, so invariants for it are invariants for every such
     /// function.
-    fn ackermann(&self, rule: &Bool) -> (Vec<Bool>, Vec<Dynamic>) {
+    fn ackermann(&self, rule: &Bool) -> (Vec<Bool>, Vec<Dynamic>, Vec<Bool>) {
         let mut included = vec![false; self.applications.len()];
         let mut terms: Vec<Dynamic> = vec![Dynamic::from_ast(rule)];
         loop {
@@ -1181,7 +1188,15 @@ impl Rules {
                 hypotheses.push(same_args.implies(a.result.eq(&b.result)));
             }
         }
-        (hypotheses, apps.iter().map(|a| a.result.clone()).collect())
+        let interpreted = apps
+            .iter()
+            .filter_map(|a| crate::symbolic::ops::interpretation(a))
+            .collect();
+        (
+            hypotheses,
+            apps.iter().map(|a| a.result.clone()).collect(),
+            interpreted,
+        )
     }
 
     /// Adds `body → rel(old_values, new_values)`.

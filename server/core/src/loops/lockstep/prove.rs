@@ -193,6 +193,19 @@ impl Search {
             // Cut short by the time given, the search may still succeed
             // with more: a timeout (the portfolio retries those).
             None if enc.bit_vectors => {
+                // Then the candidates fitted to concrete runs, in the time
+                // the syntactic ones left.
+                if crate::clock::now() < candidates_until.min(deadline)
+                    && let Some(formulas) =
+                        houdini::prove_fitted(&enc, cand.exits, candidates_until.min(deadline))
+                {
+                    return Ok(Tried::Proved(LoopProof::new(&enc, formulas, false, |k| {
+                        (
+                            cand.peeled.get(k).copied().unwrap_or((0, 0)),
+                            cand.notes.get(k).cloned().unwrap_or_default(),
+                        )
+                    })));
+                }
                 if crate::clock::now() >= candidates_until.min(deadline) {
                     self.last = Some(Outcome::Timeout);
                 } else if self.last.is_none() {
@@ -213,7 +226,24 @@ impl Search {
                 } else {
                     crate::budget::LATER_ALIGNMENT_SPACER.of(left)
                 };
-                solve::solve(&enc, (crate::clock::now() + share).min(deadline))
+                match solve::solve(&enc, (crate::clock::now() + share).min(deadline)) {
+                    // Spacer's invariants are linear: where it gives up or
+                    // runs out of its share, candidates fitted to concrete
+                    // runs may hold the polynomial relation it lacks.
+                    answer @ (solve::Answer::Timeout | solve::Answer::GaveUp(_))
+                        if !crate::cancel::expired(deadline) =>
+                    {
+                        let share = crate::budget::LATER_ALIGNMENT_CANDIDATES
+                            .of(deadline.saturating_duration_since(crate::clock::now()));
+                        houdini::prove_fitted(
+                            &enc,
+                            cand.exits,
+                            (crate::clock::now() + share).min(deadline),
+                        )
+                        .map_or(answer, solve::Answer::Safe)
+                    }
+                    answer => answer,
+                }
             }
         };
         match answer {
@@ -385,14 +415,19 @@ fn prove_interleaved(
     deadline: Instant,
 ) -> Option<LoopProof> {
     let enc = encode::encode_product(ops, old, new, deadline, encode::Product::Interleaved).ok()?;
+    // The syntactic candidates, then those fitted to concrete runs (a
+    // loop against a closed form needs a polynomial relation), then over
+    // integers Spacer: over bit-vectors the candidates are all there is
+    // (see `Search::try_candidate`).
     let formulas = match houdini::prove(&enc, houdini::Exits::Omitted, deadline) {
         Some(f) => f,
-        // Over bit-vectors the candidates are all there is (see
-        // `Search::try_candidate`).
-        None if enc.bit_vectors => return None,
-        None => match solve::solve(&enc, deadline) {
-            solve::Answer::Safe(f) => f,
-            _ => return None,
+        None => match houdini::prove_fitted(&enc, houdini::Exits::Omitted, deadline) {
+            Some(f) => f,
+            None if enc.bit_vectors => return None,
+            None => match solve::solve(&enc, deadline) {
+                solve::Answer::Safe(f) => f,
+                _ => return None,
+            },
         },
     };
     Some(LoopProof::new(&enc, formulas, true, |_| {

@@ -1,0 +1,839 @@
+//! Candidate invariants fitted to concrete states, in the manner of
+//! Sharma et al., "A Data Driven Approach for Algebraic Loop Invariants"
+//! (ESOP 2013): the clauses are run forward on concrete values — an
+//! entering clause with its inputs pinned to small numbers, each later
+//! step one Z3 query from one concrete state — and the states each
+//! relation is seen to hold are fitted with
+//! - every polynomial equality of degree at most 2 they all satisfy (the
+//!   null space of the matrix of their monomials, exact over ℚ, with
+//!   integer coefficients): `2·s = i² − i` for a running sum, which no
+//!   linear candidate and no linear CHC solver expresses;
+//! - the octagon around them, `c ≤ p`, `p ≤ c` and `p − q ≤ c` at the
+//!   extremes seen: the bound (`i ≤ n + 1`) that turns such an equality
+//!   into the loop's result at its exit.
+//!
+//! They are guesses from finitely many runs, so Houdini keeps only those
+//! the clauses preserve: a fitted candidate never makes a proof unsound,
+//! it only costs queries. Over bit-vectors an integer polynomial identity
+//! holds modulo 2^w as well, so the same candidates apply there (on the
+//! signed or unsigned reading of each value, as the variable has it).
+
+use super::encode::{Clause, Encoding, Relation};
+use num_bigint::BigInt;
+use num_integer::Integer;
+use num_rational::BigRational;
+use num_traits::{One, Signed, ToPrimitive, Zero};
+use std::collections::VecDeque;
+use std::time::Instant;
+use z3::ast::{Ast, BV, Bool, Dynamic, Int};
+use z3::{SatResult, Solver};
+
+/// Entry states drawn per entering clause.
+const ENTRIES: usize = 8;
+/// States kept per relation; a loop beyond it is sampled no further.
+const MAX_STATES: usize = 80;
+/// Numeric parameters a relation may have to be fitted: the monomials of
+/// degree 2 grow with the square, and the runs needed to pin them down
+/// with them.
+const MAX_FITTED: usize = 12;
+/// The inputs pinned at entry range over `LOW..=HIGH`: small enough that
+/// loops bounded by them run to their end within [`MAX_STATES`], negative
+/// too so that a guard's other side is seen.
+const LOW: i64 = -4;
+const HIGH: i64 = 12;
+/// One solver call of the sampling, in milliseconds (a step from a
+/// concrete state is a ground query, usually far below it).
+const STEP_CAP_MS: u128 = 200;
+
+/// Per relation, the candidates fitted to its states.
+pub fn candidates(enc: &Encoding, deadline: Instant) -> Vec<Fit> {
+    let states = sample(enc, deadline);
+    enc.relations
+        .iter()
+        .zip(&states)
+        .map(|(rel, s)| {
+            let mut fit = fit(rel, s);
+            fit.linear.extend(entry_bounds(enc, rel, deadline));
+            fit
+        })
+        .collect()
+}
+
+/// `p ≤ c` and `c ≤ p` for the extremes the clause entering `rel` allows
+/// each numeric argument (by optimisation; none where it is unbounded,
+/// or at the extreme of its sort): a guard before the loop (`n > 10000`
+/// returns early) bounds a variable far beyond the values the runs try.
+fn entry_bounds(enc: &Encoding, rel: &Relation, deadline: Instant) -> Vec<Bool> {
+    let entering: Vec<&Clause> = enc
+        .clauses
+        .iter()
+        .filter(|c| {
+            matches!(&c.head, Some((k, _)) if *k == rel.index)
+                && !enc
+                    .relations
+                    .iter()
+                    .any(|r| super::houdini::mentions(&c.body, &r.application))
+        })
+        .collect();
+    let [clause] = entering.as_slice() else {
+        return Vec::new();
+    };
+    let Some((_, args)) = &clause.head else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for i in numeric(rel) {
+        let (Some(p), Some(a)) = (rel.params.get(i), args.get(i)) else {
+            continue;
+        };
+        if crate::cancel::expired(deadline) {
+            break;
+        }
+        for upper in [true, false] {
+            let Some(c) = extreme(
+                clause,
+                a,
+                rel.unsigned.get(i).copied().unwrap_or(false),
+                upper,
+            ) else {
+                continue;
+            };
+            if let Some(x) = p.as_int() {
+                let c = Int::from_big_int(&c);
+                out.push(if upper { x.le(&c) } else { c.le(&x) });
+            } else if let Some(x) = p.as_bv() {
+                let Some(c) = c.to_i64() else {
+                    continue;
+                };
+                let c = BV::from_i64(c, x.get_size());
+                let unsigned = rel.unsigned.get(i).copied().unwrap_or(false);
+                let (a, b) = if upper { (&x, &c) } else { (&c, &x) };
+                out.push(if unsigned { a.bvule(b) } else { a.bvsle(b) });
+            }
+        }
+    }
+    out
+}
+
+/// The largest (or smallest) value of `arg` the clause allows, unless it
+/// is unbounded or the extreme of its sort.
+fn extreme(clause: &Clause, arg: &Dynamic, unsigned: bool, upper: bool) -> Option<BigInt> {
+    let opt = z3::Optimize::new();
+    let mut params = z3::Params::new();
+    params.set_u32("timeout", u32::try_from(STEP_CAP_MS).unwrap_or(200));
+    opt.set_params(&params);
+    for h in &clause.hypotheses {
+        opt.assert(h);
+    }
+    opt.assert(&clause.body);
+    // Over bit-vectors the objective is unsigned: a signed value flips its
+    // sign bit to be ordered as such.
+    let objective: Dynamic = match (arg.as_int(), arg.as_bv()) {
+        (Some(x), _) => Dynamic::from_ast(&x),
+        (_, Some(b)) if unsigned => Dynamic::from_ast(&b),
+        (_, Some(b)) => {
+            let w = b.get_size();
+            let sign = BV::from_u64(1, w).bvshl(BV::from_u64(u64::from(w) - 1, w));
+            Dynamic::from_ast(&b.bvxor(&sign))
+        }
+        _ => return None,
+    };
+    if upper {
+        opt.maximize(&objective);
+    } else {
+        opt.minimize(&objective);
+    }
+    if opt.check(&[]) != SatResult::Sat {
+        return None;
+    }
+    let model = opt.get_model()?;
+    let value = model.eval(arg, true)?;
+    if let Some(v) = value.as_int() {
+        // An unbounded objective leaves the model at some finite value:
+        // confirm that nothing lies beyond it.
+        let v = BigInt::from(v.as_i64()?);
+        let beyond = if upper {
+            arg.as_int()?.gt(Int::from_big_int(&v))
+        } else {
+            arg.as_int()?.lt(Int::from_big_int(&v))
+        };
+        let check = Solver::new();
+        check.set_params(&params);
+        for h in &clause.hypotheses {
+            check.assert(h);
+        }
+        check.assert(&clause.body);
+        check.assert(&beyond);
+        return (check.check() == SatResult::Unsat).then_some(v);
+    }
+    let b = value.as_bv()?;
+    let (w, bits) = (b.get_size(), b.as_u64()?);
+    let v = if unsigned {
+        BigInt::from(bits)
+    } else {
+        let shift = 64 - w;
+        BigInt::from(((bits << shift) as i64) >> shift)
+    };
+    // The sort's own extreme bounds nothing.
+    let limit = if unsigned {
+        if upper {
+            (BigInt::one() << w) - 1
+        } else {
+            BigInt::zero()
+        }
+    } else if upper {
+        (BigInt::one() << (w - 1)) - 1
+    } else {
+        -(BigInt::one() << (w - 1))
+    };
+    (v != limit).then_some(v)
+}
+
+/// A relation's state: the values of its parameters (model values).
+type State = Vec<Dynamic>;
+
+/// A state seen, and whether a step of the relation's own loop reached it
+/// (rather than a clause entering the relation).
+struct Seen {
+    state: State,
+    moved: bool,
+}
+
+/// The states the relations are seen to hold: entry states with pinned
+/// inputs, then their successors, breadth first, within [`MAX_STATES`]
+/// per relation and the deadline.
+fn sample(enc: &Encoding, deadline: Instant) -> Vec<Vec<Seen>> {
+    let mut states: Vec<Vec<Seen>> = (0..enc.relations.len()).map(|_| Vec::new()).collect();
+    if enc.relations.iter().any(|r| numeric(r).len() > MAX_FITTED) {
+        return states;
+    }
+    let applied = |c: &Clause| {
+        enc.relations
+            .iter()
+            .position(|r| super::houdini::mentions(&c.body, &r.application))
+    };
+    let mut work: VecDeque<(usize, usize)> = VecDeque::new();
+    let mut seed = Seed(0x9e37_79b9_7f4a_7c15);
+    for clause in &enc.clauses {
+        let Some((k, args)) = &clause.head else {
+            continue;
+        };
+        if applied(clause).is_some() {
+            continue;
+        }
+        for _ in 0..ENTRIES {
+            let Some(state) = entry_state(clause, args, &mut seed, deadline) else {
+                break;
+            };
+            add(&mut states, &mut work, *k, state, false);
+        }
+    }
+    while let Some((j, at)) = work.pop_front() {
+        if crate::cancel::expired(deadline) {
+            break;
+        }
+        let Some(state) = states
+            .get(j)
+            .and_then(|s| s.get(at))
+            .map(|s| s.state.clone())
+        else {
+            continue;
+        };
+        for clause in &enc.clauses {
+            let Some((k, args)) = &clause.head else {
+                continue;
+            };
+            if applied(clause) != Some(j) || states.get(*k).is_none_or(|s| s.len() >= MAX_STATES) {
+                continue;
+            }
+            if let Some(next) = step(enc, clause, j, &state, args, deadline) {
+                add(&mut states, &mut work, *k, next, *k == j);
+            }
+        }
+    }
+    states
+}
+
+fn add(
+    states: &mut [Vec<Seen>],
+    work: &mut VecDeque<(usize, usize)>,
+    k: usize,
+    state: State,
+    moved: bool,
+) {
+    let Some(seen) = states.get_mut(k) else {
+        return;
+    };
+    let same = |a: &Seen| {
+        a.state
+            .iter()
+            .zip(&state)
+            .all(|(x, y)| x.get_z3_ast() == y.get_z3_ast())
+    };
+    if seen.len() < MAX_STATES && !seen.iter().any(same) {
+        seen.push(Seen { state, moved });
+        work.push_back((k, seen.len() - 1));
+    }
+}
+
+/// A deterministic generator of the pinned inputs (splitmix64): the same
+/// pair samples the same states every run.
+struct Seed(u64);
+
+impl Seed {
+    fn next(&mut self, low: i64, high: i64) -> i64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        let span = u64::try_from(high - low + 1).unwrap_or(1);
+        low + i64::try_from(z % span).unwrap_or(0)
+    }
+}
+
+fn capped(deadline: Instant) -> Option<(Solver, crate::clock::Limit)> {
+    super::cases::capped_solver(deadline, STEP_CAP_MS)
+}
+
+/// A state the entering `clause` gives, its numeric arguments pinned to
+/// drawn values one by one where the clause allows them (an argument the
+/// clause fixes, `i = 0`, keeps its value).
+fn entry_state(
+    clause: &Clause,
+    args: &[Dynamic],
+    seed: &mut Seed,
+    deadline: Instant,
+) -> Option<State> {
+    let (solver, limit) = capped(deadline)?;
+    for h in clause.hypotheses.iter().chain(&clause.interpreted) {
+        solver.assert(h);
+    }
+    solver.assert(&clause.body);
+    for a in args {
+        let value = seed.next(LOW, HIGH);
+        let pin = if let Some(i) = a.as_int() {
+            i.eq(Int::from_i64(value))
+        } else if let Some(b) = a.as_bv() {
+            b.eq(BV::from_i64(value, b.get_size()))
+        } else {
+            continue;
+        };
+        solver.push();
+        solver.assert(&pin);
+        if crate::clock::solve(&solver, limit, &[]) != SatResult::Sat {
+            solver.pop(1);
+        }
+    }
+    if crate::clock::solve(&solver, limit, &[]) != SatResult::Sat {
+        return None;
+    }
+    let model = solver.get_model()?;
+    args.iter().map(|a| model.eval(a, true)).collect()
+}
+
+/// The state `clause` leads to from `state` of relation `j`; `None` when
+/// the clause does not apply there (its guard is false) or Z3 does not
+/// answer within the cap.
+fn step(
+    enc: &Encoding,
+    clause: &Clause,
+    j: usize,
+    state: &State,
+    args: &[Dynamic],
+    deadline: Instant,
+) -> Option<State> {
+    let rel = enc.relations.get(j)?;
+    let (solver, limit) = capped(deadline)?;
+    for h in clause.hypotheses.iter().chain(&clause.interpreted) {
+        solver.assert(h);
+    }
+    solver.assert(
+        clause
+            .body
+            .substitute(&[(&rel.application, &Bool::from_bool(true))]),
+    );
+    for (p, v) in rel.params.iter().zip(state) {
+        // Arrays are left free: their model values may name functions of
+        // the model that another solver does not know.
+        if p.as_array().is_none() {
+            solver.assert(p.eq(v));
+        }
+    }
+    if crate::clock::solve(&solver, limit, &[]) != SatResult::Sat {
+        return None;
+    }
+    let model = solver.get_model()?;
+    args.iter().map(|a| model.eval(a, true)).collect()
+}
+
+/// The parameters fitted: integers and bit-vectors of at most 64 bits.
+fn numeric(rel: &Relation) -> Vec<usize> {
+    rel.params
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.as_int().is_some() || p.as_bv().is_some_and(|b| b.get_size() <= 64))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// The integer a model value stands for (a bit-vector read as the
+/// variable is: signed or unsigned).
+fn integer(rel: &Relation, i: usize, v: &Dynamic) -> Option<BigInt> {
+    if let Some(n) = v.as_int() {
+        return n.as_i64().map(BigInt::from);
+    }
+    let b = v.as_bv()?;
+    let (size, bits) = (b.get_size(), b.as_u64()?);
+    let unsigned = rel.unsigned.get(i).copied().unwrap_or(false);
+    if unsigned || size == 0 || size > 64 {
+        return Some(BigInt::from(bits));
+    }
+    let shift = 64 - size;
+    Some(BigInt::from(((bits << shift) as i64) >> shift))
+}
+
+/// A variable of the fit: its parameter, with its values in the states.
+struct Column {
+    param: usize,
+    values: Vec<BigInt>,
+    /// What it holds in every entry state, if anything does.
+    start: Option<Start>,
+}
+
+/// A variable's value where its loop has not moved yet.
+enum Start {
+    /// The same constant in every entry state (a counter's start).
+    Constant(BigInt),
+    /// Another variable's value, in every entry state (an input the loop
+    /// counts down, still equal to the other version's copy of it).
+    Copy(usize),
+}
+
+/// What the states of a relation suggest.
+pub struct Fit {
+    /// Constants, copies, the octagon and the linear equalities.
+    pub linear: Vec<Bool>,
+    /// The equalities of degree 2 (costlier to check, over bit-vectors
+    /// especially: tried only where the others do not suffice).
+    pub quadratic: Vec<Bool>,
+}
+
+/// The candidates the states of `rel` suggest.
+fn fit(rel: &Relation, states: &[Seen]) -> Fit {
+    let numeric = numeric(rel);
+    let (rows, moved): (Vec<Vec<BigInt>>, Vec<bool>) = states
+        .iter()
+        .filter_map(|s| {
+            let row: Option<Vec<BigInt>> = numeric
+                .iter()
+                .map(|&i| integer(rel, i, s.state.get(i)?))
+                .collect();
+            Some((row?, s.moved))
+        })
+        .unzip();
+    let mut out = Vec::new();
+    let mut quadratic = Vec::new();
+    if rows.len() < 3 {
+        return Fit {
+            linear: out,
+            quadratic,
+        };
+    }
+    // Per sort (integers, or one width of bit-vector): a polynomial
+    // relates only terms of one sort.
+    let mut sorts: Vec<z3::Sort> = Vec::new();
+    for &i in &numeric {
+        let sort = rel.params[i].get_sort();
+        if !sorts.contains(&sort) {
+            sorts.push(sort);
+        }
+    }
+    for sort in sorts {
+        let mut columns: Vec<Column> = Vec::new();
+        for (c, &i) in numeric.iter().enumerate() {
+            if rel.params[i].get_sort() != sort {
+                continue;
+            }
+            let values: Vec<BigInt> = rows.iter().map(|r| r[c].clone()).collect();
+            // A constant is a candidate of its own, not a variable of the
+            // fit; so is a copy of another variable.
+            if values.iter().all(|v| *v == values[0]) {
+                out.push(polynomial(rel, &[(BigInt::one(), vec![i])], &values[0]));
+                continue;
+            }
+            if let Some(same) = columns.iter().find(|c| c.values == values) {
+                out.push(rel.params[i].eq(&rel.params[same.param]));
+                continue;
+            }
+            let mut entries = values
+                .iter()
+                .zip(&moved)
+                .filter(|(_, m)| !**m)
+                .map(|(v, _)| v);
+            let start = entries
+                .next()
+                .filter(|first| entries.all(|v| v == *first))
+                .cloned()
+                .map(Start::Constant);
+            columns.push(Column {
+                param: i,
+                values,
+                start,
+            });
+        }
+        // A variable without a constant start may start as a copy of
+        // another.
+        let at_entry = |c: &Column| -> Vec<BigInt> {
+            c.values
+                .iter()
+                .zip(&moved)
+                .filter(|(_, m)| !**m)
+                .map(|(v, _)| v.clone())
+                .collect()
+        };
+        let copies: Vec<Option<usize>> = columns
+            .iter()
+            .map(|p| {
+                let mine = at_entry(p);
+                columns
+                    .iter()
+                    .find(|q| q.param != p.param && !mine.is_empty() && at_entry(q) == mine)
+                    .map(|q| q.param)
+            })
+            .collect();
+        for (c, copy) in columns.iter_mut().zip(copies) {
+            if c.start.is_none() {
+                c.start = copy.map(Start::Copy);
+            }
+        }
+        out.extend(octagon(rel, &columns, &moved));
+        let (linear, square) = equalities(rel, &columns, rows.len());
+        out.extend(linear);
+        quadratic.extend(square);
+    }
+    Fit {
+        linear: out,
+        quadratic,
+    }
+}
+
+/// `c ≤ p`, `p ≤ c`, `q + c ≤ p` and `p ≤ q + c` at the extremes the
+/// states show; and for a variable that enters with a constant, the same
+/// bounds over the states its loop has moved to, "or not moved yet"
+/// (`i ≤ n + 1 ∨ i = 1`: a counter bounded by an input only where its loop
+/// runs at all).
+fn octagon(rel: &Relation, columns: &[Column], moved: &[bool]) -> Vec<Bool> {
+    let mut out = Vec::new();
+    let unsigned = |i: usize| rel.unsigned.get(i).copied().unwrap_or(false);
+    let bound = |p: usize, q: Option<usize>, c: &BigInt, upper: bool| -> Option<Bool> {
+        let x = &rel.params[p];
+        if let Some(x) = x.as_int() {
+            let c = Int::from_big_int(c);
+            let y = match q {
+                Some(q) => Int::add(&[&rel.params[q].as_int()?, &c]),
+                None => c,
+            };
+            return Some(if upper { x.le(&y) } else { y.le(&x) });
+        }
+        let x = x.as_bv()?;
+        let c = BV::from_i64(c.to_i64()?, x.get_size());
+        let y = match q {
+            Some(q) => rel.params[q].as_bv()?.bvadd(&c),
+            None => c,
+        };
+        let (a, b) = if upper { (&x, &y) } else { (&y, &x) };
+        Some(if unsigned(p) { a.bvule(b) } else { a.bvsle(b) })
+    };
+    let not_moved = |c: &Column| -> Option<Bool> {
+        Some(match c.start.as_ref()? {
+            Start::Constant(k) => polynomial(rel, &[(BigInt::one(), vec![c.param])], k),
+            Start::Copy(q) => rel.params[c.param].eq(&rel.params[*q]),
+        })
+    };
+    // The extremes of `values` over every state, and over the moved ones.
+    let extremes = |values: &[BigInt]| {
+        let all = (values.iter().min().cloned(), values.iter().max().cloned());
+        let moved: Vec<&BigInt> = values
+            .iter()
+            .zip(moved)
+            .filter(|(_, m)| **m)
+            .map(|(v, _)| v)
+            .collect();
+        let after = (
+            moved.iter().min().map(|v| (*v).clone()),
+            moved.iter().max().map(|v| (*v).clone()),
+        );
+        (all, after)
+    };
+    let mut emit = |p: &Column, q: Option<&Column>, values: &[BigInt]| {
+        let ((lo, hi), (mlo, mhi)) = extremes(values);
+        let qp = q.map(|q| q.param);
+        for (c, upper) in [(lo, false), (hi, true)] {
+            if let Some(c) = c {
+                out.extend(bound(p.param, qp, &c, upper));
+            }
+        }
+        let excuses: Vec<Bool> = [Some(p), q]
+            .into_iter()
+            .flatten()
+            .filter_map(not_moved)
+            .collect();
+        for (c, upper) in [(mlo, false), (mhi, true)] {
+            let Some(b) = c.and_then(|c| bound(p.param, qp, &c, upper)) else {
+                continue;
+            };
+            for e in &excuses {
+                out.push(Bool::or(&[&b, e]));
+            }
+        }
+    };
+    for (n, p) in columns.iter().enumerate() {
+        emit(p, None, &p.values);
+        for q in columns.iter().skip(n + 1) {
+            // Only within one version and one signedness: across versions
+            // the equalities relate the states.
+            let same_version = (p.param < rel.old_arity) == (q.param < rel.old_arity);
+            if !same_version || unsigned(p.param) != unsigned(q.param) {
+                continue;
+            }
+            let diffs: Vec<BigInt> = p.values.iter().zip(&q.values).map(|(a, b)| a - b).collect();
+            emit(p, Some(q), &diffs);
+        }
+    }
+    out
+}
+
+/// The polynomial equalities every state satisfies: first the linear
+/// ones; then, over the variables they leave independent (each linear
+/// equality removes one, so that its multiples `L·x = 0` do not come back
+/// as quadratic ones), those of degree 2 — where there are enough states
+/// to pin their monomials down. Linear and quadratic apart.
+fn equalities(rel: &Relation, columns: &[Column], n_rows: usize) -> (Vec<Bool>, Vec<Bool>) {
+    let all: Vec<usize> = (0..columns.len()).collect();
+    let linear = monomials(&all, 1);
+    let (out, dependent) = fitted(rel, columns, &linear, n_rows);
+    let independent: Vec<usize> = all.into_iter().filter(|c| !dependent.contains(c)).collect();
+    let square = monomials(&independent, 2);
+    let (quadratic, _) = fitted(rel, columns, &square, n_rows);
+    (out, quadratic)
+}
+
+/// The monomials of degree at most `degree` (1 or 2) over `vars`, as lists
+/// of columns (`[]` is 1).
+fn monomials(vars: &[usize], degree: usize) -> Vec<Vec<usize>> {
+    let mut out: Vec<Vec<usize>> = vec![vec![]];
+    out.extend(vars.iter().map(|&i| vec![i]));
+    if degree >= 2 {
+        for (n, &i) in vars.iter().enumerate() {
+            for &j in &vars[n..] {
+                out.push(vec![i, j]);
+            }
+        }
+    }
+    out
+}
+
+/// The equalities `Σ c·m = 0` over `monomials` that every state satisfies
+/// (a basis of the null space of their matrix), with per equality the
+/// column of the monomial it may be solved for (a free column of the
+/// reduction, of degree 1 in a linear fit). None unless there are two
+/// states more than monomials: a null space vector is then a relation of
+/// the data, not an artefact of too few of them.
+fn fitted(
+    rel: &Relation,
+    columns: &[Column],
+    monomials: &[Vec<usize>],
+    n_rows: usize,
+) -> (Vec<Bool>, Vec<usize>) {
+    if n_rows < monomials.len() + 2 {
+        return (Vec::new(), Vec::new());
+    }
+    let matrix: Vec<Vec<BigRational>> = (0..n_rows)
+        .map(|r| {
+            monomials
+                .iter()
+                .map(|m| {
+                    let mut x = BigInt::one();
+                    for &c in m {
+                        x *= &columns[c].values[r];
+                    }
+                    BigRational::from_integer(x)
+                })
+                .collect()
+        })
+        .collect();
+    let mut solved_for = Vec::new();
+    let equalities = null_space(matrix, monomials.len())
+        .into_iter()
+        .filter_map(|(free, coefficients)| {
+            if let [c] = monomials[free].as_slice() {
+                solved_for.push(*c);
+            }
+            let terms: Vec<(BigInt, Vec<usize>)> = coefficients
+                .into_iter()
+                .zip(monomials)
+                .filter(|(c, _)| !c.is_zero())
+                .map(|(c, m)| (c, m.iter().map(|&k| columns[k].param).collect()))
+                .collect();
+            // `Σ c·m = 0` with the constant on the right: `Σ c·m = −c₀`.
+            let constant = terms
+                .iter()
+                .find(|(_, m)| m.is_empty())
+                .map(|(c, _)| -c.clone())
+                .unwrap_or_default();
+            let rest: Vec<(BigInt, Vec<usize>)> =
+                terms.into_iter().filter(|(_, m)| !m.is_empty()).collect();
+            (!rest.is_empty()).then(|| polynomial(rel, &rest, &constant))
+        })
+        .collect();
+    (equalities, solved_for)
+}
+
+/// `Σ c·m = constant` over the parameters of `rel` (all of one sort), as
+/// `Σ positive terms = Σ negated negative terms + constant`.
+fn polynomial(rel: &Relation, terms: &[(BigInt, Vec<usize>)], constant: &BigInt) -> Bool {
+    let first = &rel.params[terms[0].1[0]];
+    if let Some(bv) = first.as_bv() {
+        let w = bv.get_size();
+        let lit = |c: &BigInt| {
+            let m = BigInt::one() << w;
+            let r = c.mod_floor(&m);
+            BV::from_str(w, &r.to_string()).unwrap_or_else(|| BV::from_u64(0, w))
+        };
+        let term = |c: &BigInt, m: &[usize]| {
+            let mut t = lit(c);
+            for &p in m {
+                if let Some(x) = rel.params[p].as_bv() {
+                    t = t.bvmul(&x);
+                }
+            }
+            t
+        };
+        let side = |positive: bool| {
+            let mut sum = if positive {
+                BV::from_u64(0, w)
+            } else {
+                lit(constant)
+            };
+            for (c, m) in terms.iter().filter(|(c, _)| c.is_positive() == positive) {
+                sum = sum.bvadd(term(&c.abs(), m).simplify());
+            }
+            sum.simplify()
+        };
+        return side(true).eq(side(false));
+    }
+    let term = |c: &BigInt, m: &[usize]| {
+        let mut factors: Vec<Int> = Vec::new();
+        if !c.is_one() {
+            factors.push(Int::from_big_int(c));
+        }
+        factors.extend(m.iter().filter_map(|&p| rel.params[p].as_int()));
+        if factors.len() == 1 {
+            factors.swap_remove(0)
+        } else {
+            Int::mul(&factors)
+        }
+    };
+    let side = |positive: bool| {
+        let mut parts: Vec<Int> = terms
+            .iter()
+            .filter(|(c, _)| c.is_positive() == positive)
+            .map(|(c, m)| term(&c.abs(), m))
+            .collect();
+        if !positive && !constant.is_zero() || parts.is_empty() {
+            parts.push(Int::from_big_int(constant));
+        }
+        if parts.len() == 1 {
+            parts.swap_remove(0)
+        } else {
+            Int::add(&parts)
+        }
+    };
+    side(true).eq(side(false))
+}
+
+/// A basis of `{ x | matrix · x = 0 }` with integer entries (each vector's
+/// entries coprime), by reduction to row echelon form over ℚ; each vector
+/// with its free column (where it is 1 and the others are 0).
+fn null_space(mut matrix: Vec<Vec<BigRational>>, n: usize) -> Vec<(usize, Vec<BigInt>)> {
+    let mut pivots: Vec<usize> = Vec::new();
+    let mut row = 0;
+    for col in 0..n {
+        let Some(p) = (row..matrix.len()).find(|&r| !matrix[r][col].is_zero()) else {
+            continue;
+        };
+        matrix.swap(row, p);
+        let pivot = matrix[row][col].clone();
+        for x in &mut matrix[row] {
+            *x = &*x / &pivot;
+        }
+        let reduced = matrix[row].clone();
+        for (r, other) in matrix.iter_mut().enumerate() {
+            if r != row && !other[col].is_zero() {
+                let factor = other[col].clone();
+                for (x, y) in other.iter_mut().zip(&reduced) {
+                    *x -= &factor * y;
+                }
+            }
+        }
+        pivots.push(col);
+        row += 1;
+        if row == matrix.len() {
+            break;
+        }
+    }
+    (0..n)
+        .filter(|c| !pivots.contains(c))
+        .map(|free| {
+            let mut x = vec![BigRational::zero(); n];
+            x[free] = BigRational::one();
+            for (r, &p) in pivots.iter().enumerate() {
+                x[p] = -matrix[r][free].clone();
+            }
+            let lcm = x.iter().fold(BigInt::one(), |l, q| l.lcm(q.denom()));
+            let ints: Vec<BigInt> = x.iter().map(|q| (q * &lcm).to_integer()).collect();
+            let gcd = ints.iter().fold(BigInt::zero(), |g, i| g.gcd(i));
+            let vector = if gcd.is_zero() {
+                ints
+            } else {
+                ints.into_iter().map(|i| i / &gcd).collect()
+            };
+            (free, vector)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn q(n: i64) -> BigRational {
+        BigRational::from_integer(BigInt::from(n))
+    }
+
+    #[test]
+    fn the_null_space_of_a_running_sum_is_its_closed_form() {
+        // Columns 1, i, s, i², i·s, s² for s = 0 + 1 + … + (i − 1).
+        let rows: Vec<Vec<BigRational>> = (0..8)
+            .map(|i: i64| {
+                let s = i * (i - 1) / 2;
+                vec![q(1), q(i), q(s), q(i * i), q(i * s), q(s * s)]
+            })
+            .collect();
+        let basis = null_space(rows, 6);
+        // 2·s − i² + i = 0 is in the span; with s determined by i, the
+        // only relations among the six monomials over these rows are
+        // that one and its multiples by i and s... restricted to degree
+        // 2, exactly one vector.
+        let expected: Vec<BigInt> = [0, 1, 2, -1, 0, 0]
+            .iter()
+            .map(|&c| BigInt::from(c))
+            .collect();
+        let negated: Vec<BigInt> = expected.iter().map(|c| -c).collect();
+        assert!(
+            basis.iter().any(|(_, b)| *b == expected || *b == negated),
+            "{basis:?}"
+        );
+    }
+}
