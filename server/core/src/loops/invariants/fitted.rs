@@ -29,18 +29,18 @@ use z3::ast::{Ast, BV, Bool, Dynamic, Int};
 use z3::{SatResult, Solver};
 
 /// Entry states drawn per entering clause.
-const ENTRIES: usize = 8;
+const ENTRIES: usize = 12;
 /// States kept per relation; a loop beyond it is sampled no further.
 const MAX_STATES: usize = 80;
 /// Numeric parameters a relation may have to be fitted: the monomials of
 /// degree 2 grow with the square, and the runs needed to pin them down
 /// with them.
 const MAX_FITTED: usize = 12;
-/// The inputs pinned at entry range over `LOW..=HIGH`: small enough that
-/// loops bounded by them run to their end within [`MAX_STATES`], negative
-/// too so that a guard's other side is seen.
-const LOW: i64 = -4;
-const HIGH: i64 = 12;
+/// The ranges the inputs pinned at entry are drawn from, in turn: small
+/// numbers, where loops bounded by them run to their end within
+/// [`MAX_STATES`] and a guard's other side is seen; and larger ones, for
+/// loops that only start beyond a threshold (`while (x >= 10)`).
+const RANGES: [(i64, i64); 2] = [(-4, 12), (-60, 150)];
 /// One solver call of the sampling, in milliseconds (a step from a
 /// concrete state is a ground query, usually far below it).
 const STEP_CAP_MS: u128 = 200;
@@ -221,8 +221,9 @@ fn sample(enc: &Encoding, deadline: Instant) -> Vec<Vec<Seen>> {
         if applied(clause).is_some() {
             continue;
         }
-        for _ in 0..ENTRIES {
-            let Some(state) = entry_state(clause, args, &mut seed, deadline) else {
+        for n in 0..ENTRIES {
+            let range = RANGES[n % RANGES.len()];
+            let Some(state) = entry_state(clause, args, &mut seed, range, deadline) else {
                 break;
             };
             add(&mut states, &mut work, *k, state, false);
@@ -303,6 +304,7 @@ fn entry_state(
     clause: &Clause,
     args: &[Dynamic],
     seed: &mut Seed,
+    (low, high): (i64, i64),
     deadline: Instant,
 ) -> Option<State> {
     let (solver, limit) = capped(deadline)?;
@@ -311,7 +313,7 @@ fn entry_state(
     }
     solver.assert(&clause.body);
     for a in args {
-        let value = seed.next(LOW, HIGH);
+        let value = seed.next(low, high);
         let pin = if let Some(i) = a.as_int() {
             i.eq(Int::from_i64(value))
         } else if let Some(b) = a.as_bv() {
@@ -412,11 +414,33 @@ enum Start {
 
 /// What the states of a relation suggest.
 pub struct Fit {
-    /// Constants, copies, the octagon and the linear equalities.
+    /// Constants, copies, bounds within a version, congruences and the
+    /// linear equalities.
     pub linear: Vec<Bool>,
+    /// Bounds between the two versions' variables (many, and rarely
+    /// needed: tried after the others).
+    pub across: Vec<Bool>,
     /// The equalities of degree 2 (costlier to check, over bit-vectors
     /// especially: tried only where the others do not suffice).
     pub quadratic: Vec<Bool>,
+}
+
+/// How many tiers [`Fit::up_to`] has.
+pub const TIERS: usize = 3;
+
+impl Fit {
+    /// The candidates up to tier `tier`: 0 the linear ones, 1 with the
+    /// bounds across versions, 2 with the quadratic equalities.
+    pub fn up_to(&self, tier: usize) -> Vec<&Bool> {
+        let mut out: Vec<&Bool> = self.linear.iter().collect();
+        if tier >= 1 {
+            out.extend(&self.across);
+        }
+        if tier >= 2 {
+            out.extend(&self.quadratic);
+        }
+        out
+    }
 }
 
 /// The candidates the states of `rel` suggest.
@@ -433,10 +457,12 @@ fn fit(rel: &Relation, states: &[Seen]) -> Fit {
         })
         .unzip();
     let mut out = Vec::new();
+    let mut across = Vec::new();
     let mut quadratic = Vec::new();
     if rows.len() < 3 {
         return Fit {
             linear: out,
+            across,
             quadratic,
         };
     }
@@ -507,15 +533,75 @@ fn fit(rel: &Relation, states: &[Seen]) -> Fit {
                 c.start = copy.map(Start::Copy);
             }
         }
-        out.extend(octagon(rel, &columns, &moved));
+        let (within, pairs) = octagon(rel, &columns, &moved);
+        out.extend(within);
+        across.extend(pairs);
+        out.extend(congruences(rel, &columns));
         let (linear, square) = equalities(rel, &columns, rows.len());
         out.extend(linear);
         quadratic.extend(square);
     }
     Fit {
         linear: out,
+        across,
         quadratic,
     }
+}
+
+/// The largest modulus a congruence candidate uses: beyond it a common
+/// divisor of the differences seen is more likely chance than a step.
+const MAX_MODULUS: u64 = 1024;
+
+/// `p ≡ p₀ (mod m)` for a variable whose values all differ by multiples
+/// of some `m > 1`, and `p ≡ q (mod m)` for two whose differences do (a
+/// loop that subtracts 10 against `x % 10`: the remainder it keeps). Over
+/// bit-vectors only for powers of two, which wrapping preserves.
+fn congruences(rel: &Relation, columns: &[Column]) -> Vec<Bool> {
+    let mut out = Vec::new();
+    let modulus = |diffs: &mut dyn Iterator<Item = BigInt>| -> Option<u64> {
+        let g = diffs.fold(BigInt::zero(), |g, d| g.gcd(&d)).to_u64()?;
+        (g > 1 && g <= MAX_MODULUS).then_some(g)
+    };
+    let congruent = |p: usize, q: Option<usize>, m: u64, r: &BigInt| -> Option<Bool> {
+        let x = &rel.params[p];
+        if let Some(x) = x.as_int() {
+            let d = match q {
+                Some(q) => Int::sub(&[&x, &rel.params[q].as_int()?]),
+                None => x,
+            };
+            let m = Int::from_u64(m);
+            return Some(
+                d.modulo(&m)
+                    .eq(Int::from_big_int(&r.mod_floor(&BigInt::from(m.as_u64()?)))),
+            );
+        }
+        let x = x.as_bv()?;
+        if !m.is_power_of_two() {
+            return None;
+        }
+        let w = x.get_size();
+        let d = match q {
+            Some(q) => x.bvsub(rel.params[q].as_bv()?),
+            None => x,
+        };
+        let mask = BV::from_u64(m - 1, w);
+        let r = r.mod_floor(&BigInt::from(m)).to_u64()?;
+        Some(d.bvand(&mask).eq(BV::from_u64(r, w)))
+    };
+    for (n, p) in columns.iter().enumerate() {
+        let first = &p.values[0];
+        if let Some(m) = modulus(&mut p.values.iter().map(|v| v - first)) {
+            out.extend(congruent(p.param, None, m, first));
+        }
+        for q in columns.iter().skip(n + 1) {
+            let diffs: Vec<BigInt> = p.values.iter().zip(&q.values).map(|(a, b)| a - b).collect();
+            let d0 = diffs[0].clone();
+            if let Some(m) = modulus(&mut diffs.iter().map(|d| d - &d0)) {
+                out.extend(congruent(p.param, Some(q.param), m, &d0));
+            }
+        }
+    }
+    out
 }
 
 /// `c ≤ p`, `p ≤ c`, `q + c ≤ p` and `p ≤ q + c` at the extremes the
@@ -523,8 +609,8 @@ fn fit(rel: &Relation, states: &[Seen]) -> Fit {
 /// bounds over the states its loop has moved to, "or not moved yet"
 /// (`i ≤ n + 1 ∨ i = 1`: a counter bounded by an input only where its loop
 /// runs at all).
-fn octagon(rel: &Relation, columns: &[Column], moved: &[bool]) -> Vec<Bool> {
-    let mut out = Vec::new();
+fn octagon(rel: &Relation, columns: &[Column], moved: &[bool]) -> (Vec<Bool>, Vec<Bool>) {
+    let (mut within, mut across) = (Vec::new(), Vec::new());
     let unsigned = |i: usize| rel.unsigned.get(i).copied().unwrap_or(false);
     let bound = |p: usize, q: Option<usize>, c: &BigInt, upper: bool| -> Option<Bool> {
         let x = &rel.params[p];
@@ -566,7 +652,7 @@ fn octagon(rel: &Relation, columns: &[Column], moved: &[bool]) -> Vec<Bool> {
         );
         (all, after)
     };
-    let mut emit = |p: &Column, q: Option<&Column>, values: &[BigInt]| {
+    let emit = |out: &mut Vec<Bool>, p: &Column, q: Option<&Column>, values: &[BigInt]| {
         let ((lo, hi), (mlo, mhi)) = extremes(values);
         let qp = q.map(|q| q.param);
         for (c, upper) in [(lo, false), (hi, true)] {
@@ -589,19 +675,29 @@ fn octagon(rel: &Relation, columns: &[Column], moved: &[bool]) -> Vec<Bool> {
         }
     };
     for (n, p) in columns.iter().enumerate() {
-        emit(p, None, &p.values);
+        emit(&mut within, p, None, &p.values);
         for q in columns.iter().skip(n + 1) {
-            // Only within one version and one signedness: across versions
-            // the equalities relate the states.
-            let same_version = (p.param < rel.old_arity) == (q.param < rel.old_arity);
-            if !same_version || unsigned(p.param) != unsigned(q.param) {
+            // Across versions too, apart: a loop that only subtracts
+            // keeps its variable below the other version's copy of the
+            // input (`old.x ≤ new.x − 10` once it has moved).
+            if unsigned(p.param) != unsigned(q.param) {
                 continue;
             }
+            let same_version = (p.param < rel.old_arity) == (q.param < rel.old_arity);
             let diffs: Vec<BigInt> = p.values.iter().zip(&q.values).map(|(a, b)| a - b).collect();
-            emit(p, Some(q), &diffs);
+            emit(
+                if same_version {
+                    &mut within
+                } else {
+                    &mut across
+                },
+                p,
+                Some(q),
+                &diffs,
+            );
         }
     }
-    out
+    (within, across)
 }
 
 /// The polynomial equalities every state satisfies: first the linear

@@ -57,16 +57,23 @@ pub fn prove(enc: &Encoding, exits: Exits, deadline: Instant) -> Option<Vec<Stri
 /// syntactic candidates (and, over integers, Spacer) found no proof.
 pub fn prove_fitted(enc: &Encoding, exits: Exits, deadline: Instant) -> Option<Vec<String>> {
     let fitted = super::fitted::candidates(enc, deadline);
-    let with = |quadratic: bool| -> Vec<Vec<Bool>> {
-        enc.relations
+    // In tiers, each tried only where the ones before do not suffice:
+    // every candidate slows each check of the conjunction, a product among
+    // them most (over bit-vectors past the per-check cap).
+    let mut tried = 0;
+    for tier in 0..super::fitted::TIERS {
+        let extra: Vec<Vec<&Bool>> = fitted.iter().map(|f| f.up_to(tier)).collect();
+        let size: usize = extra.iter().map(Vec::len).sum();
+        if size == tried {
+            continue;
+        }
+        tried = size;
+        let candidates: Vec<Vec<Bool>> = enc
+            .relations
             .iter()
-            .zip(&fitted)
-            .map(|(r, fit)| {
+            .zip(extra)
+            .map(|(r, extra)| {
                 let mut cs = candidates(enc, r.index, exits, deadline);
-                let extra = fit
-                    .linear
-                    .iter()
-                    .chain(quadratic.then_some(&fit.quadratic).into_iter().flatten());
                 for c in extra {
                     if !cs.iter().any(|o| o.get_z3_ast() == c.get_z3_ast()) {
                         cs.push(c.clone());
@@ -74,17 +81,12 @@ pub fn prove_fitted(enc: &Encoding, exits: Exits, deadline: Instant) -> Option<V
                 }
                 cs
             })
-            .collect()
-    };
-    // Linear first: a product among the candidates slows every check of
-    // the conjunction, over bit-vectors past the per-check cap.
-    if let Some(proof) = prove_from(enc, with(false), true, deadline) {
-        return Some(proof);
+            .collect();
+        if let Some(proof) = prove_from(enc, candidates, true, deadline) {
+            return Some(proof);
+        }
     }
-    if fitted.iter().all(|f| f.quadratic.is_empty()) {
-        return None;
-    }
-    prove_from(enc, with(true), true, deadline)
+    None
 }
 
 /// Weakens `candidates` (per relation) to an inductive conjunction and

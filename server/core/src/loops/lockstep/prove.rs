@@ -67,6 +67,7 @@ pub(in crate::loops) fn prove_turned(
         tried: 0,
         refused: None,
         arrays: false,
+        first: None,
     };
     for cand in align::candidates(
         &old,
@@ -95,6 +96,14 @@ pub(in crate::loops) fn prove_turned(
         && !ops.machine()
         && !crate::cancel::expired(deadline)
         && let Some(proof) = prove_interleaved(ops, &old, &new, deadline)
+    {
+        return Ok(proof);
+    }
+    // Then the likeliest alignment again, with candidates fitted to
+    // concrete runs: costlier, so only once the syntactic ones failed
+    // everywhere.
+    if !crate::cancel::expired(deadline)
+        && let Some(proof) = search.first.as_ref().and_then(|f| f.prove_fitted(deadline))
     {
         return Ok(proof);
     }
@@ -138,6 +147,33 @@ struct Search {
     refused: Option<String>,
     /// Whether some encoding's state holds arrays.
     arrays: bool,
+    /// The first alignment tried (plain lockstep where it applies, the
+    /// likeliest): given the candidates fitted to concrete runs when no
+    /// alignment is proved otherwise.
+    first: Option<Unproved>,
+}
+
+/// An alignment's clauses, kept for a later attempt.
+struct Unproved {
+    enc: std::rc::Rc<encode::Encoding>,
+    exits: houdini::Exits,
+    peeled: Vec<(u32, u32)>,
+    notes: Vec<String>,
+}
+
+impl Unproved {
+    /// A proof by the syntactic candidates together with those fitted to
+    /// concrete runs of the clauses (`invariants/fitted.rs`): polynomial
+    /// and modular relations, bounds the path into the loop sets.
+    fn prove_fitted(&self, deadline: Instant) -> Option<LoopProof> {
+        let formulas = houdini::prove_fitted(&self.enc, self.exits, deadline)?;
+        Some(LoopProof::new(&self.enc, formulas, false, |k| {
+            (
+                self.peeled.get(k).copied().unwrap_or((0, 0)),
+                self.notes.get(k).cloned().unwrap_or_default(),
+            )
+        }))
+    }
 }
 
 /// What trying one alignment leaves the search to do.
@@ -174,6 +210,15 @@ impl Search {
         self.arrays |= enc.arrays;
         self.tried += 1;
         let tried = self.tried;
+        let enc = std::rc::Rc::new(enc);
+        if tried == 1 {
+            self.first = Some(Unproved {
+                enc: enc.clone(),
+                exits: cand.exits,
+                peeled: cand.peeled.clone(),
+                notes: cand.notes.clone(),
+            });
+        }
         // Candidate invariants first (`houdini.rs`: milliseconds when they
         // apply, and they fail as fast where they do not). On plain
         // lockstep they may take all that is left: they prove most pairs,
@@ -193,19 +238,6 @@ impl Search {
             // Cut short by the time given, the search may still succeed
             // with more: a timeout (the portfolio retries those).
             None if enc.bit_vectors => {
-                // Then the candidates fitted to concrete runs, in the time
-                // the syntactic ones left.
-                if crate::clock::now() < candidates_until.min(deadline)
-                    && let Some(formulas) =
-                        houdini::prove_fitted(&enc, cand.exits, candidates_until.min(deadline))
-                {
-                    return Ok(Tried::Proved(LoopProof::new(&enc, formulas, false, |k| {
-                        (
-                            cand.peeled.get(k).copied().unwrap_or((0, 0)),
-                            cand.notes.get(k).cloned().unwrap_or_default(),
-                        )
-                    })));
-                }
                 if crate::clock::now() >= candidates_until.min(deadline) {
                     self.last = Some(Outcome::Timeout);
                 } else if self.last.is_none() {
@@ -226,24 +258,7 @@ impl Search {
                 } else {
                     crate::budget::LATER_ALIGNMENT_SPACER.of(left)
                 };
-                match solve::solve(&enc, (crate::clock::now() + share).min(deadline)) {
-                    // Spacer's invariants are linear: where it gives up or
-                    // runs out of its share, candidates fitted to concrete
-                    // runs may hold the polynomial relation it lacks.
-                    answer @ (solve::Answer::Timeout | solve::Answer::GaveUp(_))
-                        if !crate::cancel::expired(deadline) =>
-                    {
-                        let share = crate::budget::LATER_ALIGNMENT_CANDIDATES
-                            .of(deadline.saturating_duration_since(crate::clock::now()));
-                        houdini::prove_fitted(
-                            &enc,
-                            cand.exits,
-                            (crate::clock::now() + share).min(deadline),
-                        )
-                        .map_or(answer, solve::Answer::Safe)
-                    }
-                    answer => answer,
-                }
+                solve::solve(&enc, (crate::clock::now() + share).min(deadline))
             }
         };
         match answer {
