@@ -125,6 +125,11 @@ pub const H1_TOTAL: Duration = Duration::from_millis(600);
 pub const LATER_ALIGNMENT_CANDIDATES: Share =
     Share::fraction(1.0 / 3.0).at_most(Duration::from_secs(2));
 
+/// The candidates fitted to concrete runs (`loops/invariants/fitted.rs`),
+/// of what is left: tried where the others failed, they must leave time
+/// to the checkers after (and to Spacer, where it follows them).
+pub const FITTED_CANDIDATES: Share = Share::fraction(0.5).at_most(Duration::from_secs(4));
+
 /// Spacer on the first alignment of the loops (plain lockstep, the
 /// likeliest), of what is left: one hard alignment must not starve the
 /// others.

@@ -4,7 +4,9 @@
 //! count, an argument the method clamps first).
 //!
 //! [`Deepening`] runs its `first` checker with the whole budget. Only when
-//! that answer is `equivalent up to k iterations` does it unroll deeper,
+//! that answer is `equivalent up to k iterations`, or `equivalent where
+//! both terminate` from the loop checker (its loops may not terminate:
+//! a loop whose trip count is bounded does), does it unroll deeper,
 //! doubling the bound (`2k`, `4k`, … up to `budget::MAX_LOOP_BOUND`) within its
 //! share of what is left (`budget::DEEPENING`). At each depth both
 //! versions are encoded (on a fresh Z3 context: the deep encodings are
@@ -56,8 +58,15 @@ impl Checker for Deepening {
         let Verdict::Equivalent(proof) = &first.verdict else {
             return first;
         };
-        let Some(bound) = proof.bounded else {
-            return first;
+        // A proof up to the bound, or one where both versions terminate
+        // from the loop checker (no recursion): either is complete once no
+        // input runs a loop past some depth.
+        let bound = match proof.bounded {
+            Some(bound) => bound,
+            None if proof.partial && proof.summaries.is_empty() && !proof.invariants.is_empty() => {
+                options.loop_bound
+            }
+            None => return first,
         };
         let whole = Duration::from_millis(options.timeout_ms);
         let deadline = Portion::OfLeft(DEEPENING).deadline(whole, budget.deadline);

@@ -118,9 +118,45 @@ fn entry_bounds(enc: &Encoding, rel: &Relation, deadline: Instant) -> Vec<Bool> 
 /// The largest (or smallest) value of `arg` the clause allows, unless it
 /// is unbounded or the extreme of its sort.
 fn extreme(clause: &Clause, arg: &Dynamic, unsigned: bool, upper: bool) -> Option<BigInt> {
-    let opt = z3::Optimize::new();
     let mut params = z3::Params::new();
     params.set_u32("timeout", u32::try_from(STEP_CAP_MS).unwrap_or(200));
+    // First the cheap question, one ground query: can the argument lie
+    // far out (beyond ±2^40, or a quarter of its bit-vector range)? Then
+    // it is unbounded for this purpose, and the optimiser, which may
+    // search until its timeout on an unbounded objective, is not asked.
+    let far: Bool = if let Some(x) = arg.as_int() {
+        let big = Int::from_i64(1 << 40);
+        if upper {
+            x.gt(&big)
+        } else {
+            x.lt(big.unary_minus())
+        }
+    } else if let Some(b) = arg.as_bv() {
+        let w = b.get_size();
+        if w < 4 {
+            return None;
+        }
+        let quarter = BV::from_u64(1, w).bvshl(BV::from_u64(u64::from(w) - 2, w));
+        match (unsigned, upper) {
+            (true, true) => b.bvuge(&quarter),
+            (true, false) => return None,
+            (false, true) => b.bvsge(&quarter),
+            (false, false) => b.bvsle(quarter.bvneg()),
+        }
+    } else {
+        return None;
+    };
+    let probe = Solver::new();
+    probe.set_params(&params);
+    for h in &clause.hypotheses {
+        probe.assert(h);
+    }
+    probe.assert(&clause.body);
+    probe.assert(&far);
+    if probe.check() != SatResult::Unsat {
+        return None;
+    }
+    let opt = z3::Optimize::new();
     opt.set_params(&params);
     for h in &clause.hypotheses {
         opt.assert(h);
@@ -229,6 +265,27 @@ fn sample(enc: &Encoding, deadline: Instant) -> Vec<Vec<Seen>> {
             add(&mut states, &mut work, *k, state, false);
         }
     }
+    // Per clause with a relation in its body and in its head: which
+    // relation it steps from, and a solver holding the clause (each step
+    // asks it under the state's values as assumptions).
+    let steps: Vec<(usize, &Clause, Solver)> = enc
+        .clauses
+        .iter()
+        .filter(|c| c.head.is_some())
+        .filter_map(|c| {
+            let j = applied(c)?;
+            let rel = enc.relations.get(j)?;
+            let solver = Solver::new();
+            for h in c.hypotheses.iter().chain(&c.interpreted) {
+                solver.assert(h);
+            }
+            solver.assert(
+                c.body
+                    .substitute(&[(&rel.application, &Bool::from_bool(true))]),
+            );
+            Some((j, c, solver))
+        })
+        .collect();
     while let Some((j, at)) = work.pop_front() {
         if crate::cancel::expired(deadline) {
             break;
@@ -240,14 +297,14 @@ fn sample(enc: &Encoding, deadline: Instant) -> Vec<Vec<Seen>> {
         else {
             continue;
         };
-        for clause in &enc.clauses {
+        for (from, clause, solver) in &steps {
             let Some((k, args)) = &clause.head else {
                 continue;
             };
-            if applied(clause) != Some(j) || states.get(*k).is_none_or(|s| s.len() >= MAX_STATES) {
+            if *from != j || states.get(*k).is_none_or(|s| s.len() >= MAX_STATES) {
                 continue;
             }
-            if let Some(next) = step(enc, clause, j, &state, args, deadline) {
+            if let Some(next) = step(enc, solver, j, &state, args, deadline) {
                 add(&mut states, &mut work, *k, next, *k == j);
             }
         }
@@ -334,35 +391,37 @@ fn entry_state(
     args.iter().map(|a| model.eval(a, true)).collect()
 }
 
-/// The state `clause` leads to from `state` of relation `j`; `None` when
-/// the clause does not apply there (its guard is false) or Z3 does not
-/// answer within the cap.
+/// The state the clause `solver` holds leads to from `state` of relation
+/// `j` (its head arguments `args`); `None` when the clause does not apply
+/// there (its guard is false) or Z3 does not answer within the cap.
 fn step(
     enc: &Encoding,
-    clause: &Clause,
+    solver: &Solver,
     j: usize,
     state: &State,
     args: &[Dynamic],
     deadline: Instant,
 ) -> Option<State> {
     let rel = enc.relations.get(j)?;
-    let (solver, limit) = capped(deadline)?;
-    for h in clause.hypotheses.iter().chain(&clause.interpreted) {
-        solver.assert(h);
+    if crate::cancel::expired(deadline) {
+        return None;
     }
-    solver.assert(
-        clause
-            .body
-            .substitute(&[(&rel.application, &Bool::from_bool(true))]),
+    let limit = crate::clock::Limit::capped(
+        deadline,
+        crate::clock::to_units(std::time::Duration::from_millis(
+            u64::try_from(STEP_CAP_MS).unwrap_or(u64::MAX),
+        )),
     );
-    for (p, v) in rel.params.iter().zip(state) {
-        // Arrays are left free: their model values may name functions of
-        // the model that another solver does not know.
-        if p.as_array().is_none() {
-            solver.assert(p.eq(v));
-        }
-    }
-    if crate::clock::solve(&solver, limit, &[]) != SatResult::Sat {
+    // Arrays are left free: their model values may name functions of the
+    // model that another solver does not know.
+    let at: Vec<Bool> = rel
+        .params
+        .iter()
+        .zip(state)
+        .filter(|(p, _)| p.as_array().is_none())
+        .map(|(p, v)| p.eq(v))
+        .collect();
+    if crate::clock::solve(solver, limit, &at) != SatResult::Sat {
         return None;
     }
     let model = solver.get_model()?;
@@ -429,15 +488,23 @@ pub struct Fit {
 pub const TIERS: usize = 3;
 
 impl Fit {
-    /// The candidates up to tier `tier`: 0 the linear ones, 1 with the
-    /// bounds across versions, 2 with the quadratic equalities.
-    pub fn up_to(&self, tier: usize) -> Vec<&Bool> {
+    /// The candidates up to tier `tier`: 0 the linear ones; then the
+    /// quadratic equalities and the bounds across versions, in the order
+    /// they cost: over integers a product is cheap to check and the bounds
+    /// across versions many, over bit-vectors a product is what takes
+    /// longest.
+    pub fn up_to(&self, tier: usize, bit_vectors: bool) -> Vec<&Bool> {
         let mut out: Vec<&Bool> = self.linear.iter().collect();
+        let (second, third) = if bit_vectors {
+            (&self.across, &self.quadratic)
+        } else {
+            (&self.quadratic, &self.across)
+        };
         if tier >= 1 {
-            out.extend(&self.across);
+            out.extend(second);
         }
         if tier >= 2 {
-            out.extend(&self.quadratic);
+            out.extend(third);
         }
         out
     }

@@ -62,7 +62,10 @@ pub fn prove_fitted(enc: &Encoding, exits: Exits, deadline: Instant) -> Option<V
     // them most (over bit-vectors past the per-check cap).
     let mut tried = 0;
     for tier in 0..super::fitted::TIERS {
-        let extra: Vec<Vec<&Bool>> = fitted.iter().map(|f| f.up_to(tier)).collect();
+        let extra: Vec<Vec<&Bool>> = fitted
+            .iter()
+            .map(|f| f.up_to(tier, enc.bit_vectors))
+            .collect();
         let size: usize = extra.iter().map(Vec::len).sum();
         if size == tried {
             continue;

@@ -103,7 +103,10 @@ pub(in crate::loops) fn prove_turned(
     // concrete runs: costlier, so only once the syntactic ones failed
     // everywhere.
     if !crate::cancel::expired(deadline)
-        && let Some(proof) = search.first.as_ref().and_then(|f| f.prove_fitted(deadline))
+        && let Some(proof) = search
+            .first
+            .as_ref()
+            .and_then(|f| f.prove_fitted(fitted_until(deadline)))
     {
         return Ok(proof);
     }
@@ -151,6 +154,12 @@ struct Search {
     /// likeliest): given the candidates fitted to concrete runs when no
     /// alignment is proved otherwise.
     first: Option<Unproved>,
+}
+
+/// When the candidates fitted to concrete runs must be done by.
+fn fitted_until(deadline: Instant) -> Instant {
+    let left = deadline.saturating_duration_since(crate::clock::now());
+    (crate::clock::now() + crate::budget::FITTED_CANDIDATES.of(left)).min(deadline)
 }
 
 /// An alignment's clauses, kept for a later attempt.
@@ -436,14 +445,16 @@ fn prove_interleaved(
     // (see `Search::try_candidate`).
     let formulas = match houdini::prove(&enc, houdini::Exits::Omitted, deadline) {
         Some(f) => f,
-        None => match houdini::prove_fitted(&enc, houdini::Exits::Omitted, deadline) {
-            Some(f) => f,
-            None if enc.bit_vectors => return None,
-            None => match solve::solve(&enc, deadline) {
-                solve::Answer::Safe(f) => f,
-                _ => return None,
-            },
-        },
+        None => {
+            match houdini::prove_fitted(&enc, houdini::Exits::Omitted, fitted_until(deadline)) {
+                Some(f) => f,
+                None if enc.bit_vectors => return None,
+                None => match solve::solve(&enc, deadline) {
+                    solve::Answer::Safe(f) => f,
+                    _ => return None,
+                },
+            }
+        }
     };
     Some(LoopProof::new(&enc, formulas, true, |_| {
         (
