@@ -1213,8 +1213,6 @@ fn real0() -> Real {
     real_const(0, 1)
 }
 
-/// Truncating integer division (Java/C), from Z3's floor-style `div` on
-/// non-negative operands.
 /// The exact meaning of an application that stands for a nonlinear
 /// product, division or remainder of integers (see
 /// [`Ufs::abstracts_nonlinear`]): `r = a·b`, and `b ≠ 0 → r = a / b`
@@ -1235,6 +1233,8 @@ pub fn interpretation(app: &UfApplication) -> Option<Bool> {
     })
 }
 
+/// Truncating integer division (Java/C), from Z3's floor-style `div` on
+/// non-negative operands.
 fn tdiv(x: &Int, y: &Int) -> Int {
     let zero = Int::from_i64(0);
     let ax = x.ge(&zero).ite(x, &x.unary_minus());
