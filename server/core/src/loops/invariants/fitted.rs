@@ -1,7 +1,7 @@
 //! Candidate invariants fitted to concrete states, in the manner of
 //! Sharma et al., "A Data Driven Approach for Algebraic Loop Invariants"
 //! (ESOP 2013): the clauses are run forward on concrete values — an
-//! entering clause with its inputs pinned to small numbers, each later
+//! entering clause with its inputs pinned to drawn numbers, each later
 //! step one Z3 query from one concrete state — and the states each
 //! relation is seen to hold are fitted with
 //! - every polynomial equality of degree at most 2 they all satisfy (the
@@ -9,8 +9,12 @@
 //!   integer coefficients): `2·s = i² − i` for a running sum, which no
 //!   linear candidate and no linear CHC solver expresses;
 //! - the octagon around them, `c ≤ p`, `p ≤ c` and `p − q ≤ c` at the
-//!   extremes seen: the bound (`i ≤ n + 1`) that turns such an equality
-//!   into the loop's result at its exit.
+//!   extremes seen, also as "or not moved yet": the bound (`i ≤ n + 1 ∨
+//!   i = 1`) that turns such an equality into the loop's result at its
+//!   exit;
+//! - congruences (`(old.x − new.x) mod 10 = 0` for a loop that subtracts
+//!   10 against `x % 10`);
+//! - the bounds the clause entering the loop allows (a guard before it).
 //!
 //! They are guesses from finitely many runs, so Houdini keeps only those
 //! the clauses preserve: a fitted candidate never makes a proof unsound,
