@@ -150,14 +150,7 @@ fn extreme(clause: &Clause, arg: &Dynamic, unsigned: bool, upper: bool) -> Optio
     } else {
         return None;
     };
-    let probe = Solver::new();
-    probe.set_params(&params);
-    for h in &clause.hypotheses {
-        probe.assert(h);
-    }
-    probe.assert(&clause.body);
-    probe.assert(&far);
-    if probe.check() != SatResult::Unsat {
+    if !excludes(clause, &far, &params) {
         return None;
     }
     let opt = z3::Optimize::new();
@@ -197,23 +190,11 @@ fn extreme(clause: &Clause, arg: &Dynamic, unsigned: bool, upper: bool) -> Optio
         } else {
             arg.as_int()?.lt(Int::from_big_int(&v))
         };
-        let check = Solver::new();
-        check.set_params(&params);
-        for h in &clause.hypotheses {
-            check.assert(h);
-        }
-        check.assert(&clause.body);
-        check.assert(&beyond);
-        return (check.check() == SatResult::Unsat).then_some(v);
+        return excludes(clause, &beyond, &params).then_some(v);
     }
     let b = value.as_bv()?;
-    let (w, bits) = (b.get_size(), b.as_u64()?);
-    let v = if unsigned {
-        BigInt::from(bits)
-    } else {
-        let shift = 64 - w;
-        BigInt::from(((bits << shift) as i64) >> shift)
-    };
+    let w = b.get_size();
+    let v = reading(w, b.as_u64()?, unsigned);
     // The sort's own extreme bounds nothing.
     let limit = if unsigned {
         if upper {
@@ -227,6 +208,29 @@ fn extreme(clause: &Clause, arg: &Dynamic, unsigned: bool, upper: bool) -> Optio
         -(BigInt::one() << (w - 1))
     };
     (v != limit).then_some(v)
+}
+
+/// Whether `clause` admits no state where `condition` holds (an unknown
+/// answer is "it may").
+fn excludes(clause: &Clause, condition: &Bool, params: &z3::Params) -> bool {
+    let solver = Solver::new();
+    solver.set_params(params);
+    for h in &clause.hypotheses {
+        solver.assert(h);
+    }
+    solver.assert(&clause.body);
+    solver.assert(condition);
+    solver.check() == SatResult::Unsat
+}
+
+/// The integer the low `width` bits of `bits` stand for, read signed or
+/// unsigned.
+fn reading(width: u32, bits: u64, unsigned: bool) -> BigInt {
+    if unsigned || width == 0 || width > 64 {
+        return BigInt::from(bits);
+    }
+    let shift = 64 - width;
+    BigInt::from(((bits << shift) as i64) >> shift)
 }
 
 /// A relation's state: the values of its parameters (model values).
@@ -449,13 +453,8 @@ fn integer(rel: &Relation, i: usize, v: &Dynamic) -> Option<BigInt> {
         return n.as_i64().map(BigInt::from);
     }
     let b = v.as_bv()?;
-    let (size, bits) = (b.get_size(), b.as_u64()?);
     let unsigned = rel.unsigned.get(i).copied().unwrap_or(false);
-    if unsigned || size == 0 || size > 64 {
-        return Some(BigInt::from(bits));
-    }
-    let shift = 64 - size;
-    Some(BigInt::from(((bits << shift) as i64) >> shift))
+    Some(reading(b.get_size(), b.as_u64()?, unsigned))
 }
 
 /// A variable of the fit: its parameter, with its values in the states.
