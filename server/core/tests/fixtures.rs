@@ -322,13 +322,19 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
-/// Checks one case under one semantics; `None` when it matches.
-/// Runs one check; `refines` (when given) is whether a proof must name
+/// Expected verdicts say what can be decided, not how fast (timings belong
+/// in docs/benchmarks.md): three times the default budget keeps them
+/// independent of the load on a CI machine.
+const TABLE_TIMEOUT_MS: u64 = 30_000;
+
+/// Checks one case under one semantics with one checker and budget; `None`
+/// when it matches. `refines` (when given) is whether a proof must name
 /// inputs on which the old version is undefined and the new one is not.
 fn run_one(
     case: &Case,
     model: Model,
     checker: CheckerKind,
+    timeout_ms: u64,
     expected: &str,
     refines: Option<bool>,
 ) -> (Option<Mismatch>, Duration) {
@@ -336,10 +342,7 @@ fn run_one(
         semantics: model.semantics,
         signed_overflow: model.signed_overflow,
         checker,
-        // Expected verdicts say what can be decided, not how fast (timings
-        // belong in docs/benchmarks.md): three times the default budget
-        // keeps them independent of the load on a CI machine.
-        timeout_ms: 30_000,
+        timeout_ms,
         ..Default::default()
     };
     if let Some(k) = case.loop_bound {
@@ -514,8 +517,14 @@ fn fixtures_match_expected_verdicts() {
                 case.refines_undefined
                     .contains(&model.semantics.to_string())
             });
-            let (mismatch, elapsed) =
-                run_one(case, model, CheckerKind::default(), expected, refines);
+            let (mismatch, elapsed) = run_one(
+                case,
+                model,
+                CheckerKind::default(),
+                TABLE_TIMEOUT_MS,
+                expected,
+                refines,
+            );
             if elapsed > Duration::from_secs(5) {
                 slow.push(format!(
                     "{} [{}]: {:.1}s",
@@ -561,9 +570,13 @@ fn fixtures_match_expected_verdicts() {
 ///
 /// The checks are independent (each has its own Z3 context and clock), so
 /// they run on as many threads as the machine has cores; only wrong verdicts
-/// and panics count here, which a busy machine cannot cause.
+/// and panics count here, which a busy machine cannot cause. Each check has
+/// the budget a user has by default (`Options::default().timeout_ms`): what
+/// a checker decides there is what must be sound, and a check it cannot
+/// decide there ends `unknown`, which is never wrong.
 #[test]
 fn every_checker_is_sound_on_every_fixture() {
+    let sweep_timeout_ms = Options::default().timeout_ms;
     let filter = std::env::var("EQLENS_FIXTURE").ok();
     let cases: Vec<Case> = collect_cases()
         .into_iter()
@@ -596,7 +609,8 @@ fn every_checker_is_sound_on_every_fixture() {
                         let Some(&(case, checker, model, expected)) = jobs.get(i) else {
                             return bad;
                         };
-                        let (mismatch, _) = run_one(case, model, checker, expected, None);
+                        let (mismatch, _) =
+                            run_one(case, model, checker, sweep_timeout_ms, expected, None);
                         if let Some(mut m) = mismatch
                             && matches!(m.severity, Severity::Wrong | Severity::Panic)
                         {
