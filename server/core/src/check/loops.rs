@@ -11,6 +11,7 @@
 
 use super::query::bodies;
 use super::{Budget, Checker, Decider, Decision, MethodPair, Options, Proof, Verdict};
+use crate::ir::FuncId;
 use crate::symbolic::ops::Ops;
 use std::time::Instant;
 
@@ -43,6 +44,62 @@ impl Checker for OnOwnContext {
     }
 }
 
+/// A rewrite of a version's loops as tail recursion (`passes/tail.rs`).
+type Rewrite = fn(
+    &crate::ir::Program,
+    FuncId,
+) -> Result<Option<crate::ir::Program>, crate::loops::shape::NotEncodable>;
+
+/// One version: its program, entry and its rewrite (if any).
+type Version<'p> = (&'p crate::ir::Program, FuncId, Option<crate::ir::Program>);
+
+/// Where the entry of one version loops (now `entry$loop1`) and the other
+/// version's entry is itself recursive, that entry is replaced by a call of
+/// it (`tail::call_of`): the query then compares `entry$loop1(params, …)`
+/// with `entry(params)`, two atoms on the same arguments that the recursion
+/// rule couples, rather than the loop with one unfolding of the recursion.
+/// The programs (rewritten or not) and the entries to check.
+fn loop_against_recursion(
+    old: Version<'_>,
+    new: Version<'_>,
+) -> (
+    Option<crate::ir::Program>,
+    Option<crate::ir::Program>,
+    FuncId,
+    FuncId,
+) {
+    let entry_looped = |(p, f, _): &Version<'_>| {
+        p.function(*f)
+            .body
+            .as_ref()
+            .is_ok_and(|b| crate::ir::contains_loop(&b.body))
+    };
+    let entry_recursive =
+        |(p, f, _): &Version<'_>| crate::loops::recursion::recursive_functions(p, *f).contains(f);
+    let wrap = |(p, f, rewritten): Version<'_>| -> (Option<crate::ir::Program>, FuncId) {
+        let mut q = rewritten.unwrap_or_else(|| p.clone());
+        match crate::loops::tail::call_of(&mut q, f) {
+            Some(g) => (Some(q), g),
+            None => (None, f),
+        }
+    };
+    let (old_loops, new_loops) = (
+        old.2.is_some() && entry_looped(&old),
+        new.2.is_some() && entry_looped(&new),
+    );
+    if old_loops && !new_loops && entry_recursive(&new) {
+        let (o, of) = (old.2, old.1);
+        let (n, nf) = wrap(new);
+        (o, n, of, nf)
+    } else if new_loops && !old_loops && entry_recursive(&old) {
+        let (n, nf) = (new.2, new.1);
+        let (o, of) = wrap(old);
+        (o, n, of, nf)
+    } else {
+        (old.2, new.2, old.1, new.1)
+    }
+}
+
 /// The loop checker's verdict by `deadline`: a proof with its invariants,
 /// or unknown with the reason.
 pub(crate) fn prove(pair: &MethodPair<'_>, options: &Options, deadline: Instant) -> Verdict {
@@ -62,12 +119,20 @@ pub(crate) fn prove(pair: &MethodPair<'_>, options: &Options, deadline: Instant)
             .as_ref()
             .is_ok_and(|b| !crate::ir::contains_loop(&b.body))
     };
-    let callee_loops = if !recursive
-        && loopless(pair.old_program, pair.old)
-        && loopless(pair.new_program, pair.new)
-    {
-        let old = crate::loops::tail::callee_loops_as_recursion(pair.old_program, pair.old);
-        let new = crate::loops::tail::callee_loops_as_recursion(pair.new_program, pair.new);
+    let rewrite = if recursive {
+        // Recursion in either version: every loop either entry reaches,
+        // the entries' own included, as tail recursion — a loop against a
+        // recursion (iteration refactored into recursion, or back) is then
+        // two recursions the recursion rule couples.
+        Some(crate::loops::tail::loops_as_recursion as Rewrite)
+    } else if loopless(pair.old_program, pair.old) && loopless(pair.new_program, pair.new) {
+        Some(crate::loops::tail::callee_loops_as_recursion as Rewrite)
+    } else {
+        None
+    };
+    let callee_loops = if let Some(rewrite) = rewrite {
+        let old = rewrite(pair.old_program, pair.old);
+        let new = rewrite(pair.new_program, pair.new);
         match (old, new) {
             (Ok(None), Ok(None)) => None,
             (Ok(o), Ok(n)) => Some(Ok((o, n))),
@@ -87,9 +152,19 @@ pub(crate) fn prove(pair: &MethodPair<'_>, options: &Options, deadline: Instant)
         Some(Ok(pair)) => pair,
         None => (None, None),
     };
+    let (old_rewritten, new_rewritten, old_entry, new_entry) = loop_against_recursion(
+        (pair.old_program, pair.old, old_rewritten),
+        (pair.new_program, pair.new, new_rewritten),
+    );
     let recursive = recursive || old_rewritten.is_some() || new_rewritten.is_some();
-    let old = (old_rewritten.as_ref().unwrap_or(pair.old_program), pair.old);
-    let new = (new_rewritten.as_ref().unwrap_or(pair.new_program), pair.new);
+    let old = (
+        old_rewritten.as_ref().unwrap_or(pair.old_program),
+        old_entry,
+    );
+    let new = (
+        new_rewritten.as_ref().unwrap_or(pair.new_program),
+        new_entry,
+    );
     let run = || {
         if recursive {
             // Recursion: summaries of the recursive functions (partial
@@ -186,5 +261,56 @@ mod tests {
             p.assumptions
         );
         assert!(!p.summaries.is_empty());
+    }
+
+    fn verdict(old: &str, new: &str) -> Verdict {
+        let options = Options {
+            checker: CheckerKind::Loops,
+            ..Default::default()
+        };
+        let report = check_sources(
+            Lang::Java,
+            &format!("class A {{ {old} }}"),
+            &format!("class A {{ {new} }}"),
+            &Selection::Method("f".into()),
+            &options,
+        );
+        report.methods[0].verdict.clone()
+    }
+
+    #[test]
+    fn a_loop_against_a_recursion_is_proved_through_coupled_summaries() {
+        // Euclid: no linear summary of gcd exists; the loop's function and
+        // the recursion are coupled on the same arguments at every step.
+        let looping =
+            "int f(int a, int b) { while (b != 0) { int t = a % b; a = b; b = t; } return a; }";
+        let recursive = "int f(int a, int b) { if (b == 0) { return a; } return f(b, a % b); }";
+        for (old, new) in [(looping, recursive), (recursive, looping)] {
+            let p = proof(old, new);
+            assert!(p.partial && p.bounded.is_none(), "{p:?}");
+            assert!(
+                p.summaries
+                    .iter()
+                    .any(|s| s.version == "both" && s.function.contains("$loop1")),
+                "{:?}",
+                p.summaries
+            );
+        }
+        // An accumulator: old.result = s + new.result.
+        let p = proof(
+            "int f(int n) { int s = 0; while (n > 0) { s += n; n--; } return s; }",
+            "int f(int n) { if (n <= 0) { return 0; } return n + f(n - 1); }",
+        );
+        assert!(p.partial, "{p:?}");
+    }
+
+    #[test]
+    fn a_loop_against_a_recursion_that_differs_is_not_proved() {
+        let looping =
+            "int f(int a, int b) { while (b != 0) { int t = a % b; a = b; b = t; } return a; }";
+        let base_changed =
+            "int f(int a, int b) { if (b == 0) { return a + 1; } return f(b, a % b); }";
+        let v = verdict(looping, base_changed);
+        assert!(!matches!(v, Verdict::Equivalent(_)), "{v:?}");
     }
 }

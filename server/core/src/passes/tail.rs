@@ -29,14 +29,21 @@
 //! and result; its proofs hold where both versions terminate (it does not
 //! compare termination), which is what a loop that may run forever needs.
 //!
+//! The same rewrite of a checked method's own loops serves a pair where
+//! the other version recurses (a loop refactored into recursion, or back):
+//! `f$loop1`'s first parameters are `f`'s, so the recursion rule couples
+//! `f$loop1` with the other version's recursive `f` on equal arguments,
+//! and [`call_of`] makes that `f` one atom in the query.
+//!
 //! *Invariants:* only functions whose loops are all at the top level (inner
 //! loops would sit in a branch of the new function), whose `break`s and
 //! `continue`s `jumps.rs` turns into flags, and with only scalar locals (the recursion rule's calls
 //! take scalars); anything else leaves the program unchanged with the
-//! construct named. The methods checked are never rewritten (their loops
-//! are the lockstep encoding's), and new functions are appended, so every
-//! existing `FuncId` keeps its meaning. The new names are the same in both
-//! versions (`g$loop1`, `g$loop2`, …), so the recursion rule couples them.
+//! construct named. The methods checked are rewritten only for a pair with
+//! recursion (elsewhere their loops are the lockstep encoding's), and new
+//! functions are appended, so every existing `FuncId` keeps its meaning.
+//! The new names are the same in both versions (`g$loop1`, `g$loop2`, …),
+//! so the recursion rule couples them.
 
 use crate::ir::{
     Block, Expr, ExprKind, FuncId, Function, FunctionDef, Local, LocalId, LocalKind, LoopKind,
@@ -52,6 +59,105 @@ pub fn callee_loops_as_recursion(
     program: &Program,
     entry: FuncId,
 ) -> Result<Option<Program>, NotEncodable> {
+    loops_reached_as_recursion(program, entry, false)
+}
+
+/// `program` with the loops of `entry` itself and of every function it
+/// reaches turned into tail-recursive functions, for a pair whose other
+/// version recurses (a loop refactored into recursion, or back): the
+/// recursion rule then couples `entry$loop1` with the other version's
+/// recursive `entry` (see [`call_of`]). `Ok(None)` when no function
+/// reached has a loop.
+pub fn loops_as_recursion(
+    program: &Program,
+    entry: FuncId,
+) -> Result<Option<Program>, NotEncodable> {
+    loops_reached_as_recursion(program, entry, true)
+}
+
+/// A synthetic function `f` of the same parameters whose body is only the
+/// call of `f` (`return f(params);`), appended to `program`: a run of it
+/// with `f` summarised is one atom `f(params)` — the meaning of `f` as a
+/// whole, where a run of `f`'s own body would unfold its recursion once.
+/// Used as the entry of a recursive version whose other version is a
+/// loop, so that the two results are coupled on the same arguments.
+pub fn call_of(program: &mut Program, f: FuncId) -> Option<FuncId> {
+    let def = program.function(f);
+    let Ok(g) = &def.body else {
+        return None;
+    };
+    let span = def.span;
+    let mut locals: Vec<Local> = g.params.iter().map(|&p| g.local(p).clone()).collect();
+    let args = (0..locals.len())
+        .map(|i| Expr {
+            kind: ExprKind::Local(LocalId(i as u32)),
+            ty: locals[i].ty.clone(),
+            span,
+        })
+        .collect();
+    let ret = (g.ret != Type::Void).then(|| {
+        locals.push(Local {
+            name: "$ret".into(),
+            ty: g.ret.clone(),
+            kind: LocalKind::Temp,
+            span,
+        });
+        LocalId(locals.len() as u32 - 1)
+    });
+    let body = vec![
+        Stmt {
+            kind: StmtKind::Call {
+                dest: ret.map(Place::Local),
+                func: f,
+                args,
+            },
+            span,
+        },
+        Stmt {
+            kind: StmtKind::Return(ret.map(|l| Expr {
+                kind: ExprKind::Local(l),
+                ty: g.ret.clone(),
+                span,
+            })),
+            span,
+        },
+    ];
+    let h = Function {
+        name: g.name.clone(),
+        params: g
+            .params
+            .iter()
+            .enumerate()
+            .map(|(i, _)| LocalId(i as u32))
+            .collect(),
+        locals,
+        ret: g.ret.clone(),
+        body,
+        span,
+        name_span: g.name_span,
+    };
+    let wrapper = FunctionDef {
+        name: def.name.clone(),
+        arity: def.arity,
+        span,
+        name_span: def.name_span,
+        body: Ok(h),
+        synthetic: true,
+        param_types: def.param_types.clone(),
+        owner: def.owner.clone(),
+    };
+    let id = FuncId(program.functions.len() as u32);
+    program.functions.push(wrapper);
+    Some(id)
+}
+
+/// The loops of the functions `entry` reaches (`entry`'s own too when
+/// `with_entry`) as tail recursion.
+fn loops_reached_as_recursion(
+    program: &Program,
+    entry: FuncId,
+    with_entry: bool,
+) -> Result<Option<Program>, NotEncodable> {
     let mut reached: BTreeSet<FuncId> = BTreeSet::new();
     let mut stack = vec![entry];
     while let Some(f) = stack.pop() {
@@ -64,7 +170,7 @@ pub fn callee_loops_as_recursion(
     }
     let mut out: Option<Program> = None;
     for f in reached {
-        if f == entry {
+        if f == entry && !with_entry {
             continue;
         }
         let Ok(body) = &program.function(f).body else {

@@ -9,8 +9,10 @@
 //! false. The least model of `F` is exactly the graph of `f` on the inputs
 //! where it terminates. The query runs both entry methods over shared
 //! inputs with their recursive calls as atoms and asks that no observable
-//! differs. A recursive function of the old version and its namesake in
-//! the new one also get a product relation `both.f(args, r_old, r_new)`
+//! differs. A recursive function of the old version and its counterpart
+//! in the new one (its namesake, or for a loop refactored into recursion
+//! the loop's function `f$loop1` and the recursive `f`) also get a product
+//! relation `both.f(args, r_old, r_new)`
 //! (arguments by position): calls of the two that agree on their common
 //! arguments are coupled through it (REVE's coupling), so that the
 //! summary needed can be relational — `r_old = r_new`, `r_new = r_old +
@@ -294,9 +296,14 @@ impl System {
         for r in ["old.result", "new.result"] {
             params.push(Dynamic::new_const(r, &sort));
         }
-        let index =
-            self.push_relation(format!("both.{}", od.name), params, (od.span, nd.span), 2)?;
-        self.lines.push((None, od.name.clone(), od.span.line()));
+        // Distinct names: Z3 identifies relations of one name and sorts.
+        let name = if od.name == nd.name {
+            od.name.clone()
+        } else {
+            format!("{}~{}", od.name, nd.name)
+        };
+        let index = self.push_relation(format!("both.{name}"), params, (od.span, nd.span), 2)?;
+        self.lines.push((None, name, od.span.line()));
         self.products.push(Product {
             old: old_f,
             new: new_f,
@@ -789,10 +796,27 @@ fn define_relations(
     Ok(())
 }
 
+/// Whether a recursive function of one version and one of the other
+/// stand for the same computation: namesakes, or the first loop of a
+/// function made tail recursion (`f$loop1`, `passes/tail.rs`) and its
+/// namesake's recursion in the other version — a loop refactored into
+/// recursion (or back), whose first parameters are `f`'s.
+fn counterparts(a: &crate::ir::FunctionDef, b: &crate::ir::FunctionDef) -> bool {
+    let first_loop_of = |d: &crate::ir::FunctionDef| {
+        d.synthetic
+            .then(|| d.name.strip_suffix("$loop1"))
+            .flatten()
+            .map(str::to_string)
+    };
+    a.name == b.name
+        || first_loop_of(a).is_some_and(|base| base == b.name && !b.synthetic)
+        || first_loop_of(b).is_some_and(|base| base == a.name && !a.synthetic)
+}
+
 /// Products: each recursive function of the old version with its
-/// namesake in the new one, declared first (their definitions couple
-/// calls through any of them), then defined. The pairs `(old f, new g,
-/// product relation)`.
+/// counterparts in the new one ([`counterparts`]), declared first (their
+/// definitions couple calls through any of them), then defined. The pairs
+/// `(old f, new g, product relation)`.
 fn products(
     system: &mut System,
     ops: Ops,
@@ -801,14 +825,13 @@ fn products(
 ) -> Result<Vec<(FuncId, FuncId, usize)>, Unknown> {
     let mut pairs = Vec::new();
     for &f in &sides[0].recursive {
-        let name = sides[0].name(f);
-        if let Some(&g) = sides[1]
-            .recursive
-            .iter()
-            .find(|&&g| sides[1].name(g) == name)
-            && let Some(k) = system.declare_product((&sides[0], f), (&sides[1], g))?
-        {
-            pairs.push((f, g, k));
+        let od = sides[0].program.function(f);
+        for &g in &sides[1].recursive {
+            if counterparts(od, sides[1].program.function(g))
+                && let Some(k) = system.declare_product((&sides[0], f), (&sides[1], g))?
+            {
+                pairs.push((f, g, k));
+            }
         }
     }
     for &(f, g, k) in &pairs {

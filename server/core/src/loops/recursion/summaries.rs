@@ -235,13 +235,21 @@ fn candidates(relation: &Relation, results: usize, guards: &[Guard]) -> Vec<Bool
         out.push(p.le(Int::from_i64(0)));
     }
     // The two versions' results agree, or differ by a parameter or a
-    // sum of two (an accumulator: `r_new = r_old + s`).
+    // sum of two (an accumulator: `r_new = r_old + s`), each also off by
+    // one (a counter that starts at 1 where the other version's base case
+    // counts the last step, or at 0 where it does not).
     if let [a, b] = outs {
         out.push(a.eq(b));
         if let (Some(a), Some(b)) = (a.as_int(), b.as_int()) {
-            for t in &terms[1..] {
-                out.push(b.eq(Int::add(&[&a, t])));
-                out.push(a.eq(Int::add(&[&b, t])));
+            for t in &terms {
+                for offset in [-1, 0, 1] {
+                    if t == &terms[0] && offset == 0 {
+                        continue;
+                    }
+                    let d = Int::add(&[t, &Int::from_i64(offset)]);
+                    out.push(b.eq(Int::add(&[&a, &d])));
+                    out.push(a.eq(Int::add(&[&b, &d])));
+                }
             }
         }
     }
