@@ -210,7 +210,10 @@ fn rewrite(p: &mut Program, f: FuncId, base: &str) -> Result<(), NotEncodable> {
     } = &head.kind
     else {
         return Err(NotEncodable::new(
-            "a loop inside a branch of a function the method calls",
+            format!(
+                "a loop inside a branch of `{base}` (only a function's top-level loops are \
+                 summarised as tail recursion)"
+            ),
             head.span,
         ));
     };
@@ -222,7 +225,8 @@ fn rewrite(p: &mut Program, f: FuncId, base: &str) -> Result<(), NotEncodable> {
     {
         return Err(NotEncodable::new(
             format!(
-                "a non-scalar local `{}` in a function with a loop that the method calls",
+                "a non-scalar local `{}` in `{base}`, whose loop would be summarised as tail \
+                 recursion (over scalars only)",
                 l.name
             ),
             l.span,
@@ -233,7 +237,10 @@ fn rewrite(p: &mut Program, f: FuncId, base: &str) -> Result<(), NotEncodable> {
     check_loop_body(*label, iteration.iter())?;
     if iteration.iter().any(contains_loop) {
         return Err(NotEncodable::new(
-            "a nested loop in a function the method calls",
+            format!(
+                "a nested loop in `{base}` (only a function's top-level loops are summarised as \
+                 tail recursion)"
+            ),
             span,
         ));
     }
