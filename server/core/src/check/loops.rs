@@ -218,19 +218,8 @@ mod tests {
     use crate::ir::Lang;
 
     fn proof(old: &str, new: &str) -> Proof {
-        let options = Options {
-            checker: CheckerKind::Loops,
-            ..Default::default()
-        };
-        let report = check_sources(
-            Lang::Java,
-            &format!("class A {{ {old} }}"),
-            &format!("class A {{ {new} }}"),
-            &Selection::Method("f".into()),
-            &options,
-        );
-        match &report.methods[0].verdict {
-            Verdict::Equivalent(p) => p.clone(),
+        match verdict(old, new) {
+            Verdict::Equivalent(p) => p,
             other => panic!("expected a proof, got {other:?}"),
         }
     }

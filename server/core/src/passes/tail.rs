@@ -87,55 +87,27 @@ pub fn call_of(program: &mut Program, f: FuncId) -> Option<FuncId> {
         return None;
     };
     let span = def.span;
-    let mut locals: Vec<Local> = g.params.iter().map(|&p| g.local(p).clone()).collect();
-    let args = (0..locals.len())
-        .map(|i| Expr {
-            kind: ExprKind::Local(LocalId(i as u32)),
-            ty: locals[i].ty.clone(),
-            span,
-        })
-        .collect();
-    let ret = (g.ret != Type::Void).then(|| {
-        locals.push(Local {
+    let mut h = Function {
+        name: g.name.clone(),
+        params: (0..g.params.len() as u32).map(LocalId).collect(),
+        locals: g.params.iter().map(|&p| g.local(p).clone()).collect(),
+        ret: g.ret.clone(),
+        body: Vec::new(),
+        span,
+        name_span: g.name_span,
+    };
+    // The call passes every local of `h` (its parameters) before the
+    // result slot exists.
+    let ret = (g.ret != Type::Void).then_some(LocalId(h.locals.len() as u32));
+    h.body = tail_call(f, &h, ret, span);
+    if ret.is_some() {
+        h.locals.push(Local {
             name: "$ret".into(),
             ty: g.ret.clone(),
             kind: LocalKind::Temp,
             span,
         });
-        LocalId(locals.len() as u32 - 1)
-    });
-    let body = vec![
-        Stmt {
-            kind: StmtKind::Call {
-                dest: ret.map(Place::Local),
-                func: f,
-                args,
-            },
-            span,
-        },
-        Stmt {
-            kind: StmtKind::Return(ret.map(|l| Expr {
-                kind: ExprKind::Local(l),
-                ty: g.ret.clone(),
-                span,
-            })),
-            span,
-        },
-    ];
-    let h = Function {
-        name: g.name.clone(),
-        params: g
-            .params
-            .iter()
-            .enumerate()
-            .map(|(i, _)| LocalId(i as u32))
-            .collect(),
-        locals,
-        ret: g.ret.clone(),
-        body,
-        span,
-        name_span: g.name_span,
-    };
+    }
     let wrapper = FunctionDef {
         name: def.name.clone(),
         arity: def.arity,
