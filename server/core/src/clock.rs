@@ -5,7 +5,8 @@
 //! deadline on this clock. It advances with the work the check does:
 //!
 //! - in solver calls (made through [`solve`]), by the resource units Z3
-//!   counts, converted at [`UNITS_PER_MS`]. Each call's `rlimit` is the
+//!   counts, converted at the rate of the call's [`Engine`] ([`UNITS_PER_MS`]
+//!   for SMT queries, [`HORN_UNITS_PER_MS`] for Spacer). Each call's `rlimit` is the
 //!   work left, so whether a query is decided in its budget is the same on
 //!   every machine under every load. A search that counts units slowly
 //!   (nonlinear arithmetic) is bounded and charged by its CPU time instead
@@ -45,6 +46,48 @@ use z3::{Params, SatResult, Solver};
 /// solver calls of the fixture table count units per millisecond of CPU
 /// time on the reference machine (docs/benchmarks.md, "Work budgets").
 pub const UNITS_PER_MS: u64 = 4_000;
+
+/// Z3 resource units per millisecond of budget in Spacer (CHC) searches:
+/// Spacer counts units at well under half the rate of SMT queries, about
+/// 1,500 per millisecond over the Horn queries of the fixtures on the
+/// reference machine (docs/benchmarks.md, "Work budgets"). Converted at
+/// [`UNITS_PER_MS`], a Spacer search would last more than twice its budget.
+pub const HORN_UNITS_PER_MS: u64 = 1_500;
+
+/// The kind of search a solver call runs, which fixes the rate at which
+/// its resource units count as budget.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Engine {
+    /// SMT queries (bit-blasting, arithmetic): [`UNITS_PER_MS`].
+    #[default]
+    Smt,
+    /// Spacer, Z3's constrained-Horn-clause engine: [`HORN_UNITS_PER_MS`].
+    Horn,
+}
+
+impl Engine {
+    fn units_per_ms(self) -> u64 {
+        match self {
+            Engine::Smt => UNITS_PER_MS,
+            Engine::Horn => HORN_UNITS_PER_MS,
+        }
+    }
+
+    /// `units` of budget (at [`UNITS_PER_MS`]) as this engine's units.
+    fn from_budget(self, units: u64) -> u64 {
+        scale(units, self.units_per_ms(), UNITS_PER_MS)
+    }
+
+    /// `units` counted by this engine as units of budget.
+    fn to_budget(self, units: u64) -> u64 {
+        scale(units, UNITS_PER_MS, self.units_per_ms())
+    }
+}
+
+/// `units × num / den`, saturating.
+fn scale(units: u64, num: u64, den: u64) -> u64 {
+    u64::try_from(u128::from(units) * u128::from(num) / u128::from(den.max(1))).unwrap_or(u64::MAX)
+}
 
 /// The wall-time safety net: the clock runs at least at 1/`SAFETY` of wall
 /// time once [`SLACK`] has passed.
@@ -274,11 +317,12 @@ pub fn past(deadline: Instant) -> bool {
 }
 
 /// What a [`solve`] call may spend: what is left before the deadline, and
-/// at most `cap` units if given.
+/// at most `cap` units of budget if given, counted at its engine's rate.
 #[derive(Clone, Copy, Debug)]
 pub struct Limit {
     pub deadline: Instant,
     pub cap: Option<u64>,
+    pub engine: Engine,
 }
 
 impl Limit {
@@ -286,6 +330,7 @@ impl Limit {
         Limit {
             deadline,
             cap: None,
+            engine: Engine::Smt,
         }
     }
 
@@ -293,7 +338,13 @@ impl Limit {
         Limit {
             deadline,
             cap: Some(cap),
+            engine: Engine::Smt,
         }
+    }
+
+    /// The same limit for a search by `engine`.
+    pub fn on(self, engine: Engine) -> Limit {
+        Limit { engine, ..self }
     }
 }
 
@@ -324,12 +375,15 @@ pub fn solve(solver: &Solver, limit: Limit, assumptions: &[Bool]) -> SatResult {
         return SatResult::Unknown;
     }
     let left = units_until(limit.deadline);
+    // `allowed` is budget; `rlimit` the same budget in the engine's units.
+    let engine = limit.engine;
     let allowed = limit
         .cap
         .map_or(left, |cap| cap.min(left))
-        .clamp(1, u64::from(u32::MAX));
+        .clamp(1, engine.to_budget(u64::from(u32::MAX)));
+    let rlimit = engine.from_budget(allowed).clamp(1, u64::from(u32::MAX));
     let mut params = Params::new();
-    params.set_u32("rlimit", u32::try_from(allowed).unwrap_or(u32::MAX));
+    params.set_u32("rlimit", u32::try_from(rlimit).unwrap_or(u32::MAX));
     solver.set_params(&params);
     // Wall time bounds the call only through the budget's own safety net:
     // a per-call wall limit would end calls on a busy machine that a quiet
@@ -349,7 +403,7 @@ pub fn solve(solver: &Solver, limit: Limit, assumptions: &[Bool]) -> SatResult {
         }
     });
     let counted = match (before, units_counted(solver)) {
-        (Some(b), Some(a)) => a.saturating_sub(b),
+        (Some(b), Some(a)) => engine.to_budget(a.saturating_sub(b)),
         _ => allowed,
     };
     // A call stopped by its limit or by the safety net used all it was
@@ -444,6 +498,47 @@ mod tests {
             let spent = solver_work() - before;
             assert!((200_000..400_000).contains(&spent), "{spent}");
             assert!(now() - start >= to_duration(200_000));
+        });
+    }
+
+    /// Spacer's units count at its own rate: a Horn search stopped on its
+    /// limit counted the budget in Spacer's units, and the clock is
+    /// charged the budget.
+    #[test]
+    fn a_horn_search_counts_its_units_at_spacers_rate() {
+        run(|| {
+            let Some(solver) = Solver::new_for_logic("HORN") else {
+                panic!("Z3 has no HORN solver");
+            };
+            // A triangular sum checked after a thousand steps: without a
+            // nonlinear invariant Spacer unrolls the steps one by one, far
+            // beyond the cap.
+            let int = z3::Sort::int();
+            let inv = z3::FuncDecl::new("inv", &[&int, &int], &z3::Sort::bool());
+            let [x, y] = ["x", "y"].map(Int::new_const);
+            let at = |a: &Int, b: &Int| {
+                inv.apply(&[a, b])
+                    .as_bool()
+                    .unwrap_or_else(|| Bool::from_bool(false))
+            };
+            solver.assert(at(&Int::from_i64(0), &Int::from_i64(0)));
+            let step = at(&x, &y).implies(at(&(&x + 1), &(&y + &x)));
+            solver.assert(z3::ast::forall_const(&[&x, &y], &[], &step));
+            let bad = Bool::and(&[
+                at(&x, &y),
+                x.eq(Int::from_i64(1000)),
+                y.eq(Int::from_i64(499_500)).not(),
+            ]);
+            solver.assert(z3::ast::forall_const(&[&x, &y], &[], &bad.not()));
+            let (before, units) = (solver_work(), units_counted(&solver).unwrap_or(0));
+            let limit = Limit::capped(now() + Duration::from_secs(600), 40_000).on(Engine::Horn);
+            let r = solve(&solver, limit, &[]);
+            assert_eq!(r, SatResult::Unknown);
+            let counted = units_counted(&solver).unwrap_or(0) - units;
+            let rlimit = Engine::Horn.from_budget(40_000);
+            assert!((rlimit..2 * rlimit).contains(&counted), "{counted}");
+            let charged = solver_work() - before;
+            assert!((40_000..80_000).contains(&charged), "{charged}");
         });
     }
 

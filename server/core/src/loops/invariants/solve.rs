@@ -40,7 +40,8 @@ pub fn solve(enc: &Encoding, deadline: Instant) -> Answer {
     for r in &enc.rules {
         solver.assert(r);
     }
-    let result = crate::clock::solve(&solver, crate::clock::Limit::until(deadline), &[]);
+    let limit = crate::clock::Limit::until(deadline).on(crate::clock::Engine::Horn);
+    let result = crate::clock::solve(&solver, limit, &[]);
     match result {
         SatResult::Sat => {
             let formulas = match solver.get_model() {
