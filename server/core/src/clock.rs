@@ -74,7 +74,7 @@ impl Engine {
     }
 
     /// `units` of budget (at [`UNITS_PER_MS`]) as this engine's units.
-    fn from_budget(self, units: u64) -> u64 {
+    fn units_for(self, units: u64) -> u64 {
         scale(units, self.units_per_ms(), UNITS_PER_MS)
     }
 
@@ -381,7 +381,7 @@ pub fn solve(solver: &Solver, limit: Limit, assumptions: &[Bool]) -> SatResult {
         .cap
         .map_or(left, |cap| cap.min(left))
         .clamp(1, engine.to_budget(u64::from(u32::MAX)));
-    let rlimit = engine.from_budget(allowed).clamp(1, u64::from(u32::MAX));
+    let rlimit = engine.units_for(allowed).clamp(1, u64::from(u32::MAX));
     let mut params = Params::new();
     params.set_u32("rlimit", u32::try_from(rlimit).unwrap_or(u32::MAX));
     solver.set_params(&params);
@@ -535,7 +535,7 @@ mod tests {
             let r = solve(&solver, limit, &[]);
             assert_eq!(r, SatResult::Unknown);
             let counted = units_counted(&solver).unwrap_or(0) - units;
-            let rlimit = Engine::Horn.from_budget(40_000);
+            let rlimit = Engine::Horn.units_for(40_000);
             assert!((rlimit..2 * rlimit).contains(&counted), "{counted}");
             let charged = solver_work() - before;
             assert!((40_000..80_000).contains(&charged), "{charged}");
