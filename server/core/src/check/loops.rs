@@ -280,7 +280,7 @@ mod tests {
             assert!(
                 p.summaries
                     .iter()
-                    .any(|s| s.version == "both" && s.function.contains("$loop1")),
+                    .any(|s| s.version == "both" && s.function.contains("loop 1 of f")),
                 "{:?}",
                 p.summaries
             );

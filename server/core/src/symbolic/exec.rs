@@ -244,6 +244,10 @@ pub struct Executor<'a> {
     /// Functions whose calls (below the top-level one) are not inlined but
     /// recorded as [`CallAtom`]s: the recursion rule's summaries.
     summarized: FxHashSet<FuncId>,
+    /// How many nested calls of `summarized` functions below the top-level
+    /// one are inlined before their calls become atoms (unfolding: the
+    /// atoms of a body unfolded once are its calls' calls).
+    unfold: u32,
     /// Callees run as uninterpreted functions of their arguments (the loop
     /// checker's unchanged callees with loops, `loops::callees`).
     opaque: BTreeMap<FuncId, OpaqueCallee>,
@@ -313,6 +317,7 @@ impl<'a> Executor<'a> {
             bound: Vec::new(),
             stack: Vec::new(),
             summarized: FxHashSet::default(),
+            unfold: 0,
             opaque: BTreeMap::new(),
             entry: None,
             atoms: Vec::new(),
@@ -380,12 +385,19 @@ impl<'a> Executor<'a> {
     /// the callee's summary (a Horn clause relation). Such calls must not
     /// touch the caller's state (no stores, prints, faults): the caller
     /// checks that with [`crate::abstraction::effects`].
+    ///
+    /// With `unfold` above zero, the first `unfold` levels of such calls
+    /// are inlined (the body unfolded) and only the calls below them are
+    /// atoms: the same function, since a function is its body with its
+    /// calls unfolded.
     pub fn run_summarizing(
         mut self,
         func: FuncId,
         summarized: FxHashSet<FuncId>,
+        unfold: u32,
     ) -> EResult<(Summary, Vec<CallAtom>)> {
         self.summarized = summarized;
+        self.unfold = unfold;
         let (state, args, param_arrays) = self.entry_inputs(func)?;
         let (normal, ret) = self.call(func, args, state)?;
         let ret_ty = self.return_type(func)?;
@@ -787,14 +799,22 @@ impl<'a> Executor<'a> {
                 return Err(EncodeError::lowering(lowering.to_string(), lowering));
             }
         };
-        if !self.stack.is_empty() && self.summarized.contains(&func) {
-            return self.call_atom(func, args, state);
+        let unfolding = !self.stack.is_empty() && self.summarized.contains(&func);
+        if unfolding {
+            let nested = self.stack[1..]
+                .iter()
+                .filter(|g| self.summarized.contains(g))
+                .count();
+            if nested >= self.unfold as usize {
+                return self.call_atom(func, args, state);
+            }
         }
         if let Some(callee) = self.opaque.get(&func).cloned() {
             return self.opaque_call(func, &callee, args, state);
         }
+        // An unfolded call is bounded by `unfold`, not by the loop bound.
         let recursion = self.stack.iter().filter(|&&g| g == func).count() as u32;
-        if recursion > self.loop_bound || self.stack.len() >= MAX_CALL_DEPTH {
+        if (!unfolding && recursion > self.loop_bound) || self.stack.len() >= MAX_CALL_DEPTH {
             self.bound.push(state.pc.clone());
             return Ok((None, Sym::Void));
         }

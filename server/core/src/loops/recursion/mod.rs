@@ -248,7 +248,7 @@ impl System {
         let index = self.relation(name, func, results, (def.span, def.span))?;
         self.index.insert((side.in_old, f), index);
         self.lines
-            .push((Some(side.in_old), def.name.clone(), def.span.line()));
+            .push((Some(side.in_old), shown(def), def.span.line()));
         Ok(())
     }
 
@@ -303,7 +303,12 @@ impl System {
             format!("{}~{}", od.name, nd.name)
         };
         let index = self.push_relation(format!("both.{name}"), params, (od.span, nd.span), 2)?;
-        self.lines.push((None, name, od.span.line()));
+        let shown_name = if od.name == nd.name {
+            shown(od)
+        } else {
+            format!("{} ~ {}", shown(od), shown(nd))
+        };
+        self.lines.push((None, shown_name, od.span.line()));
         self.products.push(Product {
             old: old_f,
             new: new_f,
@@ -766,7 +771,7 @@ fn define_relations(
 ) -> Result<(), Unknown> {
     for side in sides {
         for &f in &side.recursive {
-            let (inputs, ufs, mut runs) = run_all(ops, &[(side, f)], deadline)?;
+            let (inputs, ufs, mut runs) = run_all(ops, &[(side, f)], &[], deadline)?;
             let (summary, atoms) = runs
                 .pop()
                 .ok_or_else(|| not_encodable("internal: no run"))?;
@@ -794,6 +799,20 @@ fn define_relations(
         }
     }
     Ok(())
+}
+
+/// A function's name as the user knows it: a loop made a function by
+/// `passes/tail.rs` (`g$loop1`) is "loop 1 of g".
+fn shown(def: &crate::ir::FunctionDef) -> String {
+    if !def.synthetic {
+        return def.name.clone();
+    }
+    let mut parts = def.name.split('$');
+    let base = parts.next().unwrap_or_default().to_string();
+    parts.fold(base, |inner, part| match part.strip_prefix("loop") {
+        Some(n) => format!("loop {n} of {inner}"),
+        None => format!("{inner}${part}"),
+    })
 }
 
 /// Whether a recursive function of one version and one of the other
@@ -961,6 +980,12 @@ fn recursion_proof(
 
 /// The clauses defining product `k` of old `f` and new `g`: both run over
 /// shared inputs (arguments by position), their results in the head.
+///
+/// When one recursion steps a parameter by a multiple of the other's
+/// stride (`f(n - 1)` against `g(n - 2)`), the shorter-stepping body is
+/// unfolded until its calls step as far ([`unfolding`]), so that the calls
+/// of the two agree and are coupled; otherwise no pair of calls would ever
+/// agree on its arguments.
 fn define_product(
     system: &mut System,
     ops: Ops,
@@ -968,7 +993,15 @@ fn define_product(
     (f, g, k): (FuncId, FuncId, usize),
     deadline: Instant,
 ) -> Result<(), Unknown> {
-    let (inputs, ufs, runs) = run_all(ops, &[(&sides[0], f), (&sides[1], g)], deadline)?;
+    let funcs = [(&sides[0], f), (&sides[1], g)];
+    let (mut inputs, mut ufs, mut runs) = run_all(ops, &funcs, &[], deadline)?;
+    let unfold = unfolding(
+        &stride(&inputs, sides[0].program, f, &runs[0].1),
+        &stride(&inputs, sides[1].program, g, &runs[1].1),
+    );
+    if unfold != [0, 0] {
+        (inputs, ufs, runs) = run_all(ops, &funcs, &unfold, deadline)?;
+    }
     for (run, (side, func)) in runs.iter().zip([(&sides[0], f), (&sides[1], g)]) {
         if run.0.outcome.simplify().as_i64() != Some(0) {
             return Err(not_encodable(format!(
@@ -1003,10 +1036,13 @@ fn define_product(
 /// A run of each function from its entry over one shared input
 /// space (arguments by position), recursive calls as atoms; each run
 /// within every bound.
+/// `unfold[i]`, where given, is how far the `i`th function's recursive
+/// calls are unfolded ([`Executor::run_summarizing`]).
 #[allow(clippy::type_complexity)]
 fn run_all(
     ops: Ops,
     funcs: &[(&Side<'_>, FuncId)],
+    unfold: &[u32],
     deadline: Instant,
 ) -> Result<(InputSpace, Ufs, Vec<(Summary, Vec<CallAtom>)>), Unknown> {
     let programs: Vec<&Program> = funcs.iter().map(|(side, _)| side.program).collect();
@@ -1014,7 +1050,7 @@ fn run_all(
     let mut ufs = Ufs::ackermann();
     let mut strings = Strings::default();
     let mut runs = Vec::new();
-    for &(side, func) in funcs {
+    for (i, &(side, func)) in funcs.iter().enumerate() {
         let mut apps = crate::abstraction::Applications::default();
         let run = Executor::new(
             ops,
@@ -1027,7 +1063,11 @@ fn run_all(
             None,
             &mut apps,
         )
-        .run_summarizing(func, side.recursive.iter().copied().collect())
+        .run_summarizing(
+            func,
+            side.recursive.iter().copied().collect(),
+            unfold.get(i).copied().unwrap_or(0),
+        )
         .map_err(encoding_error)?;
         plain_run(&run.0, &side.name(func))?;
         runs.push(run);
@@ -1047,6 +1087,7 @@ fn add_query(
     let (inputs, ufs, runs) = run_all(
         ops,
         &[(&sides[0], sides[0].entry), (&sides[1], sides[1].entry)],
+        &[],
         deadline,
     )?;
     let atoms: Vec<(bool, &CallAtom)> = runs[0]
@@ -1072,6 +1113,62 @@ fn add_query(
         &atoms,
         MAX_ATOMS_IN_QUERY,
     )
+}
+
+/// Deepest unfolding the stride rule asks for: a call stepping four times
+/// as far as its counterpart's.
+const MAX_UNFOLD: i64 = 3;
+
+/// Per parameter position of `f`, the constant by which its recursive
+/// calls in `atoms` (a run of `f` from its entry) step it: `Some(c)` when
+/// every such call passes `param + c`, `None` otherwise (or when `f`
+/// makes no such call).
+fn stride(
+    inputs: &InputSpace,
+    program: &Program,
+    f: FuncId,
+    atoms: &[CallAtom],
+) -> Vec<Option<i64>> {
+    let Ok(params) = entry_arguments(inputs, program, f) else {
+        return Vec::new();
+    };
+    let calls: Vec<&CallAtom> = atoms.iter().filter(|a| a.func == f).collect();
+    params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let p = p.as_int()?;
+            let mut shifts = calls.iter().map(|a| {
+                let arg = a.args.get(i)?.as_int()?;
+                (arg - &p).simplify().as_i64()
+            });
+            let first = shifts.next()??;
+            shifts.all(|s| s == Some(first)).then_some(first)
+        })
+        .collect()
+}
+
+/// How far to unfold the old and the new function of a product so that
+/// their recursive calls step the same: where at some position one steps
+/// by `c` and the other by `m·c` (`m` from 2 to `MAX_UNFOLD + 1`), the
+/// first is unfolded `m - 1` times. `[0, 0]` when the strides agree or do
+/// not compare.
+fn unfolding(old: &[Option<i64>], new: &[Option<i64>]) -> [u32; 2] {
+    let times = |short: i64, long: i64| -> Option<u32> {
+        (short != 0 && long % short == 0)
+            .then(|| long / short - 1)
+            .filter(|m| (1..=MAX_UNFOLD).contains(m))
+            .and_then(|m| u32::try_from(m).ok())
+    };
+    old.iter()
+        .zip(new)
+        .find_map(|pair| match pair {
+            (Some(o), Some(n)) => times(*o, *n)
+                .map(|t| [t, 0])
+                .or_else(|| times(*n, *o).map(|t| [0, t])),
+            _ => None,
+        })
+        .unwrap_or([0, 0])
 }
 
 /// The input constants standing for `f`'s parameters in a run from its
@@ -1186,6 +1283,31 @@ mod tests {
             .find(|s| s.version == "old")
             .expect("the old summary");
         assert!(old_summary.formula.contains("result"), "{old_summary:?}");
+    }
+
+    #[test]
+    fn unfolds_the_shorter_stride_to_couple_a_quadratic_sum() {
+        // No linear summary of either: only the product proves it, and its
+        // calls agree (on x - 2) once the one-step body is unfolded.
+        let old = "int f(int x) { if (x <= 0) { return 0; } return x + f(x - 1); }";
+        let new = "int f(int x) { if (x <= 0) { return 0; } if (x == 1) { return 1; } \
+                   return x + (x - 1) + f(x - 2); }";
+        check(old, new).expect("a proof by unfolding");
+        check(new, old).expect("a proof by unfolding the new version");
+        let wrong = new.replace("return 1;", "return 2;");
+        check(old, &wrong).expect_err("no proof of a wrong base case");
+    }
+
+    #[test]
+    fn unfolds_by_the_ratio_of_the_strides() {
+        let (one, two, three) = (Some(1), Some(2), Some(3));
+        assert_eq!(unfolding(&[Some(-1)], &[Some(-2)]), [1, 0]);
+        assert_eq!(unfolding(&[three], &[one]), [0, 2]);
+        assert_eq!(unfolding(&[None, one], &[two, three]), [2, 0]);
+        assert_eq!(unfolding(&[two], &[three]), [0, 0], "not a multiple");
+        assert_eq!(unfolding(&[one], &[Some(-2)]), [0, 0], "opposite ways");
+        assert_eq!(unfolding(&[one], &[Some(9)]), [0, 0], "too deep");
+        assert_eq!(unfolding(&[one], &[one]), [0, 0]);
     }
 
     #[test]
