@@ -999,8 +999,13 @@ fn define_product(
         &stride(&inputs, sides[0].program, f, &runs[0].1),
         &stride(&inputs, sides[1].program, g, &runs[1].1),
     );
-    if unfold != [0, 0] {
-        (inputs, ufs, runs) = run_all(ops, &funcs, &unfold, deadline)?;
+    // Unfolded bodies make more calls; past the query's limit, or where the
+    // unfolded run cannot be encoded, the plain definition stands.
+    if unfold != [0, 0]
+        && let Ok(unfolded) = run_all(ops, &funcs, &unfold, deadline)
+        && unfolded.2.iter().map(|r| r.1.len()).sum::<usize>() <= MAX_ATOMS_IN_QUERY
+    {
+        (inputs, ufs, runs) = unfolded;
     }
     for (run, (side, func)) in runs.iter().zip([(&sides[0], f), (&sides[1], g)]) {
         if run.0.outcome.simplify().as_i64() != Some(0) {
@@ -1035,8 +1040,7 @@ fn define_product(
 
 /// A run of each function from its entry over one shared input
 /// space (arguments by position), recursive calls as atoms; each run
-/// within every bound.
-/// `unfold[i]`, where given, is how far the `i`th function's recursive
+/// within every bound. `unfold[i]`, where given, is how far the `i`th function's recursive
 /// calls are unfolded ([`Executor::run_summarizing`]).
 #[allow(clippy::type_complexity)]
 fn run_all(
