@@ -177,8 +177,12 @@ pub const SUMMARY_CHECK: Duration = Duration::from_millis(500);
 pub const CONTEXT_SIMPLIFY: Duration = Duration::from_millis(400);
 /// Work the search for a counterexample with small inputs gets.
 pub const NICER_MODEL: Duration = Duration::from_millis(500);
-/// Concrete tests before any solving, in all.
-pub const CONCRETE_TESTS: Duration = Duration::from_millis(60);
+/// Concrete tests before any solving, in all: a safety net only. The
+/// number of runs (`check::testing::Budget::runs`) is the limit, so that
+/// which inputs are tried — and so whether a difference is found — does
+/// not depend on the machine's speed; this bounds runs that are slow
+/// (long loops, interval replay of library functions on every draw).
+pub const CONCRETE_TESTS: Duration = Duration::from_millis(250);
 
 /// Path feasibility in the symbolic executor: each check, and all of a
 /// check's together, in Z3's resource units (`rlimit`), not in time: which
