@@ -152,16 +152,12 @@ impl Side<'_> {
         if self.in_old { "old" } else { "new" }
     }
 
-    /// `f`'s name for messages; a callee's loop made a function by
-    /// `passes/tail.rs` (`rf$loop1`) also says where that loop is.
+    /// `f`'s name for messages ([`shown`]); a loop made a function by
+    /// `passes/tail.rs` also says where it is.
     fn name(&self, f: FuncId) -> String {
         let d = self.program.function(f);
         if d.synthetic && d.name.contains("$loop") {
-            format!(
-                "{} (the loop at line {}, as tail recursion)",
-                d.name,
-                d.span.line()
-            )
+            format!("{} (line {}, as tail recursion)", shown(d), d.span.line())
         } else {
             d.name.clone()
         }
