@@ -54,6 +54,13 @@ pub const UNITS_PER_MS: u64 = 4_000;
 /// [`UNITS_PER_MS`], a Spacer search would last more than twice its budget.
 pub const HORN_UNITS_PER_MS: u64 = 1_500;
 
+/// Z3 resource units per millisecond of budget in queries over machine
+/// floating point: searches over the circuits of float multiplication and
+/// division count about 2,150 per millisecond on the reference machine,
+/// about half the rate of other queries (docs/benchmarks.md, "Work
+/// budgets").
+pub const FLOAT_UNITS_PER_MS: u64 = 2_000;
+
 /// The kind of search a solver call runs, which fixes the rate at which
 /// its resource units count as budget.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -63,6 +70,9 @@ pub enum Engine {
     Smt,
     /// Spacer, Z3's constrained-Horn-clause engine: [`HORN_UNITS_PER_MS`].
     Horn,
+    /// Queries over machine floating point (bit-blasted float circuits):
+    /// [`FLOAT_UNITS_PER_MS`].
+    Float,
 }
 
 impl Engine {
@@ -70,6 +80,7 @@ impl Engine {
         match self {
             Engine::Smt => UNITS_PER_MS,
             Engine::Horn => HORN_UNITS_PER_MS,
+            Engine::Float => FLOAT_UNITS_PER_MS,
         }
     }
 

@@ -27,8 +27,8 @@
 //! Every lowered version is also checked against the IR's invariants
 //! (`ir::validate`).
 //!
-//! Set `EQLENS_FIXTURE=<substring>` to run only the cases whose
-//! `<lang>/<case>` name contains it.
+//! Set `EQLENS_FIXTURE=<substring>[,<substring>…]` to run only the cases
+//! whose `<lang>/<case>` name contains one of them.
 
 use eqlens_core::check::{
     Assumption, CheckerKind, Options, Refinement, Selection, Verdict, check_sources,
@@ -39,6 +39,12 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// The verdict labels `expect.json` uses.
+/// Whether the case `id` is one `filter` (comma-separated substrings)
+/// selects.
+fn selected(filter: &str, id: &str) -> bool {
+    filter.split(',').any(|f| id.contains(f.trim()))
+}
+
 const LABELS: &[&str] = &[
     "equivalent",
     "equivalent_bounded",
@@ -512,7 +518,7 @@ fn fixtures_match_expected_verdicts() {
                 continue;
             }
         };
-        if filter.as_deref().is_some_and(|f| !case.id.contains(f)) {
+        if filter.as_deref().is_some_and(|f| !selected(f, &case.id)) {
             continue;
         }
         for (model, expected) in case.runs() {
@@ -587,7 +593,7 @@ fn every_checker_is_sound_on_every_fixture() {
     let cases: Vec<Case> = collect_cases()
         .into_iter()
         .flatten()
-        .filter(|case| filter.as_deref().is_none_or(|f| case.id.contains(f)))
+        .filter(|case| filter.as_deref().is_none_or(|f| selected(f, &case.id)))
         .collect();
     let jobs: Vec<(&Case, CheckerKind, Model, &str)> = cases
         .iter()
@@ -649,7 +655,7 @@ fn every_fixture_lowers_to_valid_ir() {
     let filter = std::env::var("EQLENS_FIXTURE").ok();
     let mut broken = Vec::new();
     for case in collect_cases().into_iter().flatten() {
-        if filter.as_deref().is_some_and(|f| !case.id.contains(f)) {
+        if filter.as_deref().is_some_and(|f| !selected(f, &case.id)) {
             continue;
         }
         for (version, text) in [("old", &case.old), ("new", &case.new)] {

@@ -83,7 +83,8 @@ pub(crate) fn logic_for(enc: &PairEncoding, old: &Program, new: &Program) -> Opt
     }
 }
 
-fn uses_floats(p: &Program) -> bool {
+/// Whether `p` computes with floating-point values anywhere.
+pub(crate) fn uses_floats(p: &Program) -> bool {
     fn float(t: &crate::ir::Type) -> bool {
         match t {
             crate::ir::Type::Float(_) => true,
@@ -107,6 +108,8 @@ fn uses_floats(p: &Program) -> bool {
 pub(crate) struct QuerySolver {
     simplifying: Option<Solver>,
     plain: Solver,
+    /// The engine the plain solver's work is counted at.
+    engine: crate::clock::Engine,
     /// Which solver gave the last answer (its model, its reason).
     answered_first: bool,
 }
@@ -125,12 +128,18 @@ impl QuerySolver {
                 ),
                 z3::Tactic::new("qfaufbv").solver(),
             ),
+            Some("QF_ABVFP") => (None, crate::symbolic::float_solver()),
             Some(l) => (None, Solver::new_for_logic(l).unwrap_or_default()),
             None => (None, Solver::new()),
+        };
+        let engine = match logic {
+            Some("QF_ABVFP") => crate::clock::Engine::Float,
+            _ => crate::clock::Engine::Smt,
         };
         QuerySolver {
             simplifying,
             plain,
+            engine,
             answered_first: false,
         }
     }
@@ -159,7 +168,11 @@ impl QuerySolver {
             }
         }
         self.answered_first = false;
-        crate::clock::solve(&self.plain, crate::clock::Limit::until(deadline), &[])
+        crate::clock::solve(
+            &self.plain,
+            crate::clock::Limit::until(deadline).on(self.engine),
+            &[],
+        )
     }
 
     fn last(&self) -> &Solver {

@@ -176,10 +176,11 @@ fn object(state: &State, obj: ObjId) -> EResult<&ArrObj> {
         .ok_or_else(|| unsupported("internal: heap"))
 }
 
-fn feasibility_solver(ops: Ops) -> z3::Solver {
-    let solver = match ops.sem {
-        crate::ir::Semantics::Math => z3::Solver::new(),
-        crate::ir::Semantics::Machine => z3::Solver::new_for_logic("QF_ABVFP").unwrap_or_default(),
+fn feasibility_solver(ops: Ops, floats: bool) -> z3::Solver {
+    let solver = if floats {
+        super::float_solver()
+    } else {
+        z3::Solver::new()
     };
     let mut params = z3::Params::new();
     params.set_u32("rlimit", FEASIBILITY_CHECK_UNITS);
@@ -253,6 +254,8 @@ pub struct Executor<'a> {
     opaque: BTreeMap<FuncId, OpaqueCallee>,
     atoms: Vec<CallAtom>,
     feasibility: z3::Solver,
+    /// The engine its work is counted at.
+    feasibility_engine: crate::clock::Engine,
     /// Resource units the feasibility checks used so far.
     feasibility_spent: u64,
     /// Time they took, for [`FEASIBILITY_WALL`].
@@ -303,6 +306,8 @@ impl<'a> Executor<'a> {
         abstraction: Option<(&'a Sites, Version)>,
         apps: &'a mut Applications,
     ) -> Self {
+        let floats =
+            ops.sem == crate::ir::Semantics::Machine && crate::check::query::uses_floats(program);
         Executor {
             ops,
             program,
@@ -321,7 +326,12 @@ impl<'a> Executor<'a> {
             opaque: BTreeMap::new(),
             entry: None,
             atoms: Vec::new(),
-            feasibility: feasibility_solver(ops),
+            feasibility: feasibility_solver(ops, floats),
+            feasibility_engine: if floats {
+                crate::clock::Engine::Float
+            } else {
+                crate::clock::Engine::Smt
+            },
             feasibility_spent: 0,
             feasibility_time: Duration::ZERO,
             try_depth: 0,
@@ -346,7 +356,8 @@ impl<'a> Executor<'a> {
             return false;
         }
         let (before, wall) = (crate::clock::solver_work(), Instant::now());
-        let limit = crate::clock::Limit::capped(self.deadline, u64::from(FEASIBILITY_CHECK_UNITS));
+        let limit = crate::clock::Limit::capped(self.deadline, u64::from(FEASIBILITY_CHECK_UNITS))
+            .on(self.feasibility_engine);
         let unsat = crate::clock::solve(&self.feasibility, limit, std::slice::from_ref(pc))
             == z3::SatResult::Unsat;
         self.feasibility_spent += crate::clock::solver_work() - before + FEASIBILITY_CHECK_OVERHEAD;
@@ -2055,7 +2066,7 @@ mod tests {
             lang: crate::ir::Lang::C,
             signed_overflow: crate::ir::SignedOverflow::Undefined,
         };
-        let solver = feasibility_solver(ops);
+        let solver = feasibility_solver(ops, false);
         // The pigeonhole principle for 11 pigeons in 10 holes: unsat, and
         // exponential for the resolution proofs a SAT solver finds.
         let (pigeons, holes) = (11, 10);
