@@ -74,8 +74,10 @@ pub(crate) fn unknown(reason: UnknownReason, detail: impl Into<String>) -> Verdi
 
 /// The solver configuration for a pair. Under `machine` semantics Z3's
 /// default strategy is much slower on arrays of bit-vectors than the
-/// array/bit-vector logic; floating point needs the logic with FP.
+/// array/bit-vector logic; floating point gets the float solver
+/// ([`crate::symbolic::float_solver`]).
 pub(crate) fn logic_for(enc: &PairEncoding, old: &Program, new: &Program) -> Option<&'static str> {
+    use crate::symbolic::uses_floats;
     match enc.ops.sem {
         crate::ir::Semantics::Math => None,
         crate::ir::Semantics::Machine if uses_floats(old) || uses_floats(new) => Some("QF_ABVFP"),
@@ -83,23 +85,9 @@ pub(crate) fn logic_for(enc: &PairEncoding, old: &Program, new: &Program) -> Opt
     }
 }
 
-/// Whether `p` computes with floating-point values anywhere.
-pub(crate) fn uses_floats(p: &Program) -> bool {
-    fn float(t: &crate::ir::Type) -> bool {
-        match t {
-            crate::ir::Type::Float(_) => true,
-            crate::ir::Type::Array(e) => float(e),
-            _ => false,
-        }
-    }
-    p.globals.iter().any(|g| float(&g.ty))
-        || p.functions
-            .iter()
-            .filter_map(|f| f.body.as_ref().ok())
-            .any(|f| float(&f.ret) || f.locals.iter().any(|l| float(&l.ty)))
-}
-
-/// A solver for the equivalence query. For `QF_ABV`, context-dependent
+/// A solver for the equivalence query. For `QF_ABVFP`, the float solver,
+/// whose work counts at [`crate::clock::Engine::Float`]'s rate. For
+/// `QF_ABV`, context-dependent
 /// simplification first: a case assumption such as `n > k` then resolves
 /// the conditions it implies, which leaves reordered sums syntactically
 /// equal. It gets at most `budget::CONTEXT_SIMPLIFY` per check, so that

@@ -306,8 +306,7 @@ impl<'a> Executor<'a> {
         abstraction: Option<(&'a Sites, Version)>,
         apps: &'a mut Applications,
     ) -> Self {
-        let floats =
-            ops.sem == crate::ir::Semantics::Machine && crate::check::query::uses_floats(program);
+        let floats = ops.sem == crate::ir::Semantics::Machine && super::uses_floats(program);
         Executor {
             ops,
             program,

@@ -307,18 +307,35 @@ fn same_sort(ops: &Ops, a: &Type, b: &Type) -> bool {
     }
 }
 
-/// The IR type whose sort is the index sort.
 /// The solver for queries over machine floating point: Z3's `qffp`
 /// strategy (floats to bit-vectors, then bit-blasting), whose steps stop
 /// when interrupted or out of resource units. The general solver turns
 /// floats into circuits inside its core, where libz3 4.8.12 neither counts
 /// units nor heeds an interrupt: a few chained double multiplications and
-/// divisions held a query for seconds past its limit, a convergence loop
-/// unrolled eight times for minutes and gigabytes.
+/// divisions hold a query for seconds past its limit, and the same
+/// circuits unrolled through a convergence loop for half a minute and
+/// gigabytes.
 pub fn float_solver() -> z3::Solver {
     z3::Tactic::new("qffp").solver()
 }
 
+/// Whether `p` computes with floating-point values anywhere.
+pub fn uses_floats(p: &Program) -> bool {
+    fn float(t: &Type) -> bool {
+        match t {
+            Type::Float(_) => true,
+            Type::Array(e) => float(e),
+            _ => false,
+        }
+    }
+    p.globals.iter().any(|g| float(&g.ty))
+        || p.functions
+            .iter()
+            .filter_map(|f| f.body.as_ref().ok())
+            .any(|f| float(&f.ret) || f.locals.iter().any(|l| float(&l.ty)))
+}
+
+/// The IR type whose sort is the index sort.
 pub fn index_type(ops: &Ops) -> Type {
     match (ops.sem, ops.lang) {
         (Semantics::Machine, Lang::C) => Type::LONG,
