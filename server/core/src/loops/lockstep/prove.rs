@@ -68,6 +68,7 @@ pub(in crate::loops) fn prove_turned(
         refused: None,
         arrays: false,
         first: None,
+        fitted_cut: false,
     };
     for cand in align::candidates(
         &old,
@@ -103,12 +104,13 @@ pub(in crate::loops) fn prove_turned(
     // concrete runs: costlier, so only once the syntactic ones failed
     // everywhere.
     if !crate::cancel::expired(deadline)
-        && let Some(proof) = search
-            .first
-            .as_ref()
-            .and_then(|f| f.prove_fitted(fitted_until(deadline)))
+        && let Some(first) = &search.first
     {
-        return Ok(proof);
+        let until = fitted_until(deadline);
+        if let Some(proof) = first.prove_fitted(until) {
+            return Ok(proof);
+        }
+        search.fitted_cut = crate::clock::past(until);
     }
     if let Some(unknown) = summarised
         && search.tried == 0
@@ -154,6 +156,9 @@ struct Search {
     /// likeliest): given the candidates fitted to concrete runs when no
     /// alignment is proved otherwise.
     first: Option<Unproved>,
+    /// Whether the fitted candidates ran out of their share of the time
+    /// before every tier was tried.
+    fitted_cut: bool,
 }
 
 /// When the candidates fitted to concrete runs must be done by.
@@ -314,10 +319,11 @@ impl Search {
         // Over bit-vectors, alignments left untried for want of time make
         // the search a timeout, whatever the tried ones said (the portfolio
         // retries a timeout with more time; under load the first
-        // alignment's candidates can take the whole first share).
+        // alignment's candidates can take the whole first share), and so
+        // do fitted candidates cut short by their share of it.
         if ops.machine()
             && matches!(self.last, Some(Outcome::NoCandidate))
-            && crate::cancel::expired(deadline)
+            && (crate::cancel::expired(deadline) || self.fitted_cut)
         {
             self.last = Some(Outcome::Timeout);
         }
