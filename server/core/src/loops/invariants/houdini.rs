@@ -363,7 +363,8 @@ fn definitions(rel: &super::encode::Relation, args: &[Dynamic]) -> Vec<Bool> {
             continue;
         }
         let e = a.substitute(&sigma);
-        if within(&e, &allowed, &mut MAX_DEFINITION_NODES.clone())
+        let mut nodes = MAX_DEFINITION_NODES;
+        if within(&e, &allowed, &mut nodes)
             && e.get_z3_ast() != p.get_z3_ast()
             && e.get_sort() == p.get_sort()
         {
