@@ -9,8 +9,10 @@
 //!   for SMT queries, [`HORN_UNITS_PER_MS`] for Spacer). Each call's `rlimit` is the
 //!   work left, so whether a query is decided in its budget is the same on
 //!   every machine under every load. A search that counts units slowly
-//!   (nonlinear arithmetic) is bounded and charged by its CPU time instead
-//!   (see [`CPU_FACTOR`], [`CPU_CAPPED_DIVISOR`] and [`CPU_CHARGE_DIVISOR`]).
+//!   is bounded and charged by its CPU time instead (see [`CPU_FACTOR`],
+//!   [`CPU_CAPPED_DIVISOR`] and [`CPU_CHARGE_DIVISOR`]); queries over
+//!   nonlinear arithmetic, which always do, get their allowance in CPU time
+//!   ([`Engine::Nonlinear`]).
 //! - elsewhere (encoding, testing, replay, building terms), by the CPU
 //!   time of the checking thread, which a loaded machine inflates far less
 //!   than wall time (on a VM beside CPU-bound threads, still up to
@@ -73,14 +75,28 @@ pub enum Engine {
     /// Queries over machine floating point (bit-blasted float circuits):
     /// [`FLOAT_UNITS_PER_MS`].
     Float,
+    /// Queries over nonlinear integer or real arithmetic (`math` semantics):
+    /// counted at [`UNITS_PER_MS`], but their searches count far fewer units
+    /// than that (about 0.1 per µs), so they always end on CPU time; they
+    /// get their allowance in CPU time once ([`NONLINEAR_CPU_FACTOR`]),
+    /// not [`CPU_FACTOR`] times it.
+    Nonlinear,
 }
 
 impl Engine {
     fn units_per_ms(self) -> u64 {
         match self {
-            Engine::Smt => UNITS_PER_MS,
+            Engine::Smt | Engine::Nonlinear => UNITS_PER_MS,
             Engine::Horn => HORN_UNITS_PER_MS,
             Engine::Float => FLOAT_UNITS_PER_MS,
+        }
+    }
+
+    /// How many times its allowance a call may run in CPU time.
+    fn cpu_factor(self) -> u32 {
+        match self {
+            Engine::Nonlinear => NONLINEAR_CPU_FACTOR,
+            Engine::Smt | Engine::Horn | Engine::Float => CPU_FACTOR,
         }
     }
 
@@ -114,6 +130,12 @@ pub const SLACK: Duration = Duration::from_secs(1);
 /// the same answer and the same solver state on every machine under every
 /// load — and only searches that are slow for their units end on CPU time.
 pub const CPU_FACTOR: u32 = 6;
+
+/// The CPU factor of [`Engine::Nonlinear`]: a search that never ends on its
+/// units gains no determinism from a high factor, only overrun — at
+/// [`CPU_FACTOR`], the one query of a check given all that is left ran six
+/// times the check's budget.
+pub const NONLINEAR_CPU_FACTOR: u32 = 1;
 
 /// A call stopped by its CPU cap is charged at least its CPU time divided
 /// by `CPU_CAPPED_DIVISOR`: a budget spent in searches too slow for their
@@ -404,7 +426,8 @@ pub fn solve(solver: &Solver, limit: Limit, assumptions: &[Bool]) -> SatResult {
     let cpu = thread_cpu();
     let cpu_clock = CpuClock::of_this_thread();
     // The same clock `thread_cpu` reads, read from the watchdog's thread.
-    let cpu_cap = cpu + to_duration(allowed).saturating_mul(CPU_FACTOR);
+    let factor = engine.cpu_factor();
+    let cpu_cap = cpu + to_duration(allowed).saturating_mul(factor);
     let over_cpu = || cpu_clock.read().is_some_and(|now| now >= cpu_cap);
     let result = crate::watchdog::until_or(wall, over_cpu, || {
         if assumptions.is_empty() {
@@ -422,7 +445,7 @@ pub fn solve(solver: &Solver, limit: Limit, assumptions: &[Bool]) -> SatResult {
     let spent = thread_cpu().saturating_sub(cpu);
     let stopped_by_limit =
         result == SatResult::Unknown && solver.get_reason_unknown().is_some_and(|r| stopped(&r));
-    let used = if stopped_by_limit && spent >= to_duration(allowed).saturating_mul(CPU_FACTOR) {
+    let used = if stopped_by_limit && spent >= to_duration(allowed).saturating_mul(factor) {
         allowed.max(to_units(spent / CPU_CAPPED_DIVISOR))
     } else if stopped_by_limit {
         counted.max(allowed)

@@ -107,6 +107,7 @@ pub(crate) fn prove(pair: &MethodPair<'_>, options: &Options, deadline: Instant)
         sem: options.semantics,
         lang: pair.new_program.lang,
         signed_overflow: options.signed_overflow,
+        remainders_as_quotients: false,
     };
     let recursive = !crate::loops::recursion::recursive_functions(pair.old_program, pair.old)
         .is_empty()

@@ -5,7 +5,7 @@
 
 use super::replay::replay;
 use super::{Assumption, MethodPair, Options, Proof, Unknown, UnknownReason, Verdict};
-use crate::ir::{Function, LowerError, LowerErrorKind, Program};
+use crate::ir::{Function, LowerError, LowerErrorKind};
 use crate::symbolic::ops::{Ops, Sym, normalize};
 use crate::symbolic::{self, InputVar, PairEncoding, model};
 use std::time::Instant;
@@ -29,6 +29,7 @@ pub(crate) fn encode(
         sem: options.semantics,
         lang: pair.new_program.lang,
         signed_overflow: options.signed_overflow,
+        remainders_as_quotients: false,
     };
     match symbolic::encode_pair(
         ops,
@@ -72,23 +73,39 @@ pub(crate) fn unknown(reason: UnknownReason, detail: impl Into<String>) -> Verdi
     })
 }
 
-/// The solver configuration for a pair. Under `machine` semantics Z3's
-/// default strategy is much slower on arrays of bit-vectors than the
-/// array/bit-vector logic; floating point gets the float solver
-/// ([`crate::symbolic::float_solver`]).
-pub(crate) fn logic_for(enc: &PairEncoding, old: &Program, new: &Program) -> Option<&'static str> {
-    use crate::symbolic::uses_floats;
+/// How the equivalence query of a pair is solved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Strategy {
+    /// Z3's default strategy (`math` semantics, linear arithmetic).
+    Arithmetic,
+    /// `math` semantics where the code multiplies or divides two unknowns:
+    /// the default strategy, bounded by CPU time
+    /// ([`crate::clock::Engine::Nonlinear`]).
+    Nonlinear,
+    /// `machine` integers: the array/bit-vector tactic, which is much faster
+    /// than the default strategy on arrays of bit-vectors.
+    BitVectors,
+    /// `machine` floating point: the float solver
+    /// ([`crate::symbolic::float_solver`]).
+    Floats,
+}
+
+/// The strategy for a pair's query.
+pub(crate) fn strategy_for(pair: &MethodPair<'_>, enc: &PairEncoding) -> Strategy {
+    use crate::symbolic::{nonlinear, uses_floats};
+    let (old, new) = (pair.old_program, pair.new_program);
     match enc.ops.sem {
-        crate::ir::Semantics::Math => None,
-        crate::ir::Semantics::Machine if uses_floats(old) || uses_floats(new) => Some("QF_ABVFP"),
-        crate::ir::Semantics::Machine => Some("QF_ABV"),
+        crate::ir::Semantics::Math if nonlinear(old, pair.old) || nonlinear(new, pair.new) => {
+            Strategy::Nonlinear
+        }
+        crate::ir::Semantics::Math => Strategy::Arithmetic,
+        crate::ir::Semantics::Machine if uses_floats(old) || uses_floats(new) => Strategy::Floats,
+        crate::ir::Semantics::Machine => Strategy::BitVectors,
     }
 }
 
-/// A solver for the equivalence query. For `QF_ABVFP`, the float solver,
-/// whose work counts at [`crate::clock::Engine::Float`]'s rate. For
-/// `QF_ABV`, context-dependent
-/// simplification first: a case assumption such as `n > k` then resolves
+/// A solver for the equivalence query, after its [`Strategy`]. For
+/// [`Strategy::BitVectors`], context-dependent simplification first: a case assumption such as `n > k` then resolves
 /// the conditions it implies, which leaves reordered sums syntactically
 /// equal. It gets at most `budget::CONTEXT_SIMPLIFY` per check, so that
 /// formulas it does not help with still get the plain strategy with what
@@ -103,9 +120,10 @@ pub(crate) struct QuerySolver {
 }
 
 impl QuerySolver {
-    pub(crate) fn new(logic: Option<&str>) -> QuerySolver {
-        let (simplifying, plain) = match logic {
-            Some("QF_ABV") => (
+    pub(crate) fn new(strategy: Strategy) -> QuerySolver {
+        use crate::clock::Engine;
+        let (simplifying, plain, engine) = match strategy {
+            Strategy::BitVectors => (
                 Some(
                     z3::Tactic::new("simplify")
                         .and_then(&z3::Tactic::new("propagate-values"))
@@ -115,14 +133,11 @@ impl QuerySolver {
                         .solver(),
                 ),
                 z3::Tactic::new("qfaufbv").solver(),
+                Engine::Smt,
             ),
-            Some("QF_ABVFP") => (None, crate::symbolic::float_solver()),
-            Some(l) => (None, Solver::new_for_logic(l).unwrap_or_default()),
-            None => (None, Solver::new()),
-        };
-        let engine = match logic {
-            Some("QF_ABVFP") => crate::clock::Engine::Float,
-            _ => crate::clock::Engine::Smt,
+            Strategy::Floats => (None, crate::symbolic::float_solver(), Engine::Float),
+            Strategy::Nonlinear => (None, Solver::new(), Engine::Nonlinear),
+            Strategy::Arithmetic => (None, Solver::new(), Engine::Smt),
         };
         QuerySolver {
             simplifying,
@@ -206,7 +221,7 @@ pub(crate) fn decide(
             return super::unsupported(&error, false);
         }
     };
-    let logic = logic_for(enc, pair.old_program, pair.new_program);
+    let strategy = strategy_for(pair, enc);
     let mut query: Vec<Bool> = enc.ufs.facts.clone();
     query.extend(enc.inputs.preconditions());
     query.push(Bool::and(&[
@@ -221,7 +236,7 @@ pub(crate) fn decide(
         if crate::cancel::expired(deadline) {
             return super::timeout(super::Phase::Solving, options.timeout_ms);
         }
-        let mut solver = QuerySolver::new(logic);
+        let mut solver = QuerySolver::new(strategy);
         solver.assert(&case);
         for attempt in 0..max_candidates {
             if crate::cancel::expired(deadline) {
@@ -410,7 +425,7 @@ pub(crate) fn bound_exceeded(
     if exceeded.simplify().as_bool() == Some(false) {
         return SatResult::Unsat;
     }
-    let mut s = QuerySolver::new(logic_for(enc, pair.old_program, pair.new_program));
+    let mut s = QuerySolver::new(strategy_for(pair, enc));
     for f in enc.ufs.facts.iter().chain(&enc.inputs.preconditions()) {
         s.assert(f);
     }

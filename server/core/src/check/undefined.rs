@@ -15,7 +15,7 @@
 //! anyway), the versions are equivalent outright and nothing is added;
 //! otherwise the proof says how far the search went.
 
-use super::query::{self, MAX_CANDIDATES, QuerySolver, bodies, logic_for};
+use super::query::{self, MAX_CANDIDATES, QuerySolver, bodies, strategy_for};
 use super::replay::replay_undefined;
 use super::{
     Assumption, Budget, Checker, Decider, Decision, MethodPair, Options, Refinement, Verdict,
@@ -76,11 +76,11 @@ fn refinement(
     let Ok(enc) = query::encode(pair, old_fn, new_fn, options, deadline, None) else {
         return undecided;
     };
-    let logic = logic_for(&enc, pair.old_program, pair.new_program);
+    let strategy = strategy_for(pair, &enc);
     let undefined = Int::from_i64(FaultCode::UNDEFINED.0);
     let mut facts: Vec<Bool> = enc.ufs.facts.clone();
     facts.extend(enc.inputs.preconditions());
-    let mut solver = QuerySolver::new(logic);
+    let mut solver = QuerySolver::new(strategy);
     solver.assert(&Bool::and(&facts));
     solver.assert(&Bool::and(&[
         enc.old.bound_exceeded.not(),
@@ -129,7 +129,7 @@ fn refinement(
     if bounded || exceeded.simplify().as_bool() == Some(false) {
         return None;
     }
-    let mut past = QuerySolver::new(logic);
+    let mut past = QuerySolver::new(strategy);
     past.assert(&Bool::and(&facts));
     past.assert(&exceeded);
     match past.check(deadline) {

@@ -174,6 +174,7 @@ mod tests {
             sem: Semantics::Math,
             lang: Lang::Java,
             signed_overflow: Default::default(),
+            remainders_as_quotients: false,
         };
         let deadline = crate::clock::now() + Duration::from_secs(20);
         prove_lockstep(ops, (&po, FuncId(0)), (&pn, FuncId(0)), deadline)
@@ -209,6 +210,7 @@ mod tests {
             sem,
             lang,
             signed_overflow,
+            remainders_as_quotients: false,
         };
         let deadline = crate::clock::now() + Duration::from_secs(20);
         prove_lockstep(ops, (&po, FuncId(0)), (&pn, FuncId(0)), deadline)
@@ -474,6 +476,7 @@ mod tests {
             sem: Semantics::Math,
             lang: Lang::Java,
             signed_overflow: Default::default(),
+            remainders_as_quotients: false,
         };
         let deadline = crate::clock::now() + Duration::from_secs(20);
         let proof = prove_lockstep(ops, (&po, FuncId(0)), (&pn, FuncId(0)), deadline)
@@ -615,6 +618,7 @@ mod tests {
             sem: Semantics::Math,
             lang: Lang::Java,
             signed_overflow: Default::default(),
+            remainders_as_quotients: false,
         };
         let deadline = crate::clock::now() + Duration::from_secs(20);
         for (a, b) in [(&po, &pn), (&pn, &po)] {

@@ -2064,6 +2064,7 @@ mod tests {
             sem: crate::ir::Semantics::Machine,
             lang: crate::ir::Lang::C,
             signed_overflow: crate::ir::SignedOverflow::Undefined,
+            remainders_as_quotients: false,
         };
         let solver = feasibility_solver(ops, false);
         // The pigeonhole principle for 11 pigeons in 10 holes: unsat, and

@@ -335,6 +335,84 @@ pub fn uses_floats(p: &Program) -> bool {
             .any(|f| float(&f.ret) || f.locals.iter().any(|l| float(&l.ty)))
 }
 
+/// Whether `entry` or a function it reaches multiplies an integer quotient
+/// (`(x / y) * y`, or `q * y` after `q = x / y`): there a remainder can
+/// cancel against it ([`Ops::remainders_as_quotients`]).
+pub fn multiplies_quotients(p: &Program, entry: crate::ir::FuncId) -> bool {
+    use crate::ir::{BinOp, Expr, ExprKind, Place, StmtKind};
+    fn quotient(e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Binary(BinOp::Div, ..) => matches!(e.ty, Type::Int(_)),
+            ExprKind::Cast(e) => quotient(e),
+            _ => false,
+        }
+    }
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut stack = vec![entry];
+    while let Some(id) = stack.pop() {
+        if !seen.insert(id) {
+            continue;
+        }
+        let Ok(f) = &p.function(id).body else {
+            continue;
+        };
+        stack.extend(crate::ir::callees(f));
+        let mut quotients = rustc_hash::FxHashSet::default();
+        crate::ir::any_stmt(&f.body, &mut |s| {
+            if let StmtKind::Assign {
+                place: Place::Local(l),
+                value,
+            } = &s.kind
+                && quotient(value)
+            {
+                quotients.insert(*l);
+            }
+            false
+        });
+        let held = |e: &Expr| {
+            quotient(e) || matches!(&e.kind, ExprKind::Local(l) if quotients.contains(l))
+        };
+        let found = crate::ir::any_stmt(&f.body, &mut |s| {
+            let mut found = false;
+            for e in s.exprs() {
+                e.walk(&mut |x| {
+                    found |= matches!(&x.kind, ExprKind::Binary(BinOp::Mul, a, b)
+                        if held(a) || held(b));
+                });
+            }
+            found
+        });
+        if found {
+            return true;
+        }
+    }
+    false
+}
+
+/// Whether `entry` or a function it reaches multiplies, divides or takes
+/// the remainder of two values neither of which is a literal: under `math`
+/// its queries are nonlinear arithmetic ([`crate::clock::Engine::Nonlinear`]).
+pub fn nonlinear(p: &Program, entry: crate::ir::FuncId) -> bool {
+    use crate::ir::{BinOp, Expr, ExprKind, UnOp};
+    fn literal(e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::IntLit(_) | ExprKind::FloatLit(_) => true,
+            ExprKind::Cast(e) | ExprKind::Unary(UnOp::Neg, e) => literal(e),
+            _ => false,
+        }
+    }
+    p.reaches(entry, &mut |s| {
+        let mut found = false;
+        for e in s.exprs() {
+            e.walk(&mut |x| {
+                found |= matches!(&x.kind, ExprKind::Binary(BinOp::Mul | BinOp::Div | BinOp::Rem, a, b)
+                    if !literal(a) && !literal(b));
+            });
+        }
+        found
+    })
+}
+
 /// The IR type whose sort is the index sort.
 pub fn index_type(ops: &Ops) -> Type {
     match (ops.sem, ops.lang) {
@@ -401,6 +479,11 @@ pub fn encode_pair(
     abstraction: Option<&crate::abstraction::Abstraction>,
 ) -> Result<PairEncoding, PairError> {
     use crate::abstraction::Version;
+    let ops = Ops {
+        remainders_as_quotients: ops.machine()
+            && (multiplies_quotients(old.0, old.1) || multiplies_quotients(new.0, new.1)),
+        ..ops
+    };
     let mut inputs = InputSpace::for_programs(&[old.0, new.0]);
     let mut ufs = ops::Ufs::default();
     let mut strings = Strings::default();
@@ -583,4 +666,47 @@ fn print_diff(a: &PrintLog, b: &PrintLog, witnesses: &mut Vec<Dynamic>) -> Bool 
         a.reals.select(&k).eq(b.reals.select(&k)).not(),
     ]);
     Bool::or(&[a.len.eq(&b.len).not(), Bool::and(&[in_range, item_diff])])
+}
+
+#[cfg(test)]
+mod shape_tests {
+    use super::*;
+
+    fn entry(src: &str) -> (Program, crate::ir::FuncId) {
+        let p = crate::lang::lower(Lang::C, src);
+        let id = p.find("f").next().map(|(id, _)| id).expect("f is defined");
+        (p, id)
+    }
+
+    #[test]
+    fn a_quotient_multiplied_directly_or_through_a_local_or_a_callee_is_found() {
+        for src in [
+            "int f(int x, int y) { return (x / y) * y; }",
+            "int f(int x, int y) { int q = x / y; return y * q + x % y; }",
+            "int g(int x, int y) { return x / y * 3; } int f(int x, int y) { return g(x, y); }",
+        ] {
+            let (p, f) = entry(src);
+            assert!(multiplies_quotients(&p, f), "{src}");
+        }
+        for src in [
+            "int f(int x, int y) { return x / y + x % y; }",
+            "int f(int x, int y) { int q = x / y; return q + 2 * (x * y); }",
+        ] {
+            let (p, f) = entry(src);
+            assert!(!multiplies_quotients(&p, f), "{src}");
+        }
+    }
+
+    #[test]
+    fn only_products_of_two_unknowns_are_nonlinear() {
+        for (src, expected) in [
+            ("int f(int x, int y) { return x * y; }", true),
+            ("int f(int x, int y) { return x % y; }", true),
+            ("int f(int x, int y) { return 3 * x + y / -2; }", false),
+            ("long f(int x) { return (long)x * 1000L; }", false),
+        ] {
+            let (p, f) = entry(src);
+            assert_eq!(nonlinear(&p, f), expected, "{src}");
+        }
+    }
 }

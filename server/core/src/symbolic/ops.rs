@@ -183,6 +183,13 @@ pub struct Ops {
     pub lang: Lang,
     /// C under `machine`: whether signed `+ - *` and `-x` may fault.
     pub signed_overflow: SignedOverflow,
+    /// Machine remainders written through their quotients (`x - (x / y) *
+    /// y`), so that quotient and remainder of the same words live in one
+    /// ring. Set where the compared code multiplies a quotient: there a
+    /// remainder can cancel against it. Elsewhere the remainder's own
+    /// circuit is kept: its bit-level facts (its sign is the dividend's)
+    /// are cheap for it and costly through a multiplier.
+    pub remainders_as_quotients: bool,
 }
 
 fn rne() -> RoundingMode {
@@ -625,11 +632,17 @@ impl Ops {
                         code: FaultCode::UNDEFINED,
                     });
                 }
-                Sym::Bv(match (op, signed) {
-                    (Div, true) => x.bvsdiv(y),
-                    (Div, false) => x.bvudiv(y),
-                    (_, true) => x.bvsrem(y),
-                    (_, false) => x.bvurem(y),
+                // `x - (x / y) * y` is the remainder for every x and y in Z3's
+                // bit-vector semantics (y = 0 and MIN / -1 included); in one
+                // ring with the quotient, word-level normalisation cancels
+                // `(x / y) * y + x % y` to `x`, where two divider circuits would
+                // be left to the SAT solver.
+                let quotient = if signed { x.bvsdiv(y) } else { x.bvudiv(y) };
+                Sym::Bv(match op {
+                    Div => quotient,
+                    _ if self.remainders_as_quotients => x.bvsub(quotient.bvmul(y)),
+                    _ if signed => x.bvsrem(y),
+                    _ => x.bvurem(y),
                 })
             }
             BitAnd => Sym::Bv(x.bvand(y)),
@@ -1515,5 +1528,70 @@ mod normalize_tests {
             .skip(1)
             .fold(v[5].clone(), |acc, x| x.bvadd(&acc));
         assert_eq!(normalize(&forward.eq(&backward)).as_bool(), Some(true));
+    }
+}
+
+#[cfg(test)]
+mod remainder_tests {
+    use super::*;
+
+    fn machine(lang: Lang) -> Ops {
+        Ops {
+            sem: Semantics::Machine,
+            lang,
+            signed_overflow: Default::default(),
+            remainders_as_quotients: true,
+        }
+    }
+
+    fn rem(ops: &Ops, signed: bool, x: &BV, y: &BV) -> BV {
+        let ty = Type::Int(IntTy {
+            bits: 8,
+            signed,
+            is_char: false,
+        });
+        let (Sym::Bv(r), _) = ops
+            .binary(
+                BinOp::Rem,
+                &ty,
+                &ty,
+                &Sym::Bv(x.clone()),
+                &Sym::Bv(y.clone()),
+                &mut Ufs::default(),
+            )
+            .expect("an 8-bit remainder encodes")
+        else {
+            panic!("a machine remainder is a bit-vector");
+        };
+        r
+    }
+
+    /// The remainder written through the quotient is Z3's own remainder for
+    /// every pair of 8-bit words, zero and MIN / -1 included.
+    #[test]
+    fn remainder_through_the_quotient_is_exact() {
+        let (x, y) = (BV::new_const("x", 8), BV::new_const("y", 8));
+        for lang in [Lang::Java, Lang::C] {
+            for signed in [true, false] {
+                let ours = rem(&machine(lang), signed, &x, &y);
+                let z3 = if signed { x.bvsrem(&y) } else { x.bvurem(&y) };
+                let solver = z3::Solver::new();
+                solver.assert(ours.eq(&z3).not());
+                assert_eq!(
+                    solver.check(),
+                    z3::SatResult::Unsat,
+                    "{lang:?} signed={signed}"
+                );
+            }
+        }
+    }
+
+    /// `(x / y) * y + x % y` is `x` by word-level normalisation alone.
+    #[test]
+    fn quotient_times_divisor_plus_remainder_normalises_to_the_dividend() {
+        let (x, y) = (BV::new_const("x", 8), BV::new_const("y", 8));
+        let ops = machine(Lang::Java);
+        let back = x.bvsdiv(&y).bvmul(&y).bvadd(rem(&ops, true, &x, &y));
+        assert_eq!(normalize(&back.eq(&x)).as_bool(), Some(true));
     }
 }

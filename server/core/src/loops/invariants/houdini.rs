@@ -861,6 +861,7 @@ mod tests {
             sem,
             lang: Lang::Java,
             signed_overflow: Default::default(),
+            remainders_as_quotients: false,
         }
     }
 

@@ -1234,6 +1234,7 @@ mod tests {
             sem: Semantics::Math,
             lang: Lang::Java,
             signed_overflow: Default::default(),
+            remainders_as_quotients: false,
         };
         let deadline = crate::clock::now() + Duration::from_secs(20);
         prove_recursive(ops, (&po, entry(&po)), (&pn, entry(&pn)), deadline)
