@@ -103,12 +103,11 @@ fn loop_against_recursion(
 /// The loop checker's verdict by `deadline`: a proof with its invariants,
 /// or unknown with the reason.
 pub(crate) fn prove(pair: &MethodPair<'_>, options: &Options, deadline: Instant) -> Verdict {
-    let ops = Ops {
-        sem: options.semantics,
-        lang: pair.new_program.lang,
-        signed_overflow: options.signed_overflow,
-        remainders_as_quotients: false,
-    };
+    let ops = Ops::new(
+        options.semantics,
+        pair.new_program.lang,
+        options.signed_overflow,
+    );
     let recursive = !crate::loops::recursion::recursive_functions(pair.old_program, pair.old)
         .is_empty()
         || !crate::loops::recursion::recursive_functions(pair.new_program, pair.new).is_empty();

@@ -25,12 +25,11 @@ pub(crate) fn encode(
     deadline: Instant,
     abstraction: Option<&crate::abstraction::Abstraction>,
 ) -> Result<PairEncoding, Verdict> {
-    let ops = Ops {
-        sem: options.semantics,
-        lang: pair.new_program.lang,
-        signed_overflow: options.signed_overflow,
-        remainders_as_quotients: false,
-    };
+    let ops = Ops::new(
+        options.semantics,
+        pair.new_program.lang,
+        options.signed_overflow,
+    );
     match symbolic::encode_pair(
         ops,
         (pair.old_program, pair.old),

@@ -170,12 +170,7 @@ mod tests {
             crate::lang::lower(Lang::Java, old),
             crate::lang::lower(Lang::Java, new),
         );
-        let ops = Ops {
-            sem: Semantics::Math,
-            lang: Lang::Java,
-            signed_overflow: Default::default(),
-            remainders_as_quotients: false,
-        };
+        let ops = Ops::new(Semantics::Math, Lang::Java, Default::default());
         let deadline = crate::clock::now() + Duration::from_secs(20);
         prove_lockstep(ops, (&po, FuncId(0)), (&pn, FuncId(0)), deadline)
     }
@@ -206,12 +201,7 @@ mod tests {
         new: &str,
     ) -> Result<LoopProof, Unknown> {
         let (po, pn) = (crate::lang::lower(lang, old), crate::lang::lower(lang, new));
-        let ops = Ops {
-            sem,
-            lang,
-            signed_overflow,
-            remainders_as_quotients: false,
-        };
+        let ops = Ops::new(sem, lang, signed_overflow);
         let deadline = crate::clock::now() + Duration::from_secs(20);
         prove_lockstep(ops, (&po, FuncId(0)), (&pn, FuncId(0)), deadline)
     }
@@ -472,12 +462,7 @@ mod tests {
                 ),
             ),
         );
-        let ops = Ops {
-            sem: Semantics::Math,
-            lang: Lang::Java,
-            signed_overflow: Default::default(),
-            remainders_as_quotients: false,
-        };
+        let ops = Ops::new(Semantics::Math, Lang::Java, Default::default());
         let deadline = crate::clock::now() + Duration::from_secs(20);
         let proof = prove_lockstep(ops, (&po, FuncId(0)), (&pn, FuncId(0)), deadline)
             .unwrap_or_else(|u| panic!("expected a proof, got {u:?}"));
@@ -614,12 +599,7 @@ mod tests {
             crate::lang::lower(Lang::Java, &method(plain)),
             crate::lang::lower(Lang::Java, &method(last)),
         );
-        let ops = Ops {
-            sem: Semantics::Math,
-            lang: Lang::Java,
-            signed_overflow: Default::default(),
-            remainders_as_quotients: false,
-        };
+        let ops = Ops::new(Semantics::Math, Lang::Java, Default::default());
         let deadline = crate::clock::now() + Duration::from_secs(20);
         for (a, b) in [(&po, &pn), (&pn, &po)] {
             let inv = prove_with(ops, (a, FuncId(0)), (b, FuncId(0)), deadline, &only_last)

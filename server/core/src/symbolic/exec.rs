@@ -2060,12 +2060,11 @@ mod tests {
     /// cap comes back `unknown` after about the cap's units.
     #[test]
     fn feasibility_checks_stop_at_their_resource_cap() {
-        let ops = Ops {
-            sem: crate::ir::Semantics::Machine,
-            lang: crate::ir::Lang::C,
-            signed_overflow: crate::ir::SignedOverflow::Undefined,
-            remainders_as_quotients: false,
-        };
+        let ops = Ops::new(
+            crate::ir::Semantics::Machine,
+            crate::ir::Lang::C,
+            crate::ir::SignedOverflow::Undefined,
+        );
         let solver = feasibility_solver(ops, false);
         // The pigeonhole principle for 11 pigeons in 10 holes: unsat, and
         // exponential for the resolution proofs a SAT solver finds.

@@ -197,6 +197,17 @@ fn rne() -> RoundingMode {
 }
 
 impl Ops {
+    /// The operators of one semantics and language; remainders keep their
+    /// own circuit ([`Ops::remainders_as_quotients`] is the encoder's to set).
+    pub fn new(sem: Semantics, lang: Lang, signed_overflow: SignedOverflow) -> Ops {
+        Ops {
+            sem,
+            lang,
+            signed_overflow,
+            remainders_as_quotients: false,
+        }
+    }
+
     pub fn machine(&self) -> bool {
         self.sem == Semantics::Machine
     }
@@ -637,10 +648,10 @@ impl Ops {
                 // ring with the quotient, word-level normalisation cancels
                 // `(x / y) * y + x % y` to `x`, where two divider circuits would
                 // be left to the SAT solver.
-                let quotient = if signed { x.bvsdiv(y) } else { x.bvudiv(y) };
+                let quotient = || if signed { x.bvsdiv(y) } else { x.bvudiv(y) };
                 Sym::Bv(match op {
-                    Div => quotient,
-                    _ if self.remainders_as_quotients => x.bvsub(quotient.bvmul(y)),
+                    Div => quotient(),
+                    _ if self.remainders_as_quotients => x.bvsub(quotient().bvmul(y)),
                     _ if signed => x.bvsrem(y),
                     _ => x.bvurem(y),
                 })

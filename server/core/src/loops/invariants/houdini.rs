@@ -857,12 +857,7 @@ mod tests {
     }
 
     fn java_under(sem: Semantics) -> Ops {
-        Ops {
-            sem,
-            lang: Lang::Java,
-            signed_overflow: Default::default(),
-            remainders_as_quotients: false,
-        }
+        Ops::new(sem, Lang::Java, Default::default())
     }
 
     /// Whether some alignment the loop checker would try (rearrangements

@@ -1230,12 +1230,7 @@ mod tests {
                 .map(|i| FuncId(i as u32))
                 .expect("a method f")
         };
-        let ops = Ops {
-            sem: Semantics::Math,
-            lang: Lang::Java,
-            signed_overflow: Default::default(),
-            remainders_as_quotients: false,
-        };
+        let ops = Ops::new(Semantics::Math, Lang::Java, Default::default());
         let deadline = crate::clock::now() + Duration::from_secs(20);
         prove_recursive(ops, (&po, entry(&po)), (&pn, entry(&pn)), deadline)
     }
