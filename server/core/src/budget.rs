@@ -172,6 +172,11 @@ pub const ENTRY_CHECK: Duration = Duration::from_millis(50);
 pub const BRANCHING_CASE: Duration = Duration::from_millis(30);
 /// One check of the recursion rule's candidate summaries.
 pub const SUMMARY_CHECK: Duration = Duration::from_millis(500);
+/// One check of the recursion rule's candidate summaries over
+/// bit-vectors, where they are all the rule tries (no Spacer after them):
+/// the inductive step of a body that divides by a constant is a division
+/// circuit per version.
+pub const SUMMARY_CHECK_BV: Duration = Duration::from_millis(2_000);
 /// Work the context-simplifying strategy gets in the equivalence query
 /// before the plain one.
 pub const CONTEXT_SIMPLIFY: Duration = Duration::from_millis(400);

@@ -20,8 +20,8 @@
 
 use super::encode::Relation;
 use super::{Guard, HornClause};
-use std::time::Instant;
-use z3::ast::{Ast, Bool, Dynamic, Int};
+use std::time::{Duration, Instant};
+use z3::ast::{Ast, BV, Bool, Dynamic, Int};
 use z3::{SatResult, Solver};
 
 /// Case splits per relation (before negation), to keep the candidate set
@@ -41,6 +41,12 @@ struct Candidates {
 /// (1 for a function, 2 for the product of two, 0 for `void`).
 /// `guards`: conditions over the parameters of some run (with the
 /// constants standing for those parameters).
+///
+/// Equalities are tried alone first: most summaries a refactoring needs
+/// are equalities under case splits, and without the bounds beside them
+/// each check is cheaper — over bit-vectors, where a bound is a comparator
+/// circuit, the difference between a check that ends and one that does
+/// not.
 pub fn prove(
     relations: &[Relation],
     results: &[usize],
@@ -48,11 +54,53 @@ pub fn prove(
     guards: &[Guard],
     until: Instant,
 ) -> Option<Vec<String>> {
-    let mut cands: Vec<Candidates> = relations
+    let all: Vec<Vec<(Bool, Kind)>> = relations
         .iter()
         .zip(results)
-        .map(|(r, &n)| {
-            let formulas = candidates(r, n, guards);
+        .map(|(r, &n)| candidates(r, n, guards))
+        .collect();
+    let equalities = all
+        .iter()
+        .map(|c| {
+            c.iter()
+                .filter(|(_, k)| *k == Kind::Equality)
+                .cloned()
+                .collect()
+        })
+        .collect();
+    // Over bit-vectors every operation of a body is a circuit, and the
+    // inductive step of a body that divides takes longer to refute.
+    let bit_vectors = relations
+        .iter()
+        .any(|r| r.params.iter().any(|p| p.as_bv().is_some()));
+    let cap = if bit_vectors {
+        crate::budget::SUMMARY_CHECK_BV
+    } else {
+        crate::budget::SUMMARY_CHECK
+    };
+    prove_with(relations, clauses, equalities, until, cap)
+        .or_else(|| prove_with(relations, clauses, all, until, cap))
+}
+
+/// Whether a candidate equates (the first tier) or bounds.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Equality,
+    Bound,
+}
+
+/// [`prove`] with these candidates per relation.
+fn prove_with(
+    relations: &[Relation],
+    clauses: &[HornClause],
+    candidates: Vec<Vec<(Bool, Kind)>>,
+    until: Instant,
+    cap: Duration,
+) -> Option<Vec<String>> {
+    let mut cands: Vec<Candidates> = candidates
+        .into_iter()
+        .map(|c| {
+            let formulas: Vec<Bool> = c.into_iter().map(|(f, _)| f).collect();
             Candidates {
                 alive: vec![true; formulas.len()],
                 formulas,
@@ -83,7 +131,7 @@ pub fn prove(
                 assume(&solver, clause, relations, &cands);
                 let all: Vec<&Bool> = goals.iter().map(|(_, g)| g).collect();
                 solver.assert(Bool::and(&all).not());
-                match crate::clock::solve(&solver, limit(until), &[]) {
+                match crate::clock::solve(&solver, limit(until, cap), &[]) {
                     SatResult::Unsat => break,
                     SatResult::Unknown => return None,
                     SatResult::Sat => {
@@ -113,16 +161,16 @@ pub fn prove(
         }
         let solver = Solver::new();
         assume(&solver, clause, relations, &cands);
-        if crate::clock::solve(&solver, limit(until), &[]) != SatResult::Unsat {
+        if crate::clock::solve(&solver, limit(until, cap), &[]) != SatResult::Unsat {
             return None;
         }
     }
-    Some(cands.iter().map(|c| shortest(c, until)).collect())
+    Some(cands.iter().map(|c| shortest(c, until, cap)).collect())
 }
 
 /// The live candidates of a relation as one formula, without those the
 /// others imply (for reading; the proof holds with all of them).
-fn shortest(c: &Candidates, until: Instant) -> String {
+fn shortest(c: &Candidates, until: Instant, cap: Duration) -> String {
     let kept: Vec<Bool> = c
         .formulas
         .iter()
@@ -151,7 +199,7 @@ fn shortest(c: &Candidates, until: Instant) -> String {
             .map(|j| on[j].clone())
             .collect();
         assumptions.push(off[i].clone());
-        if crate::clock::solve(&solver, limit(until), &assumptions) == SatResult::Unsat {
+        if crate::clock::solve(&solver, limit(until, cap), &assumptions) == SatResult::Unsat {
             live[i] = false;
         }
     }
@@ -163,10 +211,9 @@ fn shortest(c: &Candidates, until: Instant) -> String {
     Bool::and(&kept).simplify().to_string()
 }
 
-/// A call's limit: at most `CHECK_MS` of work, nothing past `until`.
-fn limit(until: Instant) -> crate::clock::Limit {
-    let cap = crate::clock::to_units(crate::budget::SUMMARY_CHECK);
-    crate::clock::Limit::capped(until, cap)
+/// A call's limit: at most `cap` of work, nothing past `until`.
+fn limit(until: Instant, cap: Duration) -> crate::clock::Limit {
+    crate::clock::Limit::capped(until, crate::clock::to_units(cap))
 }
 
 /// Asserts the clause's body and the live candidates of the relations it
@@ -192,7 +239,7 @@ fn instantiate(formula: &Bool, relation: &Relation, args: &[Dynamic]) -> Bool {
 }
 
 /// The candidate formulas of one relation (see the module doc).
-fn candidates(relation: &Relation, results: usize, guards: &[Guard]) -> Vec<Bool> {
+fn candidates(relation: &Relation, results: usize, guards: &[Guard]) -> Vec<(Bool, Kind)> {
     let n = relation.params.len();
     let inputs = &relation.params[..n.saturating_sub(results)];
     let outs = &relation.params[n.saturating_sub(results)..];
@@ -220,49 +267,144 @@ fn candidates(relation: &Relation, results: usize, guards: &[Guard]) -> Vec<Bool
         cases.push(c.clone());
         cases.push(c.not());
     }
-    let ints: Vec<Int> = inputs.iter().filter_map(|p| p.as_int()).collect();
-    let mut terms = vec![Int::from_i64(0)];
-    terms.extend(ints.iter().cloned());
-    for (i, a) in ints.iter().enumerate() {
-        for b in &ints[i + 1..] {
-            terms.push(Int::add(&[a, b]));
-        }
-    }
+    let nums: Vec<Num> = inputs.iter().filter_map(Num::of).collect();
     let mut out = Vec::new();
     // Where the recursion terminates at all (`i ≥ 0`).
-    for p in &ints {
-        out.push(p.ge(Int::from_i64(0)));
-        out.push(p.le(Int::from_i64(0)));
+    for p in &nums {
+        out.push((p.ge(&p.zero()), Kind::Bound));
+        out.push((p.le(&p.zero()), Kind::Bound));
     }
+    // The terms a result is compared with, of the result's own sort: zero,
+    // a parameter, a sum of two (narrower bit-vectors sign-extended, as a
+    // Java `int` is widened to a `long`).
+    let terms = |of: &Num| -> Vec<Num> {
+        let fitted: Vec<Num> = nums.iter().filter_map(|p| p.fitted_to(of)).collect();
+        let mut terms = vec![of.zero()];
+        terms.extend(fitted.iter().cloned());
+        for (i, a) in fitted.iter().enumerate() {
+            for b in &fitted[i + 1..] {
+                terms.push(a.add(b));
+            }
+        }
+        terms
+    };
     // The two versions' results agree, or differ by a parameter or a
     // sum of two (an accumulator: `r_new = r_old + s`), each also off by
     // one (a counter that starts at 1 where the other version's base case
     // counts the last step, or at 0 where it does not).
     if let [a, b] = outs {
-        out.push(a.eq(b));
-        if let (Some(a), Some(b)) = (a.as_int(), b.as_int()) {
-            for t in &terms {
+        out.push((a.eq(b), Kind::Equality));
+        if let (Some(a), Some(b)) = (Num::of(a), Num::of(b))
+            && a.same_sort(&b)
+        {
+            let terms = terms(&a);
+            for (k, t) in terms.iter().enumerate() {
                 for offset in [-1, 0, 1] {
-                    if t == &terms[0] && offset == 0 {
+                    if k == 0 && offset == 0 {
                         continue;
                     }
-                    let d = Int::add(&[t, &Int::from_i64(offset)]);
-                    out.push(b.eq(Int::add(&[&a, &d])));
-                    out.push(a.eq(Int::add(&[&b, &d])));
+                    let d = t.add(&t.constant(offset));
+                    out.push((b.eq(&a.add(&d)), Kind::Equality));
+                    out.push((a.eq(&b.add(&d)), Kind::Equality));
                 }
             }
         }
     }
-    for r in outs.iter().filter_map(|r| r.as_int()) {
+    for r in outs.iter().filter_map(Num::of) {
+        let terms = terms(&r);
         for case in &cases {
             for t in &terms {
-                for atom in [r.eq(t), r.ge(t), r.le(t)] {
-                    out.push(case.implies(&atom));
+                out.push((case.implies(r.eq(t)), Kind::Equality));
+                for atom in [r.ge(t), r.le(t)] {
+                    out.push((case.implies(&atom), Kind::Bound));
                 }
             }
         }
     }
     out
+}
+
+/// A term of a numeric sort: an unbounded integer (`math`) or a
+/// bit-vector (`machine`, compared as signed: the candidates are checked,
+/// so the choice only decides which summaries can be found).
+#[derive(Clone)]
+enum Num {
+    Int(Int),
+    Bv(BV),
+}
+
+impl Num {
+    fn of(d: &Dynamic) -> Option<Num> {
+        d.as_int().map(Num::Int).or_else(|| d.as_bv().map(Num::Bv))
+    }
+
+    fn same_sort(&self, other: &Num) -> bool {
+        match (self, other) {
+            (Num::Int(_), Num::Int(_)) => true,
+            (Num::Bv(a), Num::Bv(b)) => a.get_size() == b.get_size(),
+            _ => false,
+        }
+    }
+
+    fn constant(&self, v: i64) -> Num {
+        match self {
+            Num::Int(_) => Num::Int(Int::from_i64(v)),
+            Num::Bv(b) => Num::Bv(BV::from_i64(v, b.get_size())),
+        }
+    }
+
+    fn zero(&self) -> Num {
+        self.constant(0)
+    }
+
+    /// `self` as a term of `of`'s sort: itself, or a narrower bit-vector
+    /// sign-extended; `None` for anything else.
+    fn fitted_to(&self, of: &Num) -> Option<Num> {
+        match (self, of) {
+            (Num::Int(_), Num::Int(_)) => Some(self.clone()),
+            (Num::Bv(a), Num::Bv(b)) if a.get_size() == b.get_size() => Some(self.clone()),
+            (Num::Bv(a), Num::Bv(b)) if a.get_size() < b.get_size() => {
+                Some(Num::Bv(a.sign_ext(b.get_size() - a.get_size())))
+            }
+            _ => None,
+        }
+    }
+
+    /// `self + other`; both of one sort (the callers build them so).
+    fn add(&self, other: &Num) -> Num {
+        match (self, other) {
+            (Num::Int(a), Num::Int(b)) => Num::Int(Int::add(&[a, b])),
+            (Num::Bv(a), Num::Bv(b)) => Num::Bv(a.bvadd(b)),
+            _ => self.clone(),
+        }
+    }
+
+    fn eq(&self, other: &Num) -> Bool {
+        self.dynamic().eq(other.dynamic())
+    }
+
+    fn ge(&self, other: &Num) -> Bool {
+        match (self, other) {
+            (Num::Int(a), Num::Int(b)) => a.ge(b),
+            (Num::Bv(a), Num::Bv(b)) => a.bvsge(b),
+            _ => Bool::from_bool(false),
+        }
+    }
+
+    fn le(&self, other: &Num) -> Bool {
+        match (self, other) {
+            (Num::Int(a), Num::Int(b)) => a.le(b),
+            (Num::Bv(a), Num::Bv(b)) => a.bvsle(b),
+            _ => Bool::from_bool(false),
+        }
+    }
+
+    fn dynamic(&self) -> Dynamic {
+        match self {
+            Num::Int(a) => Dynamic::from_ast(a),
+            Num::Bv(b) => Dynamic::from_ast(b),
+        }
+    }
 }
 
 #[cfg(test)]
