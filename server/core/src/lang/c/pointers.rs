@@ -7,7 +7,8 @@
 //! a local or a global array. It is lowered as that array and an offset,
 //! an `unsigned long` local that wraps like an address: `*p` is
 //! `a[off]`, `p[i]` is `a[off + i]`, `p++` adds one to `off`, `&a[i]` is
-//! offset `i`, and `p - q`, `p < q`, `p == q` compare offsets. Every
+//! offset `i`, and `p - q`, `p < q`, `p == q` compare offsets (as signed
+//! distances: a pointer one before the array is below it). Every
 //! dereference is checked against the array's length like any index, so
 //! reading outside the array is undefined behaviour in the verdict.
 //!
@@ -689,7 +690,16 @@ impl<'t> Fx<'t> {
                 // ptrdiff_t
                 self.convert(d, &Type::LONG, span)
             }
-            op if op.is_comparison() => self.arith(op, lo, r.offset, span),
+            // Relational comparisons of addresses near one array order
+            // them by their signed distance: a pointer stepped one before
+            // the array (`a + n` with `n = -1`) compares below it, as the
+            // machine's addresses do — as an unsigned offset it would wrap
+            // to the top.
+            op if op.is_comparison() => {
+                let lo = self.convert(lo, &Type::LONG, span)?;
+                let ro = self.convert(r.offset, &Type::LONG, span)?;
+                self.arith(op, lo, ro, span)
+            }
             _ => Err(self.unsup(left, "pointer arithmetic")),
         }
     }
