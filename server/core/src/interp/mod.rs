@@ -238,6 +238,10 @@ pub enum LimitKind {
     Steps,
     CallDepth,
     ArrayTooLarge,
+    /// Under math semantics, a product of unbounded integers too large to
+    /// compute within a step: one multiplication of numbers of millions
+    /// of bits runs for seconds and heeds no deadline.
+    IntegerTooLarge,
     /// Under math semantics, a decision (a branch, a division by a value
     /// that may be zero, an integer taken from a real) hinged on an
     /// approximate value whose interval does not decide it.
@@ -261,6 +265,7 @@ impl LimitKind {
             LimitKind::Steps => "did not finish within the step limit",
             LimitKind::CallDepth => "exceeded the call depth limit",
             LimitKind::ArrayTooLarge => "allocated an array too large to run",
+            LimitKind::IntegerTooLarge => "computed an integer too large to run",
             LimitKind::Approximation => {
                 "reached a decision that values known only within approximation error do not settle"
             }

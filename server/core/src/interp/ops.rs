@@ -27,6 +27,12 @@ const MAX_EXACT_BITS: u64 = 4096;
 /// integer under math semantics (a left shift by `n` allocates `n` bits).
 const MAX_MATH_SHIFT: u64 = 1 << 20;
 
+/// The largest product, in bits, the interpreter computes on unbounded
+/// integers under math semantics: repeated squaring doubles a number's
+/// size each time, and a single product of numbers of millions of bits
+/// takes seconds that no deadline check interrupts.
+const MAX_MATH_PRODUCT_BITS: u64 = 1 << 16;
+
 /// Scalar semantics for one execution: which meaning, which source language
 /// (Java and C differ on shifts, casts and `MIN / -1`), and whether an
 /// approximate value has been produced so far.
@@ -390,6 +396,9 @@ impl Arith {
         t: IntTy,
         span: Span,
     ) -> Result<V, Stop> {
+        if op == BinOp::Mul && x.bits() + y.bits() > MAX_MATH_PRODUCT_BITS {
+            return Err(Stop::Limit(LimitKind::IntegerTooLarge));
+        }
         let r = match op {
             BinOp::Add => x + y,
             BinOp::Sub => x - y,

@@ -907,6 +907,18 @@ fn arrays_alias_and_fault() {
         eval_in(Java, Math, huge),
         Outcome::Limit(LimitKind::ArrayTooLarge)
     );
+    // Repeated squaring doubles the size: 2^120 squared 9 times has 61441
+    // bits and is computed; once more and the product is refused.
+    let squared =
+        |times: usize| (0..times).fold(long(1 << 120), |e, _| bin(BinOp::Mul, e.clone(), e));
+    assert!(matches!(
+        eval_in(Java, Math, squared(9)),
+        Outcome::Return(_)
+    ));
+    assert_eq!(
+        eval_in(Java, Math, squared(10)),
+        Outcome::Limit(LimitKind::IntegerTooLarge)
+    );
     let oob = index(ex(ExprKind::ArrayLit(vec![int(1)]), int_arr()), int(-1));
     assert!(matches!(
         fault_kind(&eval_in(C, Math, oob)),
