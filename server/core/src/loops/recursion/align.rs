@@ -70,7 +70,7 @@ pub(super) fn aligned(
 
 /// How a function's recursive calls step one of its parameters.
 #[derive(Clone, Debug, PartialEq)]
-enum Step {
+pub(super) enum Step {
     /// `p + c` in every call (`c` may be 0: passed on unchanged).
     By(i64),
     /// The same function of `p` alone in every call (`p / 10`), as a term
@@ -80,7 +80,7 @@ enum Step {
 
 /// Per parameter position of `f`, how its recursive calls in `atoms` (a
 /// run of `f` from its entry) step it, where every call steps it alike.
-fn steps(
+pub(super) fn steps(
     inputs: &InputSpace,
     program: &Program,
     f: FuncId,

@@ -1150,17 +1150,11 @@ fn stride(
     f: FuncId,
     atoms: &[CallAtom],
 ) -> Vec<Option<i64>> {
-    let Ok(params) = entry_arguments(inputs, program, f) else {
-        return Vec::new();
-    };
-    let calls: Vec<&CallAtom> = atoms.iter().filter(|a| a.func == f).collect();
-    params
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            let mut shifts = calls.iter().map(|a| shift(a.args.get(i)?, p));
-            let first = shifts.next()??;
-            shifts.all(|s| s == Some(first)).then_some(first)
+    align::steps(inputs, program, f, atoms)
+        .into_iter()
+        .map(|s| match s {
+            Some(align::Step::By(c)) => Some(c),
+            _ => None,
         })
         .collect()
 }
