@@ -10,8 +10,10 @@ natively (javac/java; gcc -O0 with signed overflow trapping, as eqlens's
   on its inputs really shows a difference (return value, fault, printed
   output, written fields/globals, array contents). Under math semantics, the
   counterexample is only replayed when its values are representable natively,
-  and not at all for a case whose expect.json says `math_only` (a difference
-  that exists because math integers do not wrap, e.g. at MIN_VALUE).
+  and not at all for a case whose expect.json says `math_only` (a verdict
+  that holds only over unbounded integers and reals: a difference because
+  math integers do not wrap, e.g. at MIN_VALUE, or an identity of the reals
+  that doubles round away, e.g. sqrt(x)·sqrt(x) = x).
 * equivalent / equivalent_bounded: a few hundred random inputs (fixed seed)
   give identical observable results, except (C) where the old version traps
   on undefined behaviour: any behaviour of the new one refines it. equivalent_partial (a proof that holds
@@ -1023,10 +1025,10 @@ def check_fixture(fx: Fixture, args, work: Path) -> list[tuple[str, Result]]:
         if exp not in DECIDED:
             results[s] = Result("skip", f"{exp}: not decided")
         elif s == "math" and "math_only" in fx.expect:
-            # The difference exists because math integers do not wrap (a
-            # counterexample at MIN_VALUE, a product past the range): native
-            # code wraps, so replaying it there proves nothing.
-            results[s] = Result("skip", f"math-only difference: {fx.expect['math_only']}")
+            # The verdict holds only over unbounded integers and reals (a
+            # counterexample at MIN_VALUE, an identity doubles round away):
+            # native code wraps and rounds, so running it proves nothing.
+            results[s] = Result("skip", f"math-only verdict: {fx.expect['math_only']}")
         elif "native" in fx.expect:
             # The case cannot run natively (e.g. it calls a library that is
             # not here); expect.json says why.

@@ -390,10 +390,12 @@ pub fn multiplies_quotients(p: &Program, entry: crate::ir::FuncId) -> bool {
 }
 
 /// Whether `entry` or a function it reaches multiplies, divides or takes
-/// the remainder of two values neither of which is a literal: under `math`
-/// its queries are nonlinear arithmetic ([`crate::clock::Engine::Nonlinear`]).
+/// the remainder of two values neither of which is a literal, or takes a
+/// square root or a power (defined by products over the reals): under
+/// `math` its queries are nonlinear arithmetic
+/// ([`crate::clock::Engine::Nonlinear`]).
 pub fn nonlinear(p: &Program, entry: crate::ir::FuncId) -> bool {
-    use crate::ir::{BinOp, Expr, ExprKind, UnOp};
+    use crate::ir::{BinOp, Expr, ExprKind, Intrinsic, UnOp};
     fn literal(e: &Expr) -> bool {
         match &e.kind {
             ExprKind::IntLit(_) | ExprKind::FloatLit(_) => true,
@@ -406,7 +408,8 @@ pub fn nonlinear(p: &Program, entry: crate::ir::FuncId) -> bool {
         for e in s.exprs() {
             e.walk(&mut |x| {
                 found |= matches!(&x.kind, ExprKind::Binary(BinOp::Mul | BinOp::Div | BinOp::Rem, a, b)
-                    if !literal(a) && !literal(b));
+                    if !literal(a) && !literal(b))
+                    || matches!(&x.kind, ExprKind::Intrinsic(Intrinsic::Sqrt | Intrinsic::Pow, _));
             });
         }
         found

@@ -1033,13 +1033,19 @@ impl Ops {
                 let range = self.sort(ty)?;
                 let r = uf.apply(f.name(), &dyns, &range);
                 let out = self.from_dyn(ty, &r)?;
-                // Cheap sound facts.
+                // Sound facts; over the reals (`math`), the algebraic ones
+                // define the function where it is real-valued.
                 if let (Sqrt, Sym::Real(x), Sym::Real(y)) = (f, &args[0], &out) {
-                    uf.fact(x.ge(real0()).implies(y.ge(real0())));
+                    uf.fact(x.ge(real0()).implies(square_root(x, y)));
                 }
                 // A positive base to any power is positive (so never a zero divisor).
                 if let (Pow, Some(Sym::Real(b)), Sym::Real(y)) = (f, args.first(), &out) {
                     uf.fact(b.gt(real0()).implies(y.gt(real0())));
+                    if let Some(Sym::Real(e)) = args.get(1)
+                        && let Some(fact) = literal_power(b, e, y)
+                    {
+                        uf.fact(fact);
+                    }
                 }
                 if let (Exp, Sym::Real(y)) = (f, &out) {
                     uf.fact(y.gt(real0()));
@@ -1047,6 +1053,37 @@ impl Ops {
                 Ok(out)
             }
         }
+    }
+}
+
+/// `y` is the square root of `x ≥ 0`: the one non-negative real whose
+/// square is `x`.
+fn square_root(x: &Real, y: &Real) -> Bool {
+    Bool::and(&[y.ge(real0()), (y * y).eq(x)])
+}
+
+/// Exponents up to this magnitude are multiplied out in
+/// [`literal_power`]: beyond it the product's degree makes nonlinear
+/// queries hopeless anyway.
+const MAX_MULTIPLIED_EXPONENT: i64 = 8;
+
+/// The definition of `y = pow(b, e)` over the reals for a literal exponent
+/// `e`, where the power is real-valued: `bⁿ` multiplied out for an integer
+/// `0 ≤ n ≤` [`MAX_MULTIPLIED_EXPONENT`] (`pow(b, 0)` is 1 for every `b`),
+/// `y · b⁻ⁿ = 1` for a negative one where `b ≠ 0`, the square root for `½`
+/// where `b ≥ 0`. `None` for any other exponent.
+fn literal_power(b: &Real, e: &Real, y: &Real) -> Option<Bool> {
+    let (num, den) = e.simplify().as_rational()?;
+    let product = |n: i64| (0..n).fold(real_const(1, 1), |acc, _| acc * b);
+    match (num, den) {
+        (1, 2) => Some(b.ge(real0()).implies(square_root(b, y))),
+        (n, 1) if (0..=MAX_MULTIPLIED_EXPONENT).contains(&n) => Some(y.eq(product(n))),
+        (n, 1) if (-MAX_MULTIPLIED_EXPONENT..0).contains(&n) => Some(
+            b.eq(real0())
+                .not()
+                .implies((y * product(-n)).eq(real_const(1, 1))),
+        ),
+        _ => None,
     }
 }
 
@@ -1471,6 +1508,43 @@ pub fn normalize(b: &Bool) -> Bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Whether `fact` implies `claim` (its negation is unsatisfiable).
+    fn implies(fact: &Bool, claim: &Bool) -> bool {
+        let solver = z3::Solver::new();
+        solver.assert(fact);
+        solver.assert(claim.not());
+        solver.check() == z3::SatResult::Unsat
+    }
+
+    #[test]
+    fn literal_powers_are_defined_over_the_reals() {
+        let (b, y) = (Real::new_const("b"), Real::new_const("y"));
+        let pow = |num: i64, den: i64| literal_power(&b, &real_const(num, den), &y);
+        let cube = pow(3, 1).expect("an integer exponent");
+        assert!(implies(&cube, &y.eq(&b * &b * &b)));
+        assert!(!implies(&cube, &y.eq(&b * &b)));
+        let zero = pow(0, 1).expect("exponent 0");
+        assert!(implies(&zero, &y.eq(real_const(1, 1))));
+        let inverse = pow(-2, 1).expect("a negative exponent");
+        let at_two = Bool::and(&[inverse, b.eq(real_const(2, 1))]);
+        assert!(implies(&at_two, &y.eq(real_const(1, 4))));
+        let root = pow(1, 2).expect("exponent one half");
+        let at_nine = Bool::and(&[root, b.eq(real_const(9, 1))]);
+        assert!(implies(&at_nine, &y.eq(real_const(3, 1))));
+        // No definition where it would be a guess or a huge product.
+        assert!(pow(1, 3).is_none());
+        assert!(pow(MAX_MULTIPLIED_EXPONENT + 1, 1).is_none());
+    }
+
+    #[test]
+    fn a_square_root_is_the_non_negative_one() {
+        let (x, y) = (Real::new_const("x"), Real::new_const("y"));
+        let root = square_root(&(&x * &x), &y);
+        let abs = x.ge(real0()).ite(&x, &x.unary_minus());
+        assert!(implies(&root, &y.eq(abs)));
+        assert!(!implies(&root, &y.eq(&x)));
+    }
 
     #[test]
     fn decimal_literals_are_exact() {
