@@ -469,12 +469,35 @@ impl Ops {
                 Ge => Sym::Bool(x.ge(y)),
                 Shl | Shr | UShr => self.math_shift(op, lhs_ty, x, y, uf, &mut faults)?,
                 BitAnd | BitOr | BitXor => {
-                    let name = match op {
-                        BitAnd => "bitand",
-                        BitOr => "bitor",
-                        _ => "bitxor",
+                    // With a literal mask the operation is exact linear
+                    // arithmetic ([`and_constant`]); otherwise uninterpreted.
+                    let masked = match (x.simplify().as_i64(), y.simplify().as_i64()) {
+                        (_, Some(m)) => Some((x, m)),
+                        (Some(m), None) => Some((y, m)),
+                        (None, None) => None,
                     };
-                    Sym::Int(uf.apply_int(name, &[x, y]))
+                    match masked.and_then(|(v, m)| Some((v, m, and_constant(v, m)?))) {
+                        Some((v, m, and)) => {
+                            let m = Int::from_i64(m);
+                            Sym::Int(match op {
+                                BitAnd => and,
+                                // a | m = a + m − (a & m); a ^ m = a + m − 2(a & m)
+                                BitOr => Int::sub(&[&Int::add(&[v, &m]), &and]),
+                                _ => Int::sub(&[
+                                    &Int::add(&[v, &m]),
+                                    &Int::mul(&[&Int::from_i64(2), &and]),
+                                ]),
+                            })
+                        }
+                        None => {
+                            let name = match op {
+                                BitAnd => "bitand",
+                                BitOr => "bitor",
+                                _ => "bitxor",
+                            };
+                            Sym::Int(uf.apply_int(name, &[x, y]))
+                        }
+                    }
                 }
                 And | Or => return err("internal: && on integers"),
             },
@@ -1056,6 +1079,49 @@ impl Ops {
     }
 }
 
+/// Masks with more runs of one bits than this stay uninterpreted in
+/// [`and_constant`]: each run is two remainders.
+const MAX_MASK_RUNS: usize = 2;
+
+/// `a & m` for a literal `m` on unbounded two's-complement integers, as
+/// linear arithmetic: the bits `i..j` of `a` are `(a mod 2^j) − (a mod 2^i)`
+/// (Euclidean `mod`, so for a negative `a` too), summed over the runs of
+/// ones of `m ≥ 0`; for `m < 0`, `a − (a & !m)`. `None` for a mask of more
+/// than [`MAX_MASK_RUNS`] runs.
+fn and_constant(a: &Int, m: i64) -> Option<Int> {
+    if m < 0 {
+        return Some(Int::sub(&[a, &and_constant(a, !m)?]));
+    }
+    let low_bits = |k: u32| {
+        if k == 0 {
+            Int::from_i64(0)
+        } else {
+            a.modulo(&Int::from_u64(1u64 << k))
+        }
+    };
+    let mut runs = Vec::new();
+    let mut bit = 0u32;
+    while bit < 64 {
+        if (m >> bit) & 1 == 1 {
+            let start = bit;
+            while bit < 64 && (m >> bit) & 1 == 1 {
+                bit += 1;
+            }
+            runs.push(Int::sub(&[&low_bits(bit), &low_bits(start)]));
+        } else {
+            bit += 1;
+        }
+    }
+    if runs.len() > MAX_MASK_RUNS {
+        return None;
+    }
+    Some(if runs.is_empty() {
+        Int::from_i64(0)
+    } else {
+        Int::add(&runs.iter().collect::<Vec<_>>())
+    })
+}
+
 /// `y` is the square root of `x ≥ 0`: the one non-negative real whose
 /// square is `x`.
 fn square_root(x: &Real, y: &Real) -> Bool {
@@ -1515,6 +1581,59 @@ mod tests {
         solver.assert(fact);
         solver.assert(claim.not());
         solver.check() == z3::SatResult::Unsat
+    }
+
+    /// `a & m`, `a | m` and `a ^ m` with literal masks agree with BigInt's
+    /// two's-complement operations (the interpreter's) on negative and
+    /// positive values.
+    #[test]
+    fn constant_masks_are_exact_on_unbounded_integers() {
+        use num_traits::ToPrimitive;
+        let masks = [
+            0i64,
+            1,
+            32,
+            0xFF,
+            -32,
+            !0x0F0,
+            0x0F0F,
+            i64::MAX,
+            -1,
+            i64::MIN,
+        ];
+        let values = [-1_000_000_007i64, -33, -32, -1, 0, 1, 31, 32, 95, 1 << 40];
+        for m in masks {
+            for a in values {
+                let exact = |op: BinOp| {
+                    let (x, y) = (BigInt::from(a), BigInt::from(m));
+                    match op {
+                        BinOp::BitAnd => x & y,
+                        BinOp::BitOr => x | y,
+                        _ => x ^ y,
+                    }
+                };
+                let and = and_constant(&Int::from_i64(a), m).expect("a short mask");
+                let mi = Int::from_i64(m);
+                let ai = Int::from_i64(a);
+                let got = [
+                    (BinOp::BitAnd, and.clone()),
+                    (BinOp::BitOr, Int::sub(&[&Int::add(&[&ai, &mi]), &and])),
+                    (
+                        BinOp::BitXor,
+                        Int::sub(&[
+                            &Int::add(&[&ai, &mi]),
+                            &Int::mul(&[&Int::from_i64(2), &and]),
+                        ]),
+                    ),
+                ];
+                for (op, term) in got {
+                    let value = term.simplify().as_i64();
+                    assert_eq!(value, exact(op).to_i64(), "{a} {op:?} {m}");
+                }
+            }
+        }
+        // A mask of many runs stays uninterpreted.
+        assert!(and_constant(&Int::new_const("a"), 0x5555).is_none());
     }
 
     #[test]
