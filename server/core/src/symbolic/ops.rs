@@ -1096,7 +1096,7 @@ fn and_constant(a: &Int, m: i64) -> Option<Int> {
         if k == 0 {
             Int::from_i64(0)
         } else {
-            a.modulo(&Int::from_u64(1u64 << k))
+            a.modulo(Int::from_u64(1u64 << k))
         }
     };
     let mut runs = Vec::new();
