@@ -27,6 +27,7 @@ pub use crate::verdict::{
 };
 pub(crate) use crate::verdict::{counterexample, timeout};
 use serde::Serialize;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Which algorithm decides.
@@ -570,16 +571,49 @@ fn check_programs_until(
 ) -> FileReport {
     let pairing = pairing::pair_functions(old, new, selection);
     let labels = pairing::labels(new);
+    // Each method's check runs on a thread of its own, which owns the
+    // programs (see `on_own_thread`).
+    let shared =
+        (!pairing.pairs.is_empty()).then(|| (Arc::new(old.clone()), Arc::new(new.clone())));
     let methods = pairing
         .pairs
         .iter()
-        .map(|&(o, n)| {
+        .zip(std::iter::repeat(shared))
+        .map(|(&(o, n), shared)| {
             let pair = MethodPair::new(&old.function(o).name, old, o, new, n);
             let label = labels.get(n.0 as usize).cloned().unwrap_or_default();
-            match file {
-                None => check_pair_labelled(&pair, options, label),
+            let start = std::time::Instant::now();
+            let (own, file) = match file {
+                None => (options.clone(), None),
                 Some((deadline, total_ms, lowered_late)) => {
-                    check_pair_within_file(&pair, options, label, deadline, total_ms, lowered_late)
+                    match own_budget(options, deadline, total_ms, lowered_late) {
+                        Ok(own) => own,
+                        Err(verdict) => {
+                            let none = Decision::plain(verdict, Decider::Syntax);
+                            return report_of(&pair, options, label, none, start);
+                        }
+                    }
+                }
+            };
+            let Some((old_arc, new_arc)) = shared else {
+                return check_pair_labelled_within(&pair, &own, label, file);
+            };
+            let (thread_options, thread_label) = (own.clone(), label.clone());
+            let limit = wall_time_bound(own.timeout_ms) + ABANDON_GRACE;
+            let outcome = on_own_thread(limit, move || {
+                let pair = MethodPair::new(&old_arc.function(o).name, &old_arc, o, &new_arc, n);
+                check_pair_labelled_within(&pair, &thread_options, thread_label, file)
+            });
+            match outcome {
+                Ok(report) => report,
+                Err(stopped) => {
+                    let verdict = Verdict::Unknown(stopped.unknown(own.timeout_ms));
+                    let decision = Decision {
+                        verdict,
+                        decided_by: None,
+                        abstraction: None,
+                    };
+                    report_of(&pair, &own, label, decision, start)
                 }
             }
         })
@@ -608,56 +642,148 @@ pub fn check_pair(pair: &MethodPair<'_>, options: &Options) -> MethodReport {
     check_pair_labelled(pair, options, label)
 }
 
-/// One method's check under the file's deadline: it gets its own budget or
-/// what is left of the file's, whichever is less; with nothing left it is
-/// not started. A timeout that the file's deadline caused is reported as
-/// the file's budget running out, with the phase it interrupted.
-fn check_pair_within_file(
-    pair: &MethodPair<'_>,
+/// A method's own options under the file's deadline: its own budget or
+/// what is left of the file's, whichever is less, and (when the file's is
+/// less) the budget in ms for the reports' words; with nothing left, the
+/// verdict that says so (the method is not started).
+fn own_budget(
     options: &Options,
-    label: String,
     deadline: std::time::Instant,
     total_ms: u64,
     lowered_late: bool,
-) -> MethodReport {
-    let spent = |phase: Option<Phase>| {
-        let when = match phase {
-            Some(Phase::Lowering) => "while the files were lowered".to_string(),
-            Some(p) => format!("while {} this method", p.name()),
-            None => "before this method was checked".to_string(),
-        };
-        Verdict::Unknown(Unknown {
-            reason: UnknownReason::FileBudget { phase },
-            detail: format!("the file's time budget ({total_ms} ms) ran out {when}"),
-        })
-    };
+) -> Result<(Options, Option<u64>), Verdict> {
     let left = wall_left(deadline).map(|d| d.as_millis() as u64);
     let left = match left {
         Some(ms) if ms > 0 && !lowered_late => ms,
         _ => {
-            let phase = lowered_late.then_some(Phase::Lowering);
-            return report_of(
-                pair,
-                options,
-                label,
-                Decision::plain(spent(phase), Decider::Syntax),
-                std::time::Instant::now(),
-            );
+            return Err(file_spent(
+                total_ms,
+                lowered_late.then_some(Phase::Lowering),
+            ));
         }
     };
     let file_binds = left < options.timeout_ms;
     let mut own = options.clone();
     own.timeout_ms = own.timeout_ms.min(left);
-    let mut report = check_pair_labelled(pair, &own, label);
-    if file_binds
+    Ok((own, file_binds.then_some(total_ms)))
+}
+
+/// The verdict of a method the file's budget (`total_ms`) cut short in
+/// `phase` (`None`: before it started).
+fn file_spent(total_ms: u64, phase: Option<Phase>) -> Verdict {
+    let when = match phase {
+        Some(Phase::Lowering) => "while the files were lowered".to_string(),
+        Some(p) => format!("while {} this method", p.name()),
+        None => "before this method was checked".to_string(),
+    };
+    Verdict::Unknown(Unknown {
+        reason: UnknownReason::FileBudget { phase },
+        detail: format!("the file's time budget ({total_ms} ms) ran out {when}"),
+    })
+}
+
+/// One method's check; when the file's budget (`file_ms`, if it binds)
+/// was less than the method's own, a timeout is reported as the file's
+/// budget running out, with the phase it interrupted.
+fn check_pair_labelled_within(
+    pair: &MethodPair<'_>,
+    options: &Options,
+    label: String,
+    file_ms: Option<u64>,
+) -> MethodReport {
+    let mut report = check_pair_labelled(pair, options, label);
+    if let Some(total_ms) = file_ms
         && let Verdict::Unknown(Unknown {
             reason: UnknownReason::Timeout { phase },
             ..
         }) = report.verdict
     {
-        report.verdict = spent(Some(phase));
+        report.verdict = file_spent(total_ms, Some(phase));
     }
     report
+}
+
+/// Stack of the thread a method's check runs on: the symbolic executor,
+/// the interpreter and the matcher recurse over nested statements.
+const CHECK_STACK: usize = 64 << 20;
+
+/// Wall time past a method's [`wall_time_bound`] that its check is waited
+/// for before it is abandoned.
+const ABANDON_GRACE: Duration = Duration::from_secs(5);
+
+/// Why a check on its own thread gave no report.
+#[derive(Debug)]
+enum Stopped {
+    /// It did not return within its wall-time bound and the grace.
+    Abandoned(Duration),
+    /// It panicked (the message).
+    Panicked(String),
+}
+
+impl Stopped {
+    fn unknown(&self, timeout_ms: u64) -> Unknown {
+        match self {
+            Stopped::Abandoned(after) => Unknown {
+                reason: UnknownReason::Unresponsive,
+                detail: format!(
+                    "the check did not stop at its budget ({timeout_ms} ms) and was abandoned after {} s",
+                    after.as_secs()
+                ),
+            },
+            Stopped::Panicked(what) => Unknown {
+                reason: UnknownReason::Internal,
+                detail: format!("the checker panicked: {what}"),
+            },
+        }
+    }
+}
+
+/// Runs `check` on a thread of its own (with this thread's cancellation)
+/// and waits for it at most `limit` (a method's wall-time bound and
+/// [`ABANDON_GRACE`]). The budget is enforced inside the check, on the
+/// clock and by the watchdog's interrupts; this is the net for a solver
+/// call that ignores both (libz3 4.8.12 does, rarely, in nonlinear
+/// arithmetic), so that one method cannot hold up the others and the
+/// caller. An abandoned thread runs on, detached, until its call returns,
+/// and its result is dropped. A panic in `check` is this method's alone.
+fn on_own_thread<T: Send + 'static>(
+    limit: Duration,
+    check: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, Stopped> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let token = crate::cancel::current();
+    let run = move || {
+        let guarded = || std::panic::catch_unwind(std::panic::AssertUnwindSafe(check));
+        let outcome = match &token {
+            Some(token) => crate::cancel::with_cancellation(token, guarded),
+            None => guarded(),
+        };
+        // The receiver is gone when the check was abandoned.
+        let _ = tx.send(outcome.map_err(|panic| Stopped::Panicked(panic_text(&*panic))));
+    };
+    let spawned = std::thread::Builder::new()
+        .name("eqlens-check".into())
+        .stack_size(CHECK_STACK)
+        .spawn(run);
+    if let Err(e) = spawned {
+        return Err(Stopped::Panicked(format!("no thread for the check: {e}")));
+    }
+    match rx.recv_timeout(limit) {
+        Ok(outcome) => outcome,
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => Err(Stopped::Abandoned(limit)),
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => Err(Stopped::Panicked(
+            "the checking thread ended without a report".into(),
+        )),
+    }
+}
+
+/// A panic's message, when it has one.
+fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "no message".into())
 }
 
 /// The longest a method's check with `Options::timeout_ms` of `timeout_ms`
@@ -1195,6 +1321,35 @@ int g(int a) { struct V v = mk(a, 1); return v.x; }";
             cex.differences
         );
         assert!(verdict(old, new_mk, "g").is_proved());
+    }
+}
+
+#[cfg(test)]
+mod own_thread_tests {
+    use super::*;
+
+    #[test]
+    fn a_check_that_does_not_return_is_abandoned_and_a_panic_stays_its_own() {
+        let (release, wait) = std::sync::mpsc::channel::<()>();
+        let stuck = on_own_thread(Duration::from_millis(50), move || wait.recv().is_ok());
+        assert!(matches!(stuck, Err(Stopped::Abandoned(_))), "{stuck:?}");
+        drop(release);
+        let panicked = on_own_thread(Duration::from_secs(60), || -> u32 { panic!("boom") });
+        match panicked {
+            Err(Stopped::Panicked(what)) => assert_eq!(what, "boom"),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(on_own_thread(Duration::from_secs(60), || 7).ok(), Some(7));
+    }
+
+    #[test]
+    fn the_check_thread_sees_the_callers_cancellation() {
+        let token = crate::cancel::Cancellation::new();
+        token.cancel();
+        let seen = crate::cancel::with_cancellation(&token, || {
+            on_own_thread(Duration::from_secs(60), crate::cancel::requested)
+        });
+        assert_eq!(seen.ok(), Some(true));
     }
 }
 

@@ -169,6 +169,9 @@ pub enum UnknownReason {
     /// Anything else that went wrong inside the checker (caught, never a
     /// crash).
     Internal,
+    /// The check did not stop at its budget (a solver call that ignored
+    /// both its limit and the interrupt) and was abandoned.
+    Unresponsive,
     /// Outside what the loop checker encodes yet (the detail names the
     /// construct); other checkers may still decide the pair.
     NotEncodable,
@@ -201,6 +204,7 @@ impl UnknownReason {
             UnknownReason::Bound => "may differ only beyond the loop bound",
             UnknownReason::Unsupported { .. } => "unsupported",
             UnknownReason::Internal => "internal error",
+            UnknownReason::Unresponsive => "the check did not stop at its budget",
             UnknownReason::NotEncodable => "outside the loop encoding",
             UnknownReason::Inconclusive => "no answer from this checker",
         }
