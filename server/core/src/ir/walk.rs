@@ -68,6 +68,16 @@ pub fn any_stmt(body: &[Stmt], pred: &mut dyn FnMut(&Stmt) -> bool) -> bool {
 }
 
 impl Stmt {
+    /// Whether the statement itself (not a nested one) assigns local `l`.
+    pub fn assigns_local(&self, l: super::LocalId) -> bool {
+        let dest = match &self.kind {
+            StmtKind::Assign { place, .. } => Some(place),
+            StmtKind::Call { dest, .. } | StmtKind::External { dest, .. } => dest.as_ref(),
+            _ => None,
+        };
+        matches!(dest, Some(Place::Local(x)) if *x == l)
+    }
+
     /// The expressions the statement evaluates itself (not those of nested
     /// statements), operands of array places included.
     pub fn exprs(&self) -> Vec<&Expr> {

@@ -117,13 +117,16 @@ fn prove_with(
     deadline: Instant,
     keep: &dyn Fn(&Candidate) -> bool,
 ) -> Result<LoopProof, Unknown> {
-    // A sum does not depend on the order of its terms, but the down loop's
-    // `hi - 1` wraps under `machine` where the up loop runs not at all.
-    let turned = if ops.machine() {
-        None
+    // A sum does not depend on the order of its terms (on words, where
+    // the pass finds the bounds cannot wrap).
+    let words = if ops.machine() {
+        reverse::Words::Machine {
+            overflow_undefined: ops.overflow_undefined(),
+        }
     } else {
-        reverse::reversed(old, new)
+        reverse::Words::Unbounded
     };
+    let turned = reverse::reversed(old, new, words);
     let Some(turned) = turned else {
         return prove_turned(ops, old, new, deadline, keep);
     };

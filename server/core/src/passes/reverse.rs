@@ -23,8 +23,21 @@
 //! among the top-level loops; the down version is rewritten, the up one
 //! kept. Anything else is left unchanged.
 
-use crate::ir::{BinOp, Expr, ExprKind, FuncId, Function, LocalId, Place, Program, Stmt, StmtKind};
+use crate::ir::{
+    BinOp, Expr, ExprKind, FuncId, Function, LocalId, Place, Program, Stmt, StmtKind, Type,
+};
 use crate::verdict::Assumption;
+
+/// The integers the versions compute with.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Words {
+    /// Unbounded integers and reals (`math`).
+    Unbounded,
+    /// Machine words that wrap (`machine`); `overflow_undefined`: C's
+    /// signed overflow is undefined, so a signed sum may overflow in one
+    /// order and not in the other.
+    Machine { overflow_undefined: bool },
+}
 
 /// The versions with their down-counting reduction loops turned around.
 pub struct Reversed {
@@ -38,7 +51,11 @@ pub struct Reversed {
 /// The two programs with each down-counting reduction loop of one version
 /// that matches an up-counting one of the other turned around; `None` when
 /// nothing matched.
-pub fn reversed(old: (&Program, FuncId), new: (&Program, FuncId)) -> Option<Reversed> {
+pub fn reversed(
+    old: (&Program, FuncId),
+    new: (&Program, FuncId),
+    words: Words,
+) -> Option<Reversed> {
     // Blocks at the top level spliced in (C scopes a `for` in one; locals
     // are function-wide in the IR), so loops and their initialisers are
     // neighbours.
@@ -61,7 +78,7 @@ pub fn reversed(old: (&Program, FuncId), new: (&Program, FuncId)) -> Option<Reve
         line: f.body[at].span.line(),
     };
     for (&a, &b) in lo_old.iter().zip(&lo_new) {
-        let (ca, cb) = (counted(fo, a), counted(fnew, b));
+        let (ca, cb) = (counted(fo, a, words), counted(fnew, b, words));
         match (ca, cb) {
             (Some(up), Some(down))
                 if up.direction == Direction::Up
@@ -117,18 +134,210 @@ enum Direction {
     Down,
 }
 
+/// One end of an index set: `base + offset`, or the literal `offset` when
+/// there is no `base`.
+#[derive(Clone, Debug)]
+struct End {
+    base: Option<Expr>,
+    offset: i128,
+}
+
+impl End {
+    /// `e` with a literal added or subtracted split off (`None` when the
+    /// literals overflow).
+    fn of(e: &Expr) -> Option<End> {
+        match &e.kind {
+            ExprKind::IntLit(n) => Some(End {
+                base: None,
+                offset: *n,
+            }),
+            ExprKind::Binary(op @ (BinOp::Add | BinOp::Sub), a, c) => match c.kind {
+                ExprKind::IntLit(k) if *op == BinOp::Add => End::of(a)?.shifted(k),
+                ExprKind::IntLit(k) => End::of(a)?.shifted(k.checked_neg()?),
+                _ => Some(End::whole(e)),
+            },
+            _ => Some(End::whole(e)),
+        }
+    }
+
+    fn whole(e: &Expr) -> End {
+        End {
+            base: Some(e.clone()),
+            offset: 0,
+        }
+    }
+
+    fn shifted(self, k: i128) -> Option<End> {
+        let offset = self.offset.checked_add(k)?;
+        Some(End { offset, ..self })
+    }
+}
+
+/// `e + 1`, in `e`'s type.
+fn plus_one(e: &Expr) -> Expr {
+    let one = Expr {
+        kind: ExprKind::IntLit(1),
+        ty: e.ty.clone(),
+        span: e.span,
+    };
+    Expr {
+        kind: ExprKind::Binary(BinOp::Add, Box::new(e.clone()), Box::new(one)),
+        ty: e.ty.clone(),
+        span: e.span,
+    }
+}
+
 /// A counted reduction loop at `body[at]`, its counter initialised by
-/// `body[at - 1]`.
+/// `body[at - 1]`: it visits every index of `first … last` once, in
+/// `direction`.
 struct Counted {
     direction: Direction,
     counter: LocalId,
-    /// `lo` and `hi` of the index set `lo … hi-1`.
-    lo: Expr,
-    hi: Expr,
+    first: End,
+    last: End,
+    /// The expressions of the down loop's ends as written: its initial
+    /// value (`last`) and its exit test's bound (`first`, before `+ 1`
+    /// for `i > lo`).
+    written_first: Expr,
+    written_last: Expr,
+}
+
+/// How an accumulator combines its terms: each is a commutative and
+/// associative operation on integers (and on reals, for the sum and the
+/// product, under `math`), so the result does not depend on the order of
+/// the terms.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Combine {
+    Sum,
+    Product,
+    Or,
+    And,
+    Xor,
+}
+
+/// `acc = acc ⊕ term` (or `acc = term ⊕ acc`, `acc = acc - term`): the
+/// accumulator, how it combines and the term.
+fn accumulation(s: &Stmt) -> Option<(LocalId, Combine, &Expr)> {
+    let StmtKind::Assign {
+        place: Place::Local(acc),
+        value,
+    } = &s.kind
+    else {
+        return None;
+    };
+    let ExprKind::Binary(op, a, b) = &value.kind else {
+        return None;
+    };
+    let combine = match op {
+        BinOp::Add | BinOp::Sub => Combine::Sum,
+        BinOp::Mul => Combine::Product,
+        BinOp::BitOr => Combine::Or,
+        BinOp::BitAnd => Combine::And,
+        BinOp::BitXor => Combine::Xor,
+        _ => return None,
+    };
+    if is_local(a, *acc) {
+        Some((*acc, combine, b))
+    } else if is_local(b, *acc) && *op != BinOp::Sub {
+        Some((*acc, combine, a))
+    } else {
+        None
+    }
+}
+
+/// What can make an expression fault: Java raises one exception class per
+/// kind, so terms that can fault in only one way fault the same in any
+/// order (the first faulting index differs, the outcome does not).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Fault {
+    /// Integer division or remainder by a value that may be zero.
+    Division,
+    /// Reading an array (out of bounds, or `null`): one array, since
+    /// another array could be `null` where this one is out of bounds.
+    Array(ArrayRef),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum ArrayRef {
+    Local(LocalId),
+    Global(crate::ir::GlobalId),
+}
+
+/// The body of a reduction loop: the per-iteration temporaries it
+/// defines, the accumulators and the expressions it evaluates.
+struct Reduction<'a> {
+    accumulators: Vec<(LocalId, Combine)>,
+    temporaries: Vec<LocalId>,
+    evaluated: Vec<&'a Expr>,
+}
+
+/// `body` as a reduction: top-level statements that define a temporary
+/// from the index (`x = a[i]`, before any read of it), accumulations, and
+/// branches on such values whose arms only accumulate.
+fn reduction(body: &[Stmt]) -> Option<Reduction<'_>> {
+    let mut r = Reduction {
+        accumulators: Vec::new(),
+        temporaries: Vec::new(),
+        evaluated: Vec::new(),
+    };
+    fn accumulate<'a>(r: &mut Reduction<'a>, s: &'a Stmt) -> Option<()> {
+        let (acc, combine, term) = accumulation(s)?;
+        match r.accumulators.iter().find(|(a, _)| *a == acc) {
+            Some((_, c)) if *c != combine => return None,
+            Some(_) => {}
+            None => r.accumulators.push((acc, combine)),
+        }
+        r.evaluated.push(term);
+        Some(())
+    }
+    fn branch<'a>(r: &mut Reduction<'a>, s: &'a Stmt) -> Option<()> {
+        match &s.kind {
+            StmtKind::If {
+                cond,
+                then_branch,
+                else_branch,
+            } => {
+                r.evaluated.push(cond);
+                for t in then_branch.iter().chain(else_branch) {
+                    branch(r, t)?;
+                }
+                Some(())
+            }
+            _ => accumulate(r, s),
+        }
+    }
+    for (k, s) in body.iter().enumerate() {
+        if branch(&mut r, s).is_some() {
+            continue;
+        }
+        // A temporary: assigned once, here, and not read before.
+        let StmtKind::Assign {
+            place: Place::Local(t),
+            value,
+        } = &s.kind
+        else {
+            return None;
+        };
+        let t = *t;
+        let defined_here = !body[..k].iter().any(|e| mentions(e, t))
+            && !body[k + 1..]
+                .iter()
+                .any(|e| crate::ir::any_stmt(std::slice::from_ref(e), &mut |x| x.assigns_local(t)));
+        if !defined_here {
+            return None;
+        }
+        r.temporaries.push(t);
+        r.evaluated.push(value);
+    }
+    let accs: Vec<LocalId> = r.accumulators.iter().map(|(a, _)| *a).collect();
+    if r.temporaries.iter().any(|t| accs.contains(t)) {
+        return None;
+    }
+    Some(r)
 }
 
 /// The loop at `f.body[at]` as a counted reduction, if it is one.
-fn counted(f: &Function, at: usize) -> Option<Counted> {
+fn counted(f: &Function, at: usize, words: Words) -> Option<Counted> {
     let init = f.body.get(at.checked_sub(1)?)?;
     let StmtKind::Loop {
         cond, body, step, ..
@@ -151,68 +360,86 @@ fn counted(f: &Function, at: usize) -> Option<Counted> {
     let ExprKind::Binary(op, l, r) = &cond.kind else {
         return None;
     };
-    let (direction, lo, hi) = match (delta, op) {
-        // for (i = lo; i < hi; i++)
-        (1, BinOp::Lt) if is_local(l, i) => (Direction::Up, start.clone(), (**r).clone()),
-        // for (i = hi - 1; i >= lo; i--)
-        (-1, BinOp::Ge) if is_local(l, i) => {
-            let ExprKind::Binary(BinOp::Sub, h, one) = &start.kind else {
-                return None;
-            };
-            if !matches!(one.kind, ExprKind::IntLit(1)) {
-                return None;
-            }
-            (Direction::Down, (**r).clone(), (**h).clone())
-        }
+    if !is_local(l, i) {
+        return None;
+    }
+    let (direction, first, last) = match (delta, op) {
+        // for (i = lo; i < hi; i++), for (i = lo; i <= hi; i++)
+        (1, BinOp::Lt) => (Direction::Up, End::of(start)?, End::of(r)?.shifted(-1)?),
+        (1, BinOp::Le) => (Direction::Up, End::of(start)?, End::of(r)?),
+        // for (i = hi; i >= lo; i--), for (i = hi; i > lo; i--)
+        (-1, BinOp::Ge) => (Direction::Down, End::of(r)?, End::of(start)?),
+        (-1, BinOp::Gt) => (Direction::Down, End::of(r)?.shifted(1)?, End::of(start)?),
         _ => return None,
     };
-    // The body: accumulations only, of terms that read no accumulator,
-    // nothing the loop writes but the counter, and cannot fault.
-    let accumulators: Vec<LocalId> = body
-        .iter()
-        .map(|s| match &s.kind {
-            StmtKind::Assign {
-                place: Place::Local(s),
-                ..
-            } => Some(*s),
-            _ => None,
-        })
-        .collect::<Option<_>>()?;
-    if accumulators.contains(&i) {
+    let reduction = reduction(body)?;
+    let accumulators: Vec<LocalId> = reduction.accumulators.iter().map(|(a, _)| *a).collect();
+    if accumulators.contains(&i) || reduction.temporaries.contains(&i) {
         return None;
     }
-    for s in body {
-        let StmtKind::Assign {
-            place: Place::Local(acc),
-            value,
-        } = &s.kind
-        else {
+    // Terms and conditions read the index, the temporaries and what the
+    // loop does not write, never an accumulator; the bounds read neither
+    // (so they do not change while the loop runs).
+    let mut faults = Vec::new();
+    let terms_pure = reduction
+        .evaluated
+        .iter()
+        .all(|e| pure_term(e, &accumulators, &mut faults));
+    let mut not_in_bounds = accumulators.clone();
+    not_in_bounds.extend(&reduction.temporaries);
+    not_in_bounds.push(i);
+    let bounds_pure =
+        pure_term(start, &not_in_bounds, &mut faults) && pure_term(r, &not_in_bounds, &mut faults);
+    if !terms_pure || !bounds_pure {
+        return None;
+    }
+    faults.dedup();
+    if faults.len() > 1 {
+        return None;
+    }
+    if let Words::Machine { overflow_undefined } = words {
+        // Combining in another order is exact on words that wrap; on
+        // floats it is not, and C's signed overflow may happen in one
+        // order only.
+        let wraps = |ty: &Type| matches!(ty, Type::Int(t) if !(overflow_undefined && t.signed));
+        if !accumulators.iter().all(|a| wraps(&f.local(*a).ty)) {
             return None;
+        }
+        // The ends as integers are the ends as words: literals and array
+        // lengths (at least 0) minus at most 1, where neither loop wraps
+        // its counter (an up loop to `<= MAX`, a down loop to `>= MIN`
+        // would not stop).
+        let small = |e: &End, offsets: std::ops::RangeInclusive<i128>| match &e.base {
+            None => e.offset > i128::from(i32::MIN) && e.offset < i128::from(i32::MAX),
+            Some(b) => matches!(b.kind, ExprKind::Length(_)) && offsets.contains(&e.offset),
         };
-        let ExprKind::Binary(BinOp::Add, a, term) = &value.kind else {
+        // The turned loop counts up to `last` inclusive: below the
+        // largest word.
+        if !small(&first, -1..=0) || !small(&last, -1..=-1) {
             return None;
-        };
-        if !is_local(a, *acc) || !pure_term(term, &accumulators) {
+        }
+        if *op == BinOp::Gt && first.base.is_some() {
             return None;
         }
     }
-    // The bounds do not change while the loop runs.
-    if !pure_term(&lo, &accumulators)
-        || !pure_term(&hi, &accumulators)
-        || reads(&lo, i)
-        || reads(&hi, i)
+    // Neither the counter's final value nor a temporary's is read
+    // afterwards (they differ between the directions).
+    if f.body[at + 1..]
+        .iter()
+        .any(|s| mentions(s, i) || reduction.temporaries.iter().any(|t| mentions(s, *t)))
     {
-        return None;
-    }
-    // The counter's final value is never read afterwards.
-    if f.body[at + 1..].iter().any(|s| mentions(s, i)) {
         return None;
     }
     Some(Counted {
         direction,
         counter: i,
-        lo,
-        hi,
+        first,
+        last,
+        written_first: match op {
+            BinOp::Gt => plus_one(r),
+            _ => (**r).clone(),
+        },
+        written_last: start.clone(),
     })
 }
 
@@ -244,27 +471,53 @@ fn is_local(e: &Expr, l: LocalId) -> bool {
     matches!(e.kind, ExprKind::Local(x) if x == l)
 }
 
-/// Arithmetic over locals and literals that cannot fault and reads none of
-/// `excluded`.
-fn pure_term(e: &Expr, excluded: &[LocalId]) -> bool {
+/// Side-effect-free arithmetic, comparisons and array reads that read
+/// none of `excluded`; each way it can fault is added to `faults`.
+fn pure_term(e: &Expr, excluded: &[LocalId], faults: &mut Vec<Fault>) -> bool {
+    let array = |a: &Expr| match a.kind {
+        ExprKind::Local(l) if !excluded.contains(&l) => Some(ArrayRef::Local(l)),
+        ExprKind::Global(g) => Some(ArrayRef::Global(g)),
+        _ => None,
+    };
     match &e.kind {
         ExprKind::IntLit(_) | ExprKind::FloatLit(_) | ExprKind::BoolLit(_) => true,
         ExprKind::Local(l) => !excluded.contains(l),
-        ExprKind::Unary(_, a) | ExprKind::Cast(a) => pure_term(a, excluded),
-        ExprKind::Binary(op, a, b) => {
-            matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul)
-                && pure_term(a, excluded)
-                && pure_term(b, excluded)
+        ExprKind::Unary(_, a) | ExprKind::Cast(a) => pure_term(a, excluded, faults),
+        ExprKind::Cond(c, a, b) => {
+            pure_term(c, excluded, faults)
+                && pure_term(a, excluded, faults)
+                && pure_term(b, excluded, faults)
         }
-        _ => false,
-    }
-}
-
-fn reads(e: &Expr, l: LocalId) -> bool {
-    match &e.kind {
-        ExprKind::Local(x) => *x == l,
-        ExprKind::Unary(_, a) | ExprKind::Cast(a) => reads(a, l),
-        ExprKind::Binary(_, a, b) => reads(a, l) || reads(b, l),
+        ExprKind::Binary(op, a, b) => {
+            let ok = match op {
+                BinOp::Div | BinOp::Rem => {
+                    let nonzero = matches!(b.kind, ExprKind::IntLit(k) if k != 0);
+                    if !nonzero {
+                        faults.push(Fault::Division);
+                    }
+                    // Integers only: real division by zero is not the
+                    // integer's fault.
+                    nonzero || matches!(b.ty, Type::Int(_))
+                }
+                BinOp::Shl | BinOp::Shr | BinOp::UShr => false,
+                _ => true,
+            };
+            ok && pure_term(a, excluded, faults) && pure_term(b, excluded, faults)
+        }
+        ExprKind::Index(a, k) => match array(a) {
+            Some(r) => {
+                faults.push(Fault::Array(r));
+                pure_term(k, excluded, faults)
+            }
+            None => false,
+        },
+        ExprKind::Length(a) => match array(a) {
+            Some(r) => {
+                faults.push(Fault::Array(r));
+                true
+            }
+            None => false,
+        },
         _ => false,
     }
 }
@@ -274,24 +527,25 @@ fn mentions(s: &Stmt, l: LocalId) -> bool {
     fn in_expr(e: &Expr, l: LocalId) -> bool {
         matches!(e.kind, ExprKind::Local(x) if x == l) || e.children().iter().any(|c| in_expr(c, l))
     }
-    let assigns = match &s.kind {
-        StmtKind::Assign { place, .. } => matches!(place, Place::Local(x) if *x == l),
-        StmtKind::Call { dest, .. } | StmtKind::External { dest, .. } => {
-            matches!(dest, Some(Place::Local(x)) if *x == l)
-        }
-        _ => false,
-    };
-    assigns
+    s.assigns_local(l)
         || s.exprs().iter().any(|e| in_expr(e, l))
         || s.child_blocks()
             .iter()
             .any(|b| b.iter().any(|t| mentions(t, l)))
 }
 
-/// Whether the bounds of the two loops are the same expressions, locals
-/// compared by name.
+/// Whether the two loops visit the same index set: their ends are the same
+/// expressions (locals compared by name) plus the same literals.
 fn same_bounds(fa: &Function, a: &Counted, fb: &Function, b: &Counted) -> bool {
-    same_expr(fa, &a.lo, fb, &b.lo) && same_expr(fa, &a.hi, fb, &b.hi)
+    let same_end = |x: &End, y: &End| {
+        x.offset == y.offset
+            && match (&x.base, &y.base) {
+                (None, None) => true,
+                (Some(p), Some(q)) => same_expr(fa, p, fb, q),
+                _ => false,
+            }
+    };
+    same_end(&a.first, &b.first) && same_end(&a.last, &b.last)
 }
 
 fn same_expr(fa: &Function, a: &Expr, fb: &Function, b: &Expr) -> bool {
@@ -304,18 +558,20 @@ fn same_expr(fa: &Function, a: &Expr, fb: &Function, b: &Expr) -> bool {
             o == p && same_expr(fa, a1, fb, b1) && same_expr(fa, a2, fb, b2)
         }
         (ExprKind::Unary(o, a1), ExprKind::Unary(p, b1)) => o == p && same_expr(fa, a1, fb, b1),
+        (ExprKind::Length(a1), ExprKind::Length(b1)) => same_expr(fa, a1, fb, b1),
         _ => false,
     }
 }
 
-/// Rewrites the down loop at `g.body[at]` as `for (i = lo; i < hi; i++)`.
+/// Rewrites the down loop at `g.body[at]` as
+/// `for (i = first; i <= last; i++)`, its ends as the down loop wrote them.
 fn turn_up(g: &mut Function, at: usize, down: &Counted) {
     let i = down.counter;
     let ty = g.local(i).ty.clone();
     if let Some(init) = at.checked_sub(1).and_then(|k| g.body.get_mut(k))
         && let StmtKind::Assign { value, .. } = &mut init.kind
     {
-        *value = down.lo.clone();
+        *value = down.written_first.clone();
     }
     if let Some(StmtKind::Loop { cond, step, .. }) = g.body.get_mut(at).map(|s| &mut s.kind) {
         let span = cond.span;
@@ -325,9 +581,9 @@ fn turn_up(g: &mut Function, at: usize, down: &Counted) {
             span,
         };
         cond.kind = ExprKind::Binary(
-            BinOp::Lt,
+            BinOp::Le,
             Box::new(counter.clone()),
-            Box::new(down.hi.clone()),
+            Box::new(down.written_last.clone()),
         );
         if let Some(StmtKind::Assign { value, .. }) = step.first_mut().map(|s| &mut s.kind)
             && let ExprKind::Binary(op, _, _) = &mut value.kind
@@ -354,7 +610,7 @@ mod tests {
         let new = lower(
             "static int f(int n, int k) { int s = 0; int t = 0; for (int i = n - 1; i >= 0; i--) { t += 2 * i + k; s += i; } return s - t; }",
         );
-        let r = reversed((&old, FuncId(0)), (&new, FuncId(0))).expect("matched");
+        let r = reversed((&old, FuncId(0)), (&new, FuncId(0)), Words::Unbounded).expect("matched");
         assert!(r.old.is_none());
         assert!(
             r.notes[0]
@@ -391,6 +647,92 @@ mod tests {
         }
     }
 
+    /// `f` of both programs agrees on `args` (integer arguments).
+    fn same_outcomes(a: &Program, b: &Program, args: &[&[i64]]) {
+        for args in args {
+            let run = |p: &Program| {
+                let inputs = crate::interp::Inputs {
+                    args: args
+                        .iter()
+                        .map(|a| crate::value::Value::Int((*a).into()))
+                        .collect(),
+                    globals: Default::default(),
+                    callees: Vec::new(),
+                };
+                crate::interp::execute(
+                    p,
+                    FuncId(0),
+                    &inputs,
+                    crate::ir::Semantics::Math,
+                    Default::default(),
+                    &Default::default(),
+                )
+                .outcome
+            };
+            assert_eq!(run(a), run(b), "{args:?}");
+        }
+    }
+
+    #[test]
+    fn conditional_terms_temporaries_and_inclusive_bounds_are_turned() {
+        let up = lower(
+            "static int f(int n) { int s = 0; int c = 1; for (int d = 1; d <= n; d++) \
+             { int q = n % d; if (q == 0) { s += d; } else { c *= 2; } } return s + c; }",
+        );
+        let down = lower(
+            "static int f(int n) { int s = 0; int c = 1; for (int d = n; d > 0; d--) \
+             { int q = n % d; if (q == 0) { s = d + s; } else { c = 2 * c; } } return s + c; }",
+        );
+        let r = reversed((&up, FuncId(0)), (&down, FuncId(0)), Words::Unbounded)
+            .expect("a conditional reduction");
+        let turned = r.new.expect("the down version turned");
+        same_outcomes(&down, &turned, &[&[0], &[1], &[6], &[12], &[-4]]);
+    }
+
+    #[test]
+    fn on_machine_words_only_bounds_that_cannot_wrap_are_turned() {
+        let machine = Words::Machine {
+            overflow_undefined: false,
+        };
+        let over_array = |dir: &str| {
+            lower(&format!(
+                "static int f(int[] a) {{ int s = 0; for ({dir}) {{ s += a[i]; }} return s; }}"
+            ))
+        };
+        let up = over_array("int i = 0; i < a.length; i++");
+        let down = over_array("int i = a.length - 1; i >= 0; i--");
+        assert!(reversed((&up, FuncId(0)), (&down, FuncId(0)), machine).is_some());
+        // `n - 1` wraps for the smallest n: the down loop then runs.
+        let over_n = |dir: &str| {
+            lower(&format!(
+                "static int f(int n) {{ int s = 0; for ({dir}) {{ s += i; }} return s; }}"
+            ))
+        };
+        let (up, down) = (
+            over_n("int i = 0; i < n; i++"),
+            over_n("int i = n - 1; i >= 0; i--"),
+        );
+        assert!(reversed((&up, FuncId(0)), (&down, FuncId(0)), Words::Unbounded).is_some());
+        assert!(reversed((&up, FuncId(0)), (&down, FuncId(0)), machine).is_none());
+        // Floats do not add associatively; C's signed sums may overflow in
+        // one order only.
+        let float_up = lower(
+            "static double f(double[] a) { double s = 0; for (int i = 0; i < a.length; i++) { s += a[i]; } return s; }",
+        );
+        let float_down = lower(
+            "static double f(double[] a) { double s = 0; for (int i = a.length - 1; i >= 0; i--) { s += a[i]; } return s; }",
+        );
+        assert!(reversed((&float_up, FuncId(0)), (&float_down, FuncId(0)), machine).is_none());
+        let undefined = Words::Machine {
+            overflow_undefined: true,
+        };
+        let (up, down) = (
+            over_array("int i = 0; i < a.length; i++"),
+            over_array("int i = a.length - 1; i >= 0; i--"),
+        );
+        assert!(reversed((&up, FuncId(0)), (&down, FuncId(0)), undefined).is_none());
+    }
+
     #[test]
     fn loops_outside_the_pattern_are_left_alone() {
         let up =
@@ -402,11 +744,20 @@ mod tests {
             "static int f(int n) { int s = 0; for (int i = n - 1; i >= 0; i--) { s += s + i; } return s; }",
             // Other bounds.
             "static int f(int n) { int s = 0; for (int i = n; i >= 0; i--) { s += i; } return s; }",
-            // A term that may fault.
-            "static int f(int n) { int s = 0; for (int i = n - 1; i >= 0; i--) { s += 10 / (i - 3); } return s; }",
+            // Terms that may fault in two ways (the first fault decides).
+            "static int f(int n, int[] a) { int s = 0; for (int i = n - 1; i >= 0; i--) { s += a[i] / (i - 3); } return s; }",
+            // A temporary read before it is set: the previous iteration's.
+            "static int f(int n) { int s = 0; int t = 0; for (int i = n - 1; i >= 0; i--) { s += t; t = i; } return s; }",
+            // One accumulator combined two ways.
+            "static int f(int n) { int s = 0; for (int i = n - 1; i >= 0; i--) { s += i; s *= 2; } return s; }",
         ] {
             assert!(
-                reversed((&lower(up), FuncId(0)), (&lower(down), FuncId(0))).is_none(),
+                reversed(
+                    (&lower(up), FuncId(0)),
+                    (&lower(down), FuncId(0)),
+                    Words::Unbounded
+                )
+                .is_none(),
                 "{down}"
             );
         }

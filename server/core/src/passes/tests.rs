@@ -139,7 +139,12 @@ fn reverse_keeps_results() {
         "static int f(int n, int k) { int s = 0; for (int i = n - 1; i >= 0; i--) \
          { s += 3 * i - k; } return s; }",
     );
-    let r = reverse::reversed((&up, FuncId(0)), (&down, FuncId(0))).expect("matched");
+    let r = reverse::reversed(
+        (&up, FuncId(0)),
+        (&down, FuncId(0)),
+        reverse::Words::Unbounded,
+    )
+    .expect("matched");
     let after = r.new.expect("the down version turned");
     same_results(&down, &after, FuncId(0), &grid());
 }

@@ -7,7 +7,7 @@ use super::{
 };
 use crate::ir::{
     BinOp, Block, Catch, Expr, ExprKind, LabelId, LocalKind, LoopKind, Place, Span, StmtKind,
-    Thrown, Type,
+    Thrown, Type, any_stmt,
 };
 use crate::lang::lower::not;
 use tree_sitter::Node;
@@ -490,22 +490,6 @@ impl<'c, 't> FnCx<'c, 't> {
             ));
         };
         let asp = arr.span;
-        let a = self.fun.temp(arr.ty.clone(), asp);
-        out.push(st(
-            StmtKind::Assign {
-                place: Place::Local(a),
-                value: arr.clone(),
-            },
-            asp,
-        ));
-        let i = self.fun.temp(Type::INT, sp);
-        out.push(st(
-            StmtKind::Assign {
-                place: Place::Local(i),
-                value: mk(ExprKind::IntLit(0), Type::INT, sp),
-            },
-            sp,
-        ));
         let xty = if self.text(tn) == "var" {
             (*elem).clone()
         } else {
@@ -516,7 +500,32 @@ impl<'c, 't> FnCx<'c, 't> {
         let x = self
             .fun
             .declare(self.text(xn), xty.clone(), LocalKind::Var, span(xn));
-        let av = mk(ExprKind::Local(a), arr.ty.clone(), asp);
+        let l = self.fun.label();
+        let rest = self.loop_body(n, name, l, Cont::Continue(l))?;
+        // The array is evaluated once: a local the body never reassigns is
+        // iterated directly, anything else through a copy.
+        let av = match arr.kind {
+            ExprKind::Local(v) if !any_stmt(&rest, &mut |s| s.assigns_local(v)) => arr,
+            _ => {
+                let a = self.fun.temp(arr.ty.clone(), asp);
+                out.push(st(
+                    StmtKind::Assign {
+                        place: Place::Local(a),
+                        value: arr.clone(),
+                    },
+                    asp,
+                ));
+                mk(ExprKind::Local(a), arr.ty.clone(), asp)
+            }
+        };
+        let i = self.fun.temp(Type::INT, sp);
+        out.push(st(
+            StmtKind::Assign {
+                place: Place::Local(i),
+                value: mk(ExprKind::IntLit(0), Type::INT, sp),
+            },
+            sp,
+        ));
         let iv = mk(ExprKind::Local(i), Type::INT, sp);
         let len = mk(ExprKind::Length(Box::new(av.clone())), Type::INT, asp);
         let cond = binop(BinOp::Lt, iv.clone(), len, n, "<")?;
@@ -526,7 +535,6 @@ impl<'c, 't> FnCx<'c, 't> {
             span(xn),
         );
         let elem_v = self.convert(elem_v, &xty, xn)?;
-        let l = self.fun.label();
         let mut body = vec![st(
             StmtKind::Assign {
                 place: Place::Local(x),
@@ -534,7 +542,7 @@ impl<'c, 't> FnCx<'c, 't> {
             },
             span(xn),
         )];
-        body.extend(self.loop_body(n, name, l, Cont::Continue(l))?);
+        body.extend(rest);
         let one = mk(ExprKind::IntLit(1), Type::INT, sp);
         let step = vec![st(
             StmtKind::Assign {

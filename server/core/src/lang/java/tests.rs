@@ -930,7 +930,16 @@ fn enhanced_for_over_array() {
             "int f(int[] a) { int s = 0; for (int x : a) s += x; return s; }",
             "f"
         ),
-        "s = 0; $t2 = a; $t3 = 0; L0: while ($t3 < $t2.length) { x = $t2[$t3]; s = (s + x) } step { $t3 = ($t3 + 1) }; return s"
+        "s = 0; $t3 = 0; L0: while ($t3 < a.length) { x = a[$t3]; s = (s + x) } step { $t3 = ($t3 + 1) }; return s"
+    );
+    // An array variable the body reassigns is iterated through a copy (the
+    // array expression is evaluated once).
+    assert_eq!(
+        body_of(
+            "int f(int[] a, int[] b) { int s = 0; for (int x : a) { s += x; a = b; } return s; }",
+            "f"
+        ),
+        "s = 0; $t4 = a; $t5 = 0; L0: while ($t5 < $t4.length) { x = $t4[$t5]; s = (s + x); a = b } step { $t5 = ($t5 + 1) }; return s"
     );
     let src = "class A { long f(int n) { int[] a = {1, 2, 3, n}; long s = 0; for (long x : a) { if (x == 2) continue; s = s * 10 + x; } return s; } }";
     assert_eq!(run_int(src, "f", &[7]), 137);
