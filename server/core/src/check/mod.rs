@@ -583,7 +583,7 @@ fn check_programs_until(
             let pair = MethodPair::new(&old.function(o).name, old, o, new, n);
             let label = labels.get(n.0 as usize).cloned().unwrap_or_default();
             let start = std::time::Instant::now();
-            let (own, file) = match file {
+            let (own, file_ms) = match file {
                 None => (options.clone(), None),
                 Some((deadline, total_ms, lowered_late)) => {
                     match own_budget(options, deadline, total_ms, lowered_late) {
@@ -596,13 +596,13 @@ fn check_programs_until(
                 }
             };
             let Some((old_arc, new_arc)) = shared else {
-                return check_pair_labelled_within(&pair, &own, label, file);
+                return check_pair_labelled_within(&pair, &own, label, file_ms);
             };
             let (thread_options, thread_label) = (own.clone(), label.clone());
             let limit = wall_time_bound(own.timeout_ms) + ABANDON_GRACE;
             let outcome = on_own_thread(limit, move || {
                 let pair = MethodPair::new(&old_arc.function(o).name, &old_arc, o, &new_arc, n);
-                check_pair_labelled_within(&pair, &thread_options, thread_label, file)
+                check_pair_labelled_within(&pair, &thread_options, thread_label, file_ms)
             });
             match outcome {
                 Ok(report) => report,

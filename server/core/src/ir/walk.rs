@@ -68,14 +68,23 @@ pub fn any_stmt(body: &[Stmt], pred: &mut dyn FnMut(&Stmt) -> bool) -> bool {
 }
 
 impl Stmt {
-    /// Whether the statement itself (not a nested one) assigns local `l`.
-    pub fn assigns_local(&self, l: super::LocalId) -> bool {
+    /// The local the statement itself (not a nested one) assigns: by
+    /// assignment or as a call's result.
+    pub fn assigned_local(&self) -> Option<super::LocalId> {
         let dest = match &self.kind {
             StmtKind::Assign { place, .. } => Some(place),
             StmtKind::Call { dest, .. } | StmtKind::External { dest, .. } => dest.as_ref(),
             _ => None,
         };
-        matches!(dest, Some(Place::Local(x)) if *x == l)
+        match dest {
+            Some(Place::Local(x)) => Some(*x),
+            _ => None,
+        }
+    }
+
+    /// Whether the statement itself (not a nested one) assigns local `l`.
+    pub fn assigns_local(&self, l: super::LocalId) -> bool {
+        self.assigned_local() == Some(l)
     }
 
     /// The expressions the statement evaluates itself (not those of nested

@@ -76,12 +76,7 @@ fn is_constant(e: &Expr) -> bool {
 fn writes(body: &Block, l: LocalId) -> usize {
     let mut count = 0;
     crate::ir::any_stmt(body, &mut |s| {
-        let dest = match &s.kind {
-            StmtKind::Assign { place, .. } => Some(place),
-            StmtKind::Call { dest, .. } | StmtKind::External { dest, .. } => dest.as_ref(),
-            _ => None,
-        };
-        if dest == Some(&Place::Local(l)) {
+        if s.assigns_local(l) {
             count += 1;
         }
         false

@@ -108,12 +108,7 @@ pub(crate) fn assignment_counts(f: &Function) -> Vec<usize> {
     let mut assignments = vec![0usize; f.locals.len()];
     for s in &f.body {
         walk_stmts(s, &mut |s| {
-            let place = match &s.kind {
-                StmtKind::Assign { place, .. } => Some(place),
-                StmtKind::Call { dest, .. } | StmtKind::External { dest, .. } => dest.as_ref(),
-                _ => None,
-            };
-            if let Some(Place::Local(l)) = place
+            if let Some(l) = s.assigned_local()
                 && let Some(n) = assignments.get_mut(l.0 as usize)
             {
                 *n += 1;

@@ -623,54 +623,9 @@ mod tests {
         );
         let n = r.new.expect("the new version turned");
         // The turned loop computes what the down loop computed.
-        for args in [[0, 0], [1, 3], [5, -2], [-3, 1], [7, 7]] {
-            let run = |p: &Program| {
-                let inputs = crate::interp::Inputs {
-                    args: args
-                        .iter()
-                        .map(|a| crate::value::Value::Int((*a).into()))
-                        .collect(),
-                    globals: Default::default(),
-                    callees: Vec::new(),
-                };
-                crate::interp::execute(
-                    p,
-                    FuncId(0),
-                    &inputs,
-                    crate::ir::Semantics::Math,
-                    Default::default(),
-                    &Default::default(),
-                )
-                .outcome
-            };
-            assert_eq!(run(&new), run(&n), "{args:?}");
-        }
-    }
-
-    /// `f` of both programs agrees on `args` (integer arguments).
-    fn same_outcomes(a: &Program, b: &Program, args: &[&[i64]]) {
-        for args in args {
-            let run = |p: &Program| {
-                let inputs = crate::interp::Inputs {
-                    args: args
-                        .iter()
-                        .map(|a| crate::value::Value::Int((*a).into()))
-                        .collect(),
-                    globals: Default::default(),
-                    callees: Vec::new(),
-                };
-                crate::interp::execute(
-                    p,
-                    FuncId(0),
-                    &inputs,
-                    crate::ir::Semantics::Math,
-                    Default::default(),
-                    &Default::default(),
-                )
-                .outcome
-            };
-            assert_eq!(run(a), run(b), "{args:?}");
-        }
+        let mut inputs = crate::passes::tests::grid();
+        inputs.extend([vec![5, -2], vec![7, 7]]);
+        crate::passes::tests::same_results(&new, &n, FuncId(0), &inputs);
     }
 
     #[test]
@@ -686,7 +641,8 @@ mod tests {
         let r = reversed((&up, FuncId(0)), (&down, FuncId(0)), Words::Unbounded)
             .expect("a conditional reduction");
         let turned = r.new.expect("the down version turned");
-        same_outcomes(&down, &turned, &[&[0], &[1], &[6], &[12], &[-4]]);
+        let inputs: Vec<Vec<i64>> = [0, 1, 6, 12, -4].map(|n| vec![n]).into();
+        crate::passes::tests::same_results(&down, &turned, FuncId(0), &inputs);
     }
 
     #[test]

@@ -26,7 +26,7 @@ fn run(p: &Program, func: FuncId, args: &[i64], semantics: Semantics) -> Executi
 }
 
 /// Every pair of arguments in `-3..5`.
-fn grid() -> Vec<Vec<i64>> {
+pub(super) fn grid() -> Vec<Vec<i64>> {
     (-3..5)
         .flat_map(|a| (-3..5).map(move |b| vec![a, b]))
         .collect()
@@ -34,7 +34,7 @@ fn grid() -> Vec<Vec<i64>> {
 
 /// `before` and `after` run `func` alike on every input of `inputs`
 /// under both semantics, and `after` is valid IR.
-fn same_results(before: &Program, after: &Program, func: FuncId, inputs: &[Vec<i64>]) {
+pub(super) fn same_results(before: &Program, after: &Program, func: FuncId, inputs: &[Vec<i64>]) {
     if let Err(errors) = ir::validate(after) {
         panic!(
             "the pass broke IR invariants: {errors:?}\n{}",
