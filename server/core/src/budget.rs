@@ -12,9 +12,11 @@
 //! budget, then ARDiff with [`ARDIFF`] of the budget (within which
 //! [`ARDIFF_QUERY`] of what is left per query and [`ARDIFF_LOOPS`] for the
 //! loop checker on a bounded proof), then [`LOOPS_AFTER_ARDIFF`] of what is
-//! left for the loop checker, then the full symbolic checker with the rest.
-//! A proof only up to the loop bound is then deepened ([`DEEPENING`] of
-//! what is left, bounds up to [`MAX_LOOP_BOUND`]).
+//! left for the loop checker, then, on a proof only up to the loop bound,
+//! deeper unrolling ([`DEEPER`] of what is left, bounds up to
+//! [`MAX_LOOP_BOUND`]), else the full symbolic checker with the rest. A proof of the loop checker's
+//! that holds where both versions terminate is deepened after the
+//! schedule ([`DEEPENING`] of what is left).
 //! The editor's progressive run (`check/progressive.rs`) first gives `dse`
 //! [`FAST_STAGE`] of the budget.
 
@@ -37,7 +39,7 @@ impl Portion {
     pub fn deadline(self, whole: Duration, deadline: Instant) -> Instant {
         let now = crate::clock::now();
         match self {
-            Portion::OfWhole(share) => now + share.of(whole),
+            Portion::OfWhole(share) => (now + share.of(whole)).min(deadline),
             Portion::OfLeft(share) => now + share.of(deadline.saturating_duration_since(now)),
             Portion::Rest => deadline,
         }
@@ -105,11 +107,18 @@ pub const ARDIFF_QUERY: Share = Share::fraction(0.5).at_least(Duration::from_sec
 /// loop checker itself).
 pub const ARDIFF_LOOPS: Share = Share::fraction(0.3).at_most(Duration::from_secs(3));
 
-/// Deeper unrolling of a proof only up to the loop bound
-/// (`check/deepen.rs`), of what is left after the checker that gave it:
+/// Deeper unrolling (`check/deepen.rs`) of a proof from the loop checker
+/// that holds where both versions terminate, of what is left after it:
 /// capped, since a loop whose trip count is an input spends it all in
 /// vain.
 pub const DEEPENING: Share = Share::fraction(0.5).at_most(Duration::from_secs(2));
+
+/// Deeper unrolling of a proof still only up to the loop bound in the
+/// portfolio, of what is left: most of it, since the full checker would
+/// only ask the same question again; the rest is for what follows a proof
+/// (C's search for inputs on which the old version is undefined), which a
+/// deep query that cannot be decided would otherwise starve.
+pub const DEEPER: Share = Share::fraction(0.75);
 
 /// The deepest loop bound deepening unrolls to: a loop that some input
 /// still runs past it is taken to have an unbounded trip count.
@@ -220,5 +229,19 @@ mod tests {
         assert_eq!(LATER_ALIGNMENT_SPACER.of(s(9_000)), s(2_000));
         assert_eq!(LATER_ALIGNMENT_SPACER.of(s(1_200)), s(1_000));
         assert_eq!(FAST_STAGE.of(s(10_000)), s(1_000));
+    }
+
+    #[test]
+    fn a_portion_never_ends_after_the_schedule() {
+        let now = crate::clock::now();
+        let whole = Duration::from_secs(10);
+        let soon = now + Duration::from_secs(2);
+        let whole_half = Portion::OfWhole(Share::fraction(0.5));
+        assert!(whole_half.deadline(whole, soon) <= soon);
+        let late = now + Duration::from_secs(60);
+        let d = whole_half.deadline(whole, late);
+        assert!(d >= now + Duration::from_secs(5) && d < late);
+        assert!(Portion::OfLeft(Share::fraction(0.5)).deadline(whole, soon) <= soon);
+        assert_eq!(Portion::Rest.deadline(whole, soon), soon);
     }
 }

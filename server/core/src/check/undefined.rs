@@ -44,9 +44,7 @@ impl Checker for Refining {
         }
         if let Verdict::Equivalent(proof) = &mut decision.verdict {
             let whole = Duration::from_millis(options.timeout_ms);
-            let deadline = Portion::OfWhole(UNDEFINED_WITNESS)
-                .deadline(whole, budget.deadline)
-                .min(budget.deadline);
+            let deadline = Portion::OfWhole(UNDEFINED_WITNESS).deadline(whole, budget.deadline);
             let bounded = proof.bounded.is_some();
             if let Some(a) = refinement(pair, options, bounded, deadline) {
                 proof.assumptions.push(a);
