@@ -8,12 +8,16 @@
 //! again if it ran out of time, then the full symbolic checker. For the
 //! others (`PLAIN`): identity, ARDiff (which tests concretely first), the
 //! loop checker on a proof up to the bound, then the full symbolic checker.
+//! In both, a proof still only up to the bound is unrolled deeper
+//! (`deepen::Deeper`) with most of the rest instead: the full checker
+//! would ask the same question at the same bound.
 //!
 //! Every step goes through [`Checker::check`] with its own [`Budget`]; the
 //! statement matching is built once per pair (`MethodPair::context`).
 //! The verdict names what decided it.
 
 use super::abstracted::{AbstractingChecker, Stages, pair_context};
+use super::deepen::Deeper;
 use super::loops::LoopsChecker;
 use super::query::bodies;
 use super::symbolic::SymbolicChecker;
@@ -21,7 +25,7 @@ use super::testing::TestingChecker;
 use super::{
     Budget, Checker, Decider, Decision, MethodPair, Options, Proof, Unknown, UnknownReason, Verdict,
 };
-use crate::budget::{ARDIFF, FIRST_LOOPS, LOOPS_AFTER_ARDIFF, Portion};
+use crate::budget::{ARDIFF, DEEPER, FIRST_LOOPS, LOOPS_AFTER_ARDIFF, Portion};
 use std::time::Duration;
 
 pub struct PortfolioChecker;
@@ -49,6 +53,9 @@ enum Run {
     Ardiff { testing: bool },
     /// The full symbolic checker, without concrete tests (they ran).
     Symbolic,
+    /// Both versions unrolled deeper than the loop bound, until no input
+    /// runs a loop past the depth.
+    Deeper,
 }
 
 impl Run {
@@ -62,6 +69,7 @@ impl Run {
                 loop_checker: false,
             })),
             Run::Symbolic => Box::new(SymbolicChecker { testing: false }),
+            Run::Deeper => Box::new(Deeper),
         }
     }
 }
@@ -76,6 +84,9 @@ enum When {
     /// A stronger checker may still improve the answer so far (see
     /// [`improvable`]), and time is left.
     Improvable,
+    /// The answer so far is a proof only up to the loop bound, and time is
+    /// left.
+    Bounded,
 }
 
 /// What the schedule takes of a step's decision.
@@ -89,7 +100,8 @@ enum Take {
     Proof,
     /// It becomes the answer so far; a conclusive one ends the schedule.
     Answer,
-    /// It replaces the answer so far when [`stronger`].
+    /// It replaces the answer so far when [`stronger`]; a conclusive one
+    /// ends the schedule.
     Stronger,
 }
 
@@ -128,6 +140,12 @@ const LOOPS_FIRST: &[Step] = &[
         Take::Proof,
     ),
     step(
+        Run::Deeper,
+        Portion::OfLeft(DEEPER),
+        When::Bounded,
+        Take::Stronger,
+    ),
+    step(
         Run::Symbolic,
         Portion::Rest,
         When::Improvable,
@@ -153,6 +171,12 @@ const PLAIN: &[Step] = &[
         Portion::OfLeft(LOOPS_AFTER_ARDIFF),
         When::Undecided,
         Take::Proof,
+    ),
+    step(
+        Run::Deeper,
+        Portion::OfLeft(DEEPER),
+        When::Bounded,
+        Take::Stronger,
     ),
     step(
         Run::Symbolic,
@@ -210,6 +234,11 @@ fn run_schedule(
             When::Improvable => {
                 answer.as_ref().is_none_or(improvable) && !crate::cancel::expired(deadline)
             }
+            When::Bounded => {
+                answer.as_ref().is_some_and(
+                    |a| matches!(&a.verdict, Verdict::Equivalent(p) if p.bounded.is_some()),
+                ) && !crate::cancel::expired(deadline)
+            }
         };
         if !runs {
             continue;
@@ -244,10 +273,14 @@ fn run_schedule(
                     .as_ref()
                     .is_none_or(|a| stronger(&decision.verdict, &a.verdict));
                 if better {
-                    answer = Some(Decision {
+                    let decision = Decision {
                         abstraction: answer.and_then(|a| a.abstraction),
                         ..decision
-                    });
+                    };
+                    if decision.verdict.is_conclusive() {
+                        return decision;
+                    }
+                    answer = Some(decision);
                 }
             }
         }
@@ -270,7 +303,8 @@ fn is_timeout(v: &Verdict) -> bool {
 /// Whether the full checker may still do better than `answer`: undecided
 /// (unless ARDiff's last query had nothing abstracted and was not cut
 /// short — the full checker would ask the same question again), or proved
-/// only up to the bound.
+/// only up to the bound with code still abstracted (with nothing
+/// abstracted, the full checker at the same bound asks the same question).
 fn improvable(answer: &Decision) -> bool {
     let same_question = answer
         .abstraction
@@ -279,7 +313,7 @@ fn improvable(answer: &Decision) -> bool {
     match &answer.verdict {
         Verdict::Unknown(u) if same_question => matches!(u.reason, UnknownReason::Timeout { .. }),
         Verdict::Unknown(u) => !u.reason.is_unsupported(),
-        Verdict::Equivalent(p) => p.bounded.is_some(),
+        Verdict::Equivalent(p) => p.bounded.is_some() && !same_question,
         Verdict::NotEquivalent(_) => false,
     }
 }
