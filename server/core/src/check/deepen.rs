@@ -18,8 +18,8 @@
 //! else is an unknown, which a schedule never takes over a bounded proof.
 //!
 //! The portfolio runs [`Deeper`] as a step of its own on a proof still up
-//! to the bound, with the rest of the budget, instead of the full checker
-//! at the same bound. [`Deepening`] wraps a checker whose proof may hold only
+//! to the bound, with most of what is left (`budget::DEEPER`), instead of
+//! the full checker at the same bound. [`Deepening`] wraps a checker whose proof may hold only
 //! where both versions terminate (the loop checker's): a loop whose trip
 //! count is bounded terminates, so deeper unrolling can complete it too,
 //! within a capped share (`budget::DEEPENING`) of what is left.
