@@ -14,9 +14,9 @@
 //! loop checker on a bounded proof), then [`LOOPS_AFTER_ARDIFF`] of what is
 //! left for the loop checker, then, on a proof only up to the loop bound,
 //! deeper unrolling ([`DEEPER`] of what is left, bounds up to
-//! [`MAX_LOOP_BOUND`]), else the full symbolic checker with the rest. A proof of the loop checker's
-//! that holds where both versions terminate is deepened after the
-//! schedule ([`DEEPENING`] of what is left).
+//! [`MAX_LOOP_BOUND`]), else the full symbolic checker with the rest. A
+//! proof of the loop checker's that holds where both versions terminate
+//! is deepened after the schedule ([`DEEPENING`] of what is left).
 //! The editor's progressive run (`check/progressive.rs`) first gives `dse`
 //! [`FAST_STAGE`] of the budget.
 
