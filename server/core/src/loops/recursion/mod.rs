@@ -432,6 +432,11 @@ impl System {
             )));
         }
         let (ack_hyps, ack_results) = ackermann(base.applications);
+        let exact: Vec<Bool> = base
+            .applications
+            .iter()
+            .filter_map(crate::symbolic::ops::interpretation)
+            .collect();
         // Products, quotients and remainders are exact operations the
         // encoding chose to abstract (`Ufs::abstracts_nonlinear`): no
         // assumption about them.
@@ -496,7 +501,7 @@ impl System {
                 variants = next;
             }
             for (parts, apps) in variants {
-                self.emit(&vars, parts, apps, base.head.clone());
+                self.emit(&vars, parts, apps, base.head.clone(), &exact);
             }
         }
         Ok(())
@@ -511,6 +516,7 @@ impl System {
         parts: Vec<Bool>,
         apps: Vec<Application>,
         head: Option<Application>,
+        exact: &[Bool],
     ) {
         // Simplified: the comparison of empty print logs (constant arrays)
         // disappears, and Spacer works in arithmetic alone.
@@ -523,6 +529,7 @@ impl System {
             body,
             apps,
             head,
+            exact: exact.to_vec(),
         });
     }
 
@@ -610,6 +617,13 @@ pub struct HornClause {
     pub body: Bool,
     pub apps: Vec<Application>,
     pub head: Option<Application>,
+    /// The exact meaning of the body's abstracted products, quotients and
+    /// remainders (`r = a·b`, see [`interpretation`]): true of every run,
+    /// so the candidate checks of `summaries.rs`, which are plain SMT
+    /// queries, assume them; Spacer's rules leave them out (it rarely finds
+    /// an invariant through nonlinear arithmetic, and "equal operands,
+    /// equal results" is what most proofs need).
+    pub exact: Vec<Bool>,
 }
 
 impl HornClause {
@@ -883,6 +897,7 @@ fn add_product_query(
         body: differs,
         apps: vec![(relation, r.params.clone())],
         head: None,
+        exact: Vec::new(),
     };
     system.clauses.push(query);
     Ok(())
@@ -1325,6 +1340,26 @@ mod tests {
         check(new, old).expect("a proof by unfolding the new version");
         let wrong = new.replace("return 1;", "return 2;");
         check(old, &wrong).expect_err("no proof of a wrong base case");
+    }
+
+    #[test]
+    fn couples_products_through_their_exact_meaning() {
+        // The unfolded body multiplies `b * (b * r)`, the other `(b * b) *
+        // r`: equal only by the products' meaning, which the candidate
+        // checks assume (Spacer sees the products abstracted).
+        let old = "long f(long b, int e) { if (e <= 0) { return 1; } return b * f(b, e - 1); }";
+        let new = "long f(long b, int e) { if (e <= 0) { return 1; } if (e == 1) { return b; } \
+                   return b * b * f(b, e - 2); }";
+        check(old, new).expect("a proof through the products' meaning");
+        // A base value of 1 of one version's own summary (`e < 2 → 1`).
+        let old = "long f(int n) { if (n < 2) { return 1; } return n * f(n - 1); }";
+        let new =
+            "long f(int n) { if (n < 2) { return 1; } return (long) n * (n - 1) * f(n - 2); }";
+        check(old, new).expect("a factorial two factors per call");
+        let short = "long f(long b, int e) { if (e <= 0) { return 1; } if (e == 1) { return b; } \
+                     return b * f(b, e - 2); }";
+        let old = "long f(long b, int e) { if (e <= 0) { return 1; } return b * f(b, e - 1); }";
+        check(old, short).expect_err("no proof with a factor missing");
     }
 
     #[test]

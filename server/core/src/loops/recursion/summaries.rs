@@ -8,15 +8,23 @@
 //! guards with a linear result: `x > 0 → result = x`, `i = 0 → result = j`,
 //! `result = i + j`. This module guesses those (conditions: the guards of
 //! the recursive calls in either version, and their negations; results: a
-//! parameter, a sum of two, zero; `=`, `≤`, `≥`) and keeps the largest
-//! subset that is inductive over the clauses. If that subset makes every
-//! query clause unsatisfiable, it is a model of the clauses: a proof.
+//! parameter, a sum of two, zero, one, minus one; `=`, `≤`, `≥`) and keeps
+//! the largest subset that is inductive over the clauses. If that subset
+//! makes every query clause unsatisfiable, it is a model of the clauses: a
+//! proof.
+//!
+//! The checks are plain SMT queries, so unlike Spacer they can reason
+//! through the products the encoding abstracts: each assumes its clause's
+//! exact meanings ([`HornClause::exact`], `r = a·b`), which is what makes
+//! `old.result = new.result` inductive between `b * (b * r)` and
+//! `(b * b) * r`.
 //!
 //! *Invariants:* every candidate is checked against every clause that
 //! defines its relation, with all candidates of the relations in the body
-//! assumed; a candidate is only ever dropped (a model falsified it), so
-//! the loop ends. Z3 terms are built, substituted and evaluated, never
-//! classified.
+//! and the clause's exact meanings assumed (facts of every run, so a
+//! surviving set is a model of the clauses as the versions mean them); a
+//! candidate is only ever dropped (a model falsified it), so the loop
+//! ends. Z3 terms are built, substituted and evaluated, never classified.
 
 use super::encode::Relation;
 use super::{Guard, HornClause};
@@ -220,6 +228,9 @@ fn limit(until: Instant, cap: Duration) -> crate::clock::Limit {
 /// applies.
 fn assume(solver: &Solver, clause: &HornClause, relations: &[Relation], cands: &[Candidates]) {
     solver.assert(&clause.body);
+    for fact in &clause.exact {
+        solver.assert(fact);
+    }
     for (j, args) in &clause.apps {
         let (Some(c), Some(r)) = (cands.get(*j), relations.get(*j)) else {
             continue;
@@ -318,6 +329,11 @@ fn candidates(relation: &Relation, results: usize, guards: &[Guard]) -> Vec<(Boo
                 for atom in [r.ge(t), r.le(t)] {
                     out.push((case.implies(&atom), Kind::Bound));
                 }
+            }
+            // The base values of products and searches: `n < 2 → fact = 1`,
+            // `i = n → find = -1`.
+            for c in [1, -1] {
+                out.push((case.implies(r.eq(&r.constant(c))), Kind::Equality));
             }
         }
     }
@@ -442,6 +458,7 @@ mod tests {
         let guard = a.gt(Int::from_i64(0));
         let clauses = vec![
             HornClause {
+                exact: vec![],
                 vars: vec![],
                 body: guard.not(),
                 apps: vec![],
@@ -451,6 +468,7 @@ mod tests {
                 )),
             },
             HornClause {
+                exact: vec![],
                 vars: vec![],
                 body: guard.clone(),
                 apps: vec![(
@@ -463,6 +481,7 @@ mod tests {
                 )),
             },
             HornClause {
+                exact: vec![],
                 vars: vec![],
                 body: Bool::and(&[x.gt(Int::from_i64(0)), r.eq(&x + bad_result).not()]),
                 apps: vec![(0, vec![Dynamic::from_ast(&x), Dynamic::from_ast(&r)])],
