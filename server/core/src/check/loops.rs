@@ -2,7 +2,9 @@
 //! lockstep, by a relational invariant found with Z3's CHC engine
 //! (`crate::loops`); for pairs with recursion, by summaries of the
 //! recursive functions (`crate::loops::recursion`, equivalence where both
-//! versions terminate).
+//! versions terminate), after trying, with half of the time, an entry that
+//! is a linear recursion as the loop that computes it
+//! (`crate::passes::climb`), in lockstep.
 //!
 //! It proves or says why not; it never refutes (a satisfiable CHC query
 //! only says that no lockstep invariant exists). Counterexamples are the
@@ -165,6 +167,21 @@ pub(crate) fn prove(pair: &MethodPair<'_>, options: &Options, deadline: Instant)
         new_rewritten.as_ref().unwrap_or(pair.new_program),
         new_entry,
     );
+    // A linear recursion against a loop or another recursion: first as
+    // the loop that computes it, with half of the time (an invariant over
+    // the accumulators, where the recursion rule would need a nonlinear
+    // summary), then by the recursion rule.
+    let deadline = if recursive {
+        let half =
+            crate::clock::now() + deadline.saturating_duration_since(crate::clock::now()) / 2;
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| climbed(ops, pair, half))) {
+            Ok(Some(proof)) => return Verdict::Equivalent(proof),
+            Ok(None) => deadline,
+            Err(_) => deadline,
+        }
+    } else {
+        deadline
+    };
     let run = || {
         if recursive {
             // Recursion: summaries of the recursive functions (partial
@@ -211,6 +228,56 @@ pub(crate) fn prove(pair: &MethodPair<'_>, options: &Options, deadline: Instant)
     }
 }
 
+/// The proof by lockstep of the versions with each entry that is a linear
+/// recursion (and reaches no other) replaced by the loop that computes it
+/// (`passes/climb.rs`), by `deadline`; `None` when no entry is of that
+/// shape, another recursion remains, or no invariant was found.
+fn climbed(ops: Ops, pair: &MethodPair<'_>, deadline: Instant) -> Option<Proof> {
+    let wraps = ops.machine() && !ops.overflow_undefined();
+    let side = |p: &crate::ir::Program, f: FuncId| -> Option<Option<crate::ir::Program>> {
+        let rec = crate::loops::recursion::recursive_functions(p, f);
+        if rec.is_empty() {
+            return Some(None);
+        }
+        if rec.len() != 1 || !rec.contains(&f) {
+            return None;
+        }
+        crate::passes::climb::climbed(p, f, wraps).map(Some)
+    };
+    let (o, n) = (
+        side(pair.old_program, pair.old)?,
+        side(pair.new_program, pair.new)?,
+    );
+    if o.is_none() && n.is_none() {
+        return None;
+    }
+    let mut notes = vec![crate::verdict::Assumption::UnboundedRecursion];
+    for (version, program, entry, climbed) in [
+        ("old", pair.old_program, pair.old, &o),
+        ("new", pair.new_program, pair.new, &n),
+    ] {
+        if climbed.is_some() {
+            notes.push(crate::verdict::Assumption::RecursionAsLoop {
+                version,
+                function: program.function(entry).name.clone(),
+            });
+        }
+    }
+    let old = (o.as_ref().unwrap_or(pair.old_program), pair.old);
+    let new = (n.as_ref().unwrap_or(pair.new_program), pair.new);
+    let p = crate::loops::prove_lockstep(ops, old, new, deadline).ok()?;
+    let mut assumptions = notes;
+    assumptions.extend(p.assumptions);
+    Some(Proof {
+        bounded: None,
+        unrolled: None,
+        assumptions,
+        invariants: p.invariants,
+        partial: p.partial,
+        summaries: Vec::new(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::{CheckerKind, Selection, check_sources};
@@ -249,7 +316,9 @@ mod tests {
             "{:?}",
             p.assumptions
         );
-        assert!(!p.summaries.is_empty());
+        // The recursion compared as the loop that computes it, against the
+        // closed form: the loop alone, where it terminates.
+        assert!(!p.summaries.is_empty() || !p.invariants.is_empty(), "{p:?}");
     }
 
     fn verdict(old: &str, new: &str) -> Verdict {
@@ -291,6 +360,30 @@ mod tests {
             "int f(int n) { if (n <= 0) { return 0; } return n + f(n - 1); }",
         );
         assert!(p.partial, "{p:?}");
+    }
+
+    #[test]
+    fn a_linear_recursion_against_a_loop_counting_up_is_compared_as_a_loop() {
+        // No coupling: the recursion steps `e` down, the loop `i` up, and
+        // `loop(r, i) = r * f(e - i)` is not linear. As the loop from its
+        // base case up, the recursion runs in lockstep with `acc = r`.
+        let recursive =
+            "long f(long b, int e) { if (e <= 0) { return 1; } return b * f(b, e - 1); }";
+        let looping = "long f(long b, int e) { long r = 1; for (int i = 0; i < e; i++) { r *= b; } return r; }";
+        for (old, new) in [(recursive, looping), (looping, recursive)] {
+            let p = proof(old, new);
+            assert!(!p.partial && p.bounded.is_none(), "{p:?}");
+            assert!(
+                p.assumptions
+                    .iter()
+                    .any(|a| matches!(a, crate::check::Assumption::RecursionAsLoop { .. })),
+                "{:?}",
+                p.assumptions
+            );
+        }
+        let once_more = looping.replace("i < e", "i <= e");
+        let v = verdict(recursive, &once_more);
+        assert!(!matches!(v, Verdict::Equivalent(_)), "{v:?}");
     }
 
     #[test]

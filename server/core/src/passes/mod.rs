@@ -13,12 +13,14 @@
 //! - `reverse`: a down-counting reduction loop turned around to match the
 //!   other version's up-counting one.
 //! - `tail`: loops of callees as tail-recursive functions.
+//! - `climb`: a linear recursion as the loop from its base case up.
 //!
-//! The last five put a version in the shape the lockstep encoding
+//! The last six put a version in the shape the lockstep encoding
 //! (`loops::lockstep`) takes; they refuse, by returning the input
 //! unchanged (`None`/`false`) or naming the construct, anything outside
 //! the pattern they prove exact.
 
+pub mod climb;
 pub mod constant_locals;
 pub mod constants;
 pub mod hoist;

@@ -4,7 +4,7 @@
 //! printed text); the rewritten program must keep the IR's invariants.
 //! The passes' own tests check their shapes.
 
-use super::{constant_locals, constants, hoist, jumps, reverse, tail};
+use super::{climb, constant_locals, constants, hoist, jumps, reverse, tail};
 use crate::interp::{self, Execution, Inputs, Limits, Outcome};
 use crate::ir::{self, FuncId, Lang, Program, Semantics};
 use crate::value::Value;
@@ -161,4 +161,106 @@ fn tail_keeps_results() {
         .expect("encodable")
         .expect("a callee loop");
     same_results(&before, &after, entry, &grid());
+}
+
+#[test]
+fn climb_keeps_results() {
+    let one = |src: &str| {
+        let p = java(src);
+        let f = p.find("f").next().map(|(id, _)| id).expect("f");
+        (p, f)
+    };
+    let singles: Vec<Vec<i64>> = (-4..9).map(|n| vec![n]).collect();
+    for (src, inputs) in [
+        // A product, the bound a literal ray.
+        (
+            "static long f(long b, int e) { if (e <= 0) { return 1; } return b * f(b, e - 1); }",
+            grid(),
+        ),
+        // The ternary form: the `return` after the `if` joins both branches.
+        (
+            "static int f(int n) { return n <= 0 ? 0 : n + f(n - 1); }",
+            singles.clone(),
+        ),
+        // Points above the ray, a local and a print on the way up.
+        (
+            "static int f(int n) { if (n < 1) { return 0; } if (n == 3) { return 7; } \
+             if (n == 5) { int z = n * 2; return z; } int r = f(n - 1); int w = r * 2 + n; \
+             System.out.println(w); return w - n; }",
+            singles.clone(),
+        ),
+        // A bound that is a parameter, the recursion in the `then` branch.
+        (
+            "static long f(int lo, int hi) { if (hi >= lo) { return (long) hi * f(lo, hi - 1); } \
+             return 1; }",
+            grid(),
+        ),
+        // Recursing upwards, the bound a parameter (strict: not wrapping).
+        (
+            "static int f(int i, int n) { if (i > n) { return 0; } return i * i + f(i + 1, n); }",
+            grid(),
+        ),
+        // Upwards, a literal ray with a point below it.
+        (
+            "static int f(int i) { if (i >= 6) { return 1; } if (i == 2) { return 5; } \
+             return 2 * f(i + 1) - i; }",
+            singles.clone(),
+        ),
+        // A fault on the way up: the division faults at the same level.
+        (
+            "static int f(int n, int d) { if (n <= d) { return 100; } return f(n - 1, d) / (n - 2); }",
+            grid(),
+        ),
+    ] {
+        let (before, f) = one(src);
+        let after = climb::climbed(&before, f, false).unwrap_or_else(|| panic!("climbed: {src}"));
+        same_results(&before, &after, f, &inputs);
+    }
+    // C spills the left operand before the call (`tmp = b;`).
+    let before = crate::lang::lower_unfolded(
+        Lang::C,
+        "long f(long b, int e) { if (e <= 0) return 1; return b * f(b, e - 1); }",
+    );
+    let after = climb::climbed(&before, FuncId(0), false).expect("climbed past the spill");
+    same_results(&before, &after, FuncId(0), &grid());
+}
+
+#[test]
+fn climb_refuses_what_is_not_a_linear_recursion_by_one() {
+    for src in [
+        // Two calls per level.
+        "static int f(int n) { if (n <= 1) { return n; } return f(n - 1) + f(n - 2); }",
+        // Upwards with only a ray below: the ascent never stops.
+        "static int f(int i) { if (i <= 0) { return 0; } return 1 + f(i + 1); }",
+        // A stride of two.
+        "static int f(int n) { if (n <= 0) { return 0; } return n + f(n - 2); }",
+        // A parameter assigned.
+        "static int f(int n) { if (n <= 0) { return 0; } n = n - 1; return 1 + f(n); }",
+        // No base ray below: `n == 0` is never reached from below.
+        "static int f(int n) { if (n == 0) { return 0; } return 1 + f(n - 1); }",
+        // Work before the call (it would run on the way down).
+        "static int f(int n, int[] a) { if (n <= 0) { return 0; } int x = a[n]; \
+         return x + f(n - 1, a); }",
+        // A second argument that changes.
+        "static int f(int n, int s) { if (n <= 0) { return s; } return f(n - 1, s + n); }",
+    ] {
+        let p = java(src);
+        let f = p.find("f").next().map(|(id, _)| id).expect("f");
+        assert!(climb::climbed(&p, f, false).is_none(), "climbed: {src}");
+    }
+    // A local read before its level writes it (C): a fresh frame's value
+    // in the recursion, the level below's in a loop.
+    let p = crate::lang::lower_unfolded(
+        Lang::C,
+        "int f(int n) { int z; if (n <= 0) return 0; int r = f(n - 1); z = z + r; return z; }",
+    );
+    assert!(climb::climbed(&p, FuncId(0), false).is_none());
+    // `hi < lo` is `hi <= lo - 1` only where `lo - 1` cannot wrap.
+    let p = java(
+        "static int f(int lo, int hi) { if (hi < lo) { return 0; } return 1 + f(lo, hi - 1); }",
+    );
+    let f = p.find("f").next().map(|(id, _)| id).expect("f");
+    assert!(climb::climbed(&p, f, true).is_none());
+    let after = climb::climbed(&p, f, false).expect("climbed without wrapping");
+    same_results(&p, &after, f, &grid());
 }

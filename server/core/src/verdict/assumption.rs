@@ -45,6 +45,13 @@ pub enum Assumption {
     /// the other counts up over, adding terms of the index only: it is
     /// compared run upwards.
     LoopReversed { version: &'static str, line: u32 },
+    /// The method `function` of one version recurses once per call, one
+    /// parameter down by one: it is compared as the loop that computes it
+    /// (its base case, then each level from the bottom up).
+    RecursionAsLoop {
+        version: &'static str,
+        function: String,
+    },
     /// A field whose initialiser is evaluated in one version only has the
     /// same initial value in both.
     SameInitialValue(String),
@@ -124,6 +131,11 @@ impl fmt::Display for Assumption {
                 "the {version} loop at line {line} counts down over the index set the other \
                  counts up over and only adds terms of the index: run upwards (a sum does not \
                  depend on the order of its terms)"
+            ),
+            Assumption::RecursionAsLoop { version, function } => write!(
+                f,
+                "the recursion of {function} ({version} version) is compared as the loop that \
+                 computes it: its base case, then each call's level from the bottom up"
             ),
             Assumption::SameInitialValue(name) => write!(
                 f,

@@ -1,0 +1,651 @@
+//! A linear recursion as the loop that computes it, from its base case up.
+//!
+//! A method that recurses once per call on its own parameter minus one
+//! (or plus one: everything below mirrored), every other argument passed
+//! on unchanged,
+//!
+//! ```text
+//! T f(…, n, …) { if (c1(n)) { B1; return e1; } …  t = f(…, n - 1, …); Q; return E; }
+//! ```
+//!
+//! descends `n, n - 1, …` to the first value `m0` at which a base guard
+//! holds, evaluates that base case there, and then, returning, applies
+//! `Q; return E` once per level from `m0 + 1` up to `n`, each with the
+//! result of the level below as `t`. The loop
+//!
+//! ```text
+//! m = m0(n); if (c1(m)) { B1; acc = e1; } else …;
+//! while (m < n) { m = m + 1; t = acc; Q[n := m]; acc = E[n := m]; }
+//! return acc;
+//! ```
+//!
+//! runs the same statements in the same order — the base case once, then
+//! the levels bottom-up — so it has the same outcome, output, fault and
+//! final state. What the recursion evaluates on the way down is only the
+//! guards (which cannot fault: comparisons of `n` with literals and
+//! parameters), operands spilled before the call (parameters and
+//! literals, which have the same value when the climb evaluates them
+//! again) and the argument `n - 1`, which the climb never needs:
+//! `m0` is computed in closed form from the guards. For a base guard
+//! `n <= c` the descent stops at `n` itself when it holds and at `c`
+//! otherwise (a step of one cannot pass it); `n < c` is `n <= c - 1`; a
+//! guard `n == p` with `p` a literal above the ray stops the descent at
+//! `p` when `n ≥ p`. (Recursing on `n + 1`: the rays `n >= c`, `n > c`,
+//! points below them, and the climb counts down.) So `m0 ≤ n` always and the climb `m < n` ends at
+//! `n`, with no overflow (`m + 1 ≤ n`). Where the recursion does not end
+//! (no base guard ever holds) there is no ray, and the pass refuses.
+//!
+//! Then a pair of a recursion and a loop (or of two recursions) is a pair
+//! of loops, which the lockstep encoding relates by an invariant — over
+//! the two accumulators, typically `acc = r`, where the recursion rule
+//! would need `loop(r, i) = r · f(n - i)`, a nonlinear summary.
+//!
+//! *Invariants:* only a body of that shape — base cases as `if`s whose
+//! taken branch ends in its only `return`, a code after an `if` whose
+//! branches do not both return copied into them, then the one recursive
+//! call, after spills only, followed by statements that
+//! do not return or recurse and a final `return`; no loop, label, jump or
+//! exception anywhere; no parameter assigned; each level reads only
+//! locals it wrote before (the climb's levels share a frame); `c - 1` of a non-literal
+//! bound only where integers do not wrap (`c` may be the least value).
+//! Anything else leaves the program unchanged (`None`).
+
+use crate::ir::{
+    BinOp, Block, Expr, ExprKind, FuncId, Function, Local, LocalId, LocalKind, LoopKind, Place,
+    Program, Stmt, StmtKind, Type, UnOp,
+};
+
+/// Base cases at most (guards and blocks).
+const MAX_BASES: usize = 4;
+
+/// `program` with `func`'s linear recursion replaced by its climb, or
+/// `None` when `func` is not of that shape. `wraps`: integers wrap
+/// (Java, or C with `-fwrapv`, under `machine`).
+pub fn climbed(program: &Program, func: FuncId, wraps: bool) -> Option<Program> {
+    let f = program.function(func).body.as_ref().ok()?;
+    let climbed = climb(f, func, wraps)?;
+    let mut p = program.clone();
+    p.functions.get_mut(func.0 as usize)?.body = Ok(climbed);
+    Some(p)
+}
+
+/// A base case: its guard and its block, whose last statement is its only
+/// `return`.
+struct Base {
+    guard: Expr,
+    block: Block,
+}
+
+fn climb(f: &Function, func: FuncId, wraps: bool) -> Option<Function> {
+    let forbidden = |s: &Stmt| {
+        matches!(
+            s.kind,
+            StmtKind::Loop { .. }
+                | StmtKind::Labeled { .. }
+                | StmtKind::Break(_)
+                | StmtKind::Continue(_)
+                | StmtKind::Throw(_)
+                | StmtKind::Try { .. }
+        ) || f.params.iter().any(|&p| s.assigns_local(p))
+    };
+    if crate::ir::any_stmt(&f.body, &mut |s| forbidden(s)) {
+        return None;
+    }
+    let (bases, rec) = chain(flat(&f.body), func)?;
+    if bases.is_empty() || bases.len() > MAX_BASES {
+        return None;
+    }
+    // The recursive rest: operands spilled before the call (`tmp = b;`,
+    // evaluated again on the way up, where they have the same value), the
+    // call, then code that neither returns nor recurses, then the return.
+    let spilled = rec.iter().take_while(|s| spill(f, s).is_some()).count();
+    let (pre, rec) = rec.split_at(spilled);
+    let (call, rest) = rec.split_first()?;
+    let StmtKind::Call {
+        dest: Some(Place::Local(t)),
+        func: callee,
+        args,
+    } = &call.kind
+    else {
+        return None;
+    };
+    if *callee != func || args.len() != f.params.len() {
+        return None;
+    }
+    let (ret, middle) = rest.split_last()?;
+    let StmtKind::Return(Some(result)) = &ret.kind else {
+        return None;
+    };
+    if middle.iter().any(|s| returns(s) || calls(s, func)) {
+        return None;
+    }
+    // Each level reads only what it wrote itself: on the way up the
+    // levels share one frame, so a local read before it is written would
+    // see the level below's value instead of a fresh frame's.
+    let mut written: Vec<LocalId> = f.params.clone();
+    for s in pre.iter().chain(std::iter::once(call)).chain(middle) {
+        if !reads_only(s, &written) {
+            return None;
+        }
+        written.extend(s.assigned_local());
+    }
+    if !reads_only(ret, &written) {
+        return None;
+    }
+    let (k, up) = stepped(f, args)?;
+    let n = f.params[k];
+    if f.params.contains(t) {
+        return None;
+    }
+    let start = start(f, n, &bases, up, wraps)?;
+
+    let mut out = f.clone();
+    let ty = f.local(n).ty.clone();
+    let span = f.span;
+    let m = push_local(&mut out, &format!("{}$level", f.local(n).name), ty.clone());
+    let acc = push_local(&mut out, "$acc", f.ret.clone());
+    let read = |l: LocalId, ty: &Type| Expr {
+        kind: ExprKind::Local(l),
+        ty: ty.clone(),
+        span,
+    };
+    let at_m = |e: &Expr| renamed(e, n, m);
+    let mut body: Block = vec![assign(m, start, span)];
+    // The base cases at `m0`: the first guard that holds picks one, as in
+    // the recursion's last call.
+    let mut chain_stmt: Option<Stmt> = None;
+    for (i, base) in bases.iter().enumerate().rev() {
+        let (last, stmts) = base.block.split_last()?;
+        let StmtKind::Return(Some(value)) = &last.kind else {
+            return None;
+        };
+        let mut block: Block = stmts.iter().map(|s| renamed_stmt(s, n, m)).collect();
+        block.push(assign(acc, at_m(value), last.span));
+        chain_stmt = Some(match chain_stmt {
+            // The last base case is the `else`: one of the guards holds.
+            None if i + 1 == bases.len() => Stmt {
+                kind: StmtKind::Block(block),
+                span,
+            },
+            other => Stmt {
+                kind: StmtKind::If {
+                    cond: at_m(&base.guard),
+                    then_branch: block,
+                    else_branch: other.into_iter().collect(),
+                },
+                span,
+            },
+        });
+    }
+    body.extend(chain_stmt);
+    // The climb: one level per iteration, the level below's result as `t`.
+    let one = Expr {
+        kind: ExprKind::IntLit(1),
+        ty: ty.clone(),
+        span,
+    };
+    let mut step: Block = vec![assign(
+        m,
+        Expr {
+            kind: ExprKind::Binary(
+                if up { BinOp::Sub } else { BinOp::Add },
+                Box::new(read(m, &ty)),
+                Box::new(one),
+            ),
+            ty: ty.clone(),
+            span,
+        },
+        span,
+    )];
+    step.extend(pre.iter().map(|s| renamed_stmt(s, n, m)));
+    step.push(assign(*t, read(acc, &f.ret), call.span));
+    step.extend(middle.iter().map(|s| renamed_stmt(s, n, m)));
+    step.push(assign(acc, at_m(result), ret.span));
+    body.push(Stmt {
+        kind: StmtKind::Loop {
+            label: crate::ir::LabelId(0),
+            kind: LoopKind::While,
+            cond: Expr {
+                kind: ExprKind::Binary(
+                    if up { BinOp::Gt } else { BinOp::Lt },
+                    Box::new(read(m, &ty)),
+                    Box::new(read(n, &ty)),
+                ),
+                ty: Type::Bool,
+                span,
+            },
+            body: step,
+            step: Vec::new(),
+        },
+        span,
+    });
+    body.push(Stmt {
+        kind: StmtKind::Return(Some(read(acc, &f.ret))),
+        span: ret.span,
+    });
+    out.body = body;
+    Some(out)
+}
+
+/// Whether `s` (nested statements included) reads no local but those of
+/// `written`, and writes only locals outside it or assigns them first.
+fn reads_only(s: &Stmt, written: &[LocalId]) -> bool {
+    let mut ok = true;
+    let mut check = |e: &Expr| {
+        e.walk(&mut |e| {
+            if let ExprKind::Local(l) = e.kind
+                && !written.contains(&l)
+            {
+                ok = false;
+            }
+        })
+    };
+    for e in s.exprs() {
+        check(e);
+    }
+    // Nested blocks: conservatively, no local they write counts as written
+    // for the reads after them in the same block.
+    for b in s.child_blocks() {
+        let mut inner = written.to_vec();
+        for t in b {
+            if !reads_only(t, &inner) {
+                return false;
+            }
+            inner.extend(t.assigned_local());
+        }
+    }
+    ok
+}
+
+/// The local a statement `x = v` spills an operand into, where `v` reads
+/// only parameters (never assigned) and literals through casts: it cannot
+/// fault and has the same value wherever it is evaluated at one level.
+fn spill(f: &Function, s: &Stmt) -> Option<LocalId> {
+    fn plain(f: &Function, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::IntLit(_) | ExprKind::BoolLit(_) => true,
+            ExprKind::Local(l) => f.params.contains(l),
+            ExprKind::Cast(a) => plain(f, a),
+            _ => false,
+        }
+    }
+    match &s.kind {
+        StmtKind::Assign {
+            place: Place::Local(x),
+            value,
+        } if !f.params.contains(x) && plain(f, value) => Some(*x),
+        _ => None,
+    }
+}
+
+/// The body with nested blocks spliced in (locals are function-wide).
+fn flat(body: &[Stmt]) -> Block {
+    let mut out = Vec::new();
+    for s in body {
+        match &s.kind {
+            StmtKind::Block(b) => out.extend(flat(b)),
+            _ => out.push(s.clone()),
+        }
+    }
+    out
+}
+
+/// The base cases in order and the recursive rest, or `None`.
+fn chain(mut rest: Block, func: FuncId) -> Option<(Vec<Base>, Block)> {
+    let mut bases = Vec::new();
+    let mut copied = false;
+    loop {
+        let first = rest.first()?;
+        let StmtKind::If {
+            cond,
+            then_branch,
+            else_branch,
+        } = &first.kind
+        else {
+            return Some((bases, rest));
+        };
+        let (then_branch, else_branch) = (flat(then_branch), flat(else_branch));
+        let tail = &rest[1..];
+        let recursive = |b: &[Stmt]| b.iter().any(|s| calls(s, func));
+        if !recursive(&then_branch) && ends_in_return(&then_branch) {
+            bases.push(Base {
+                guard: cond.clone(),
+                block: then_branch,
+            });
+            rest = else_branch
+                .into_iter()
+                .chain(tail.iter().cloned())
+                .collect();
+        } else if !else_branch.is_empty()
+            && !recursive(&else_branch)
+            && ends_in_return(&else_branch)
+        {
+            bases.push(Base {
+                guard: negated(cond),
+                block: else_branch,
+            });
+            rest = then_branch
+                .into_iter()
+                .chain(tail.iter().cloned())
+                .collect();
+        } else if else_branch.is_empty()
+            && !recursive(tail)
+            && ends_in_return(tail)
+            && recursive(&then_branch)
+        {
+            bases.push(Base {
+                guard: negated(cond),
+                block: tail.to_vec(),
+            });
+            rest = then_branch;
+        } else if !copied && !tail.is_empty() && !recursive(tail) {
+            // `if (c) { t = a; } else { t = g(…); } return t;`: the code
+            // after the `if` runs after either branch.
+            copied = true;
+            let join = |b: Block| b.into_iter().chain(tail.iter().cloned()).collect();
+            rest = vec![Stmt {
+                kind: StmtKind::If {
+                    cond: cond.clone(),
+                    then_branch: join(then_branch),
+                    else_branch: join(else_branch),
+                },
+                span: first.span,
+            }];
+            continue;
+        } else {
+            return None;
+        }
+        copied = false;
+    }
+}
+
+/// Whether `block` ends in a `return` of a value and returns nowhere else.
+fn ends_in_return(block: &[Stmt]) -> bool {
+    match block.split_last() {
+        Some((last, before)) => {
+            matches!(last.kind, StmtKind::Return(Some(_))) && !before.iter().any(returns)
+        }
+        None => false,
+    }
+}
+
+fn returns(s: &Stmt) -> bool {
+    crate::ir::any_stmt(std::slice::from_ref(s), &mut |s| {
+        matches!(s.kind, StmtKind::Return(_))
+    })
+}
+
+fn calls(s: &Stmt, func: FuncId) -> bool {
+    crate::ir::any_stmt(
+        std::slice::from_ref(s),
+        &mut |s| matches!(&s.kind, StmtKind::Call { func: g, .. } if *g == func),
+    )
+}
+
+/// The position of the one parameter the call steps by one, and whether
+/// up (`n + 1`), every other argument being its own parameter.
+fn stepped(f: &Function, args: &[Expr]) -> Option<(usize, bool)> {
+    let mut k = None;
+    for (i, (a, &p)) in args.iter().zip(&f.params).enumerate() {
+        if matches!(a.kind, ExprKind::Local(l) if l == p) {
+            continue;
+        }
+        let ExprKind::Binary(op, x, y) = &a.kind else {
+            return None;
+        };
+        let up = match (op, &x.kind, &y.kind) {
+            (BinOp::Sub, ExprKind::Local(l), ExprKind::IntLit(1))
+            | (BinOp::Add, ExprKind::Local(l), ExprKind::IntLit(-1))
+                if *l == p =>
+            {
+                false
+            }
+            (BinOp::Add, ExprKind::Local(l), ExprKind::IntLit(1))
+            | (BinOp::Sub, ExprKind::Local(l), ExprKind::IntLit(-1))
+                if *l == p =>
+            {
+                true
+            }
+            _ => return None,
+        };
+        if k.is_some() || !matches!(f.local(p).ty, Type::Int(_)) || a.ty != f.local(p).ty {
+            return None;
+        }
+        k = Some((i, up));
+    }
+    k
+}
+
+/// `!c`, with a comparison flipped rather than wrapped.
+fn negated(c: &Expr) -> Expr {
+    if let ExprKind::Binary(op, a, b) = &c.kind {
+        let flipped = match op {
+            BinOp::Lt => Some(BinOp::Ge),
+            BinOp::Le => Some(BinOp::Gt),
+            BinOp::Gt => Some(BinOp::Le),
+            BinOp::Ge => Some(BinOp::Lt),
+            BinOp::Eq => Some(BinOp::Ne),
+            BinOp::Ne => Some(BinOp::Eq),
+            _ => None,
+        };
+        if let Some(op) = flipped
+            && matches!(a.ty, Type::Int(_))
+        {
+            return Expr {
+                kind: ExprKind::Binary(op, a.clone(), b.clone()),
+                ..c.clone()
+            };
+        }
+    }
+    if let ExprKind::Unary(UnOp::Not, inner) = &c.kind {
+        return (**inner).clone();
+    }
+    crate::ir::make::not(c.clone())
+}
+
+/// A base guard on `n`: the ray `n <= bound` or the point `n == p`.
+enum Stop {
+    Ray(Expr),
+    Point(i128),
+}
+
+/// The first level the descent from `n` reaches at which a base guard
+/// holds, in closed form; `None` when the guards are not a ray below
+/// (`n <= c`, `n < c`) and literal points above it.
+fn start(f: &Function, n: LocalId, bases: &[Base], up: bool, wraps: bool) -> Option<Expr> {
+    let mut ray: Option<Expr> = None;
+    let mut points: Vec<i128> = Vec::new();
+    for base in bases {
+        match stop(f, n, &base.guard, up, wraps)? {
+            Stop::Ray(b) => {
+                if ray.is_some() {
+                    return None;
+                }
+                ray = Some(b);
+            }
+            Stop::Point(p) => points.push(p),
+        }
+    }
+    let bound = ray?;
+    let ty = f.local(n).ty.clone();
+    let span = bound.span;
+    let read_n = Expr {
+        kind: ExprKind::Local(n),
+        ty: ty.clone(),
+        span,
+    };
+    let cmp = |op: BinOp, a: Expr, b: Expr| Expr {
+        kind: ExprKind::Binary(op, Box::new(a), Box::new(b)),
+        ty: Type::Bool,
+        span,
+    };
+    let cond = |c: Expr, a: Expr, b: Expr| Expr {
+        kind: ExprKind::Cond(Box::new(c), Box::new(a), Box::new(b)),
+        ty: ty.clone(),
+        span,
+    };
+    let lit = |v: i128| Expr {
+        kind: ExprKind::IntLit(v),
+        ty: ty.clone(),
+        span,
+    };
+    if !points.is_empty() {
+        // Points are ordered against a literal ray only.
+        let ExprKind::IntLit(c) = bound.kind else {
+            return None;
+        };
+        points.retain(|&p| if up { p < c } else { p > c });
+    }
+    points.sort_unstable();
+    points.dedup();
+    if up {
+        points.reverse();
+    }
+    // Past the ray: the nearest point the descent reaches first, else the
+    // ray's end.
+    let (toward, within) = if up {
+        (BinOp::Le, BinOp::Ge)
+    } else {
+        (BinOp::Ge, BinOp::Le)
+    };
+    let mut beyond = bound.clone();
+    for &p in &points {
+        beyond = cond(cmp(toward, read_n.clone(), lit(p)), lit(p), beyond);
+    }
+    Some(cond(cmp(within, read_n.clone(), bound), read_n, beyond))
+}
+
+/// What `guard` stops the descent at (the ascent, `up`), if it is a
+/// comparison of `n` with a bound that reads only parameters and literals.
+fn stop(f: &Function, n: LocalId, guard: &Expr, up: bool, wraps: bool) -> Option<Stop> {
+    let (op, other) = match &guard.kind {
+        ExprKind::Binary(op, a, b) if matches!(a.kind, ExprKind::Local(l) if l == n) => (*op, &**b),
+        ExprKind::Binary(op, a, b) if matches!(b.kind, ExprKind::Local(l) if l == n) => {
+            let mirrored = match op {
+                BinOp::Lt => BinOp::Gt,
+                BinOp::Le => BinOp::Ge,
+                BinOp::Gt => BinOp::Lt,
+                BinOp::Ge => BinOp::Le,
+                other => *other,
+            };
+            (mirrored, &**a)
+        }
+        _ => return None,
+    };
+    if other.ty != f.local(n).ty || !bound_expr(f, n, other) {
+        return None;
+    }
+    let Type::Int(t) = &f.local(n).ty else {
+        return None;
+    };
+    let bits = u32::from(t.bits);
+    let (lo, hi) = if t.signed {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    } else {
+        (0, (1i128 << bits) - 1)
+    };
+    // The inclusive ray, its strict form (one step in), the points.
+    let (inclusive, strict, by) = if up {
+        (BinOp::Ge, BinOp::Gt, 1)
+    } else {
+        (BinOp::Le, BinOp::Lt, -1)
+    };
+    match (op, &other.kind) {
+        (op, _) if op == inclusive => Some(Stop::Ray(other.clone())),
+        (op, ExprKind::IntLit(c)) if op == strict => {
+            let c = c.checked_add(by)?;
+            (lo..=hi).contains(&c).then(|| {
+                Stop::Ray(Expr {
+                    kind: ExprKind::IntLit(c),
+                    ..other.clone()
+                })
+            })
+        }
+        // `c ∓ 1` wraps where `c` is the least (greatest) value.
+        (op, _) if op == strict && !wraps => Some(Stop::Ray(Expr {
+            kind: ExprKind::Binary(
+                if up { BinOp::Add } else { BinOp::Sub },
+                Box::new(other.clone()),
+                Box::new(Expr {
+                    kind: ExprKind::IntLit(1),
+                    ..other.clone()
+                }),
+            ),
+            ..other.clone()
+        })),
+        (BinOp::Eq, ExprKind::IntLit(p)) => Some(Stop::Point(*p)),
+        _ => None,
+    }
+}
+
+/// Whether `e` reads only parameters other than `n` and literals, through
+/// operations that cannot fault.
+fn bound_expr(f: &Function, n: LocalId, e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::IntLit(_) => true,
+        ExprKind::Local(l) => *l != n && f.params.contains(l),
+        ExprKind::Unary(UnOp::Neg, a) | ExprKind::Cast(a) => bound_expr(f, n, a),
+        ExprKind::Binary(BinOp::Add | BinOp::Sub, a, b) => {
+            bound_expr(f, n, a) && bound_expr(f, n, b)
+        }
+        _ => false,
+    }
+}
+
+fn push_local(f: &mut Function, name: &str, ty: Type) -> LocalId {
+    let id = LocalId(f.locals.len() as u32);
+    f.locals.push(Local {
+        name: name.to_string(),
+        ty,
+        kind: LocalKind::Temp,
+        span: f.span,
+    });
+    id
+}
+
+fn assign(l: LocalId, value: Expr, span: crate::ir::Span) -> Stmt {
+    Stmt {
+        kind: StmtKind::Assign {
+            place: Place::Local(l),
+            value,
+        },
+        span,
+    }
+}
+
+/// `e` with reads of `from` reading `to`.
+fn renamed(e: &Expr, from: LocalId, to: LocalId) -> Expr {
+    let mut e = e.clone();
+    rename_in(&mut e, from, to);
+    e
+}
+
+fn rename_in(e: &mut Expr, from: LocalId, to: LocalId) {
+    if let ExprKind::Local(l) = &mut e.kind
+        && *l == from
+    {
+        *l = to;
+    }
+    for c in e.children_mut() {
+        rename_in(c, from, to);
+    }
+}
+
+/// `s` with reads of `from` reading `to` (`from` is a parameter no
+/// statement assigns).
+fn renamed_stmt(s: &Stmt, from: LocalId, to: LocalId) -> Stmt {
+    let mut s = s.clone();
+    rename_stmt(&mut s, from, to);
+    s
+}
+
+fn rename_stmt(s: &mut Stmt, from: LocalId, to: LocalId) {
+    for e in s.exprs_mut() {
+        rename_in(e, from, to);
+    }
+    for b in s.child_blocks_mut() {
+        for t in b.iter_mut() {
+            rename_stmt(t, from, to);
+        }
+    }
+}
