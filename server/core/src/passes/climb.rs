@@ -31,9 +31,10 @@
 //! otherwise (a step of one cannot pass it); `n < c` is `n <= c - 1`; a
 //! guard `n == p` with `p` a literal above the ray stops the descent at
 //! `p` when `n ≥ p`. (Recursing on `n + 1`: the rays `n >= c`, `n > c`,
-//! points below them, and the climb counts down.) So `m0 ≤ n` always and the climb `m < n` ends at
-//! `n`, with no overflow (`m + 1 ≤ n`). Where the recursion does not end
-//! (no base guard ever holds) there is no ray, and the pass refuses.
+//! points below them, and the climb counts down.) So `m0 ≤ n` always,
+//! and the climb `m < n` ends at `n` with no overflow (`m + 1 ≤ n`). The
+//! pass requires a ray, so the descent always ends; guards without one
+//! (`n == 0` alone, never reached from below) are refused.
 //!
 //! Then a pair of a recursion and a loop (or of two recursions) is a pair
 //! of loops, which the lockstep encoding relates by an invariant — over
@@ -41,13 +42,14 @@
 //! would need `loop(r, i) = r · f(n - i)`, a nonlinear summary.
 //!
 //! *Invariants:* only a body of that shape — base cases as `if`s whose
-//! taken branch ends in its only `return`, a code after an `if` whose
-//! branches do not both return copied into them, then the one recursive
+//! taken branch ends in its only `return` (code after an `if` whose
+//! branches do not both return is copied into them), then the one recursive
 //! call, after spills only, followed by statements that
 //! do not return or recurse and a final `return`; no loop, label, jump or
 //! exception anywhere; no parameter assigned; each level reads only
-//! locals it wrote before (the climb's levels share a frame); `c - 1` of a non-literal
-//! bound only where integers do not wrap (`c` may be the least value).
+//! locals it wrote before (the climb's levels share a frame); `c - 1` of
+//! a non-literal bound only where integers do not wrap (`c` may be the
+//! least value).
 //! Anything else leaves the program unchanged (`None`).
 
 use crate::ir::{
