@@ -174,11 +174,13 @@ pub(crate) fn prove(pair: &MethodPair<'_>, options: &Options, deadline: Instant)
     let deadline = if recursive {
         let half =
             crate::clock::now() + deadline.saturating_duration_since(crate::clock::now()) / 2;
-        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| climbed(ops, pair, half))) {
-            Ok(Some(proof)) => return Verdict::Equivalent(proof),
-            Ok(None) => deadline,
-            Err(_) => deadline,
+        // A panic inside Z3 (the z3 crate's) is no proof, as `None` is.
+        if let Ok(Some(proof)) =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| climbed(ops, pair, half)))
+        {
+            return Verdict::Equivalent(proof);
         }
+        deadline
     } else {
         deadline
     };

@@ -427,7 +427,7 @@ impl Validator<'_> {
 
 /// Whether `v` is a value of the integer type `t` (widths above 64 bits
 /// are checked as 64).
-fn in_range(v: i128, t: IntTy) -> bool {
+pub(crate) fn in_range(v: i128, t: IntTy) -> bool {
     let bits = u32::from(t.bits.clamp(1, 64));
     if t.signed {
         v >= -(1i128 << (bits - 1)) && v < (1i128 << (bits - 1))

@@ -52,6 +52,7 @@
 //! least value).
 //! Anything else leaves the program unchanged (`None`).
 
+use crate::ir::make::assign;
 use crate::ir::{
     BinOp, Block, Expr, ExprKind, FuncId, Function, Local, LocalId, LocalKind, LoopKind, Place,
     Program, Stmt, StmtKind, Type, UnOp,
@@ -540,12 +541,6 @@ fn stop(f: &Function, n: LocalId, guard: &Expr, up: bool, wraps: bool) -> Option
     let Type::Int(t) = &f.local(n).ty else {
         return None;
     };
-    let bits = u32::from(t.bits);
-    let (lo, hi) = if t.signed {
-        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
-    } else {
-        (0, (1i128 << bits) - 1)
-    };
     // The inclusive ray, its strict form (one step in), the points.
     let (inclusive, strict, by) = if up {
         (BinOp::Ge, BinOp::Gt, 1)
@@ -556,7 +551,7 @@ fn stop(f: &Function, n: LocalId, guard: &Expr, up: bool, wraps: bool) -> Option
         (op, _) if op == inclusive => Some(Stop::Ray(other.clone())),
         (op, ExprKind::IntLit(c)) if op == strict => {
             let c = c.checked_add(by)?;
-            (lo..=hi).contains(&c).then(|| {
+            crate::ir::validate::in_range(c, *t).then(|| {
                 Stop::Ray(Expr {
                     kind: ExprKind::IntLit(c),
                     ..other.clone()
@@ -603,16 +598,6 @@ fn push_local(f: &mut Function, name: &str, ty: Type) -> LocalId {
         span: f.span,
     });
     id
-}
-
-fn assign(l: LocalId, value: Expr, span: crate::ir::Span) -> Stmt {
-    Stmt {
-        kind: StmtKind::Assign {
-            place: Place::Local(l),
-            value,
-        },
-        span,
-    }
 }
 
 /// `e` with reads of `from` reading `to`.
