@@ -55,11 +55,15 @@
 use crate::ir::make::assign;
 use crate::ir::{
     BinOp, Block, Expr, ExprKind, FuncId, Function, Local, LocalId, LocalKind, LoopKind, Place,
-    Program, Stmt, StmtKind, Type, UnOp,
+    Program, Span, Stmt, StmtKind, Type, UnOp,
 };
 
 /// Base cases at most (guards and blocks).
 const MAX_BASES: usize = 4;
+
+/// The largest step of a recursive call (`f(n - 3)`) the climb keeps a
+/// window of results for.
+const MAX_STRIDE: i128 = 4;
 
 /// `program` with `func`'s linear recursion replaced by its climb, or
 /// `None` when `func` is not of that shape. `wraps`: integers wrap
@@ -98,6 +102,9 @@ fn climb(f: &Function, func: FuncId, wraps: bool) -> Option<Function> {
     if bases.is_empty() || bases.len() > MAX_BASES {
         return None;
     }
+    if rec.iter().filter(|s| calls(s, func)).count() > 1 {
+        return window(f, func, wraps, &bases, &rec);
+    }
     // The recursive rest: operands spilled before the call (`tmp = b;`,
     // evaluated again on the way up, where they have the same value), the
     // call, then code that neither returns nor recurses, then the return.
@@ -135,7 +142,9 @@ fn climb(f: &Function, func: FuncId, wraps: bool) -> Option<Function> {
     if !reads_only(ret, &written) {
         return None;
     }
-    let (k, up) = stepped(f, args)?;
+    let (k, up, 1) = stepped(f, args)? else {
+        return None;
+    };
     let n = f.params[k];
     if f.params.contains(t) {
         return None;
@@ -156,63 +165,308 @@ fn climb(f: &Function, func: FuncId, wraps: bool) -> Option<Function> {
     let mut body: Block = vec![assign(m, start, span)];
     // The base cases at `m0`: the first guard that holds picks one, as in
     // the recursion's last call.
-    let mut chain_stmt: Option<Stmt> = None;
-    for (i, base) in bases.iter().enumerate().rev() {
-        let (last, stmts) = base.block.split_last()?;
-        let StmtKind::Return(Some(value)) = &last.kind else {
-            return None;
-        };
-        let mut block: Block = stmts.iter().map(|s| renamed_stmt(s, n, m)).collect();
-        block.push(assign(acc, at_m(value), last.span));
-        chain_stmt = Some(match chain_stmt {
-            // The last base case is the `else`: one of the guards holds.
-            None if i + 1 == bases.len() => Stmt {
-                kind: StmtKind::Block(block),
-                span,
-            },
-            other => Stmt {
-                kind: StmtKind::If {
-                    cond: at_m(&base.guard),
-                    then_branch: block,
-                    else_branch: other.into_iter().collect(),
-                },
-                span,
-            },
-        });
-    }
-    body.extend(chain_stmt);
+    body.push(base_cases(&bases, n, m, acc, span)?);
     // The climb: one level per iteration, the level below's result as `t`.
-    let one = Expr {
-        kind: ExprKind::IntLit(1),
-        ty: ty.clone(),
-        span,
-    };
-    let mut step: Block = vec![assign(
-        m,
-        Expr {
-            kind: ExprKind::Binary(
-                if up { BinOp::Sub } else { BinOp::Add },
-                Box::new(read(m, &ty)),
-                Box::new(one),
-            ),
-            ty: ty.clone(),
-            span,
-        },
-        span,
-    )];
+    let mut step: Block = vec![next_level(m, &ty, up, span)];
     step.extend(pre.iter().map(|s| renamed_stmt(s, n, m)));
     step.push(assign(*t, read(acc, &f.ret), call.span));
     step.extend(middle.iter().map(|s| renamed_stmt(s, n, m)));
     step.push(assign(acc, at_m(result), ret.span));
+    body.push(climb_loop(m, n, &ty, up, step, span));
     body.push(Stmt {
+        kind: StmtKind::Return(Some(read(acc, &f.ret))),
+        span: ret.span,
+    });
+    out.body = body;
+    Some(out)
+}
+
+/// A recursion with several calls per level, on `n - d` for every `d` in
+/// `1..=K` (a tree recursion such as Fibonacci's), as a climb that keeps
+/// the results of the last `K` levels: `r0` the level below's, `r1` the
+/// one below that, and so on.
+///
+/// The recursion evaluates a level many times, the climb once. That is
+/// exact because every level is pure: besides the calls, a level only
+/// assigns locals values that cannot fault (no division but by a nonzero
+/// literal, no array, field or call), so evaluating it again, or in
+/// another order, changes nothing; arithmetic overflow either wraps or is
+/// undefined wherever it happens. And the climb evaluates exactly the
+/// levels the recursion reaches: with the base region `n <= c` (a ray,
+/// extended by literal points right above it), `n` itself when `n <= c`;
+/// otherwise every level from `n` down to `c + 1` (each reached from the
+/// one above through its call on `n - 1`) and, below them, the `K` base
+/// levels `c - K + 1 ..= c`, which `c + 1`'s calls reach.
+fn window(
+    f: &Function,
+    func: FuncId,
+    wraps: bool,
+    bases: &[Base],
+    rec: &[Stmt],
+) -> Option<Function> {
+    let (ret, level) = rec.split_last()?;
+    let StmtKind::Return(Some(result)) = &ret.kind else {
+        return None;
+    };
+    let mut stepping: Option<(usize, bool)> = None;
+    let mut strides: Vec<i128> = Vec::new();
+    for s in level {
+        match &s.kind {
+            StmtKind::Call {
+                dest: Some(Place::Local(t)),
+                func: g,
+                args,
+            } if *g == func => {
+                if args.len() != f.params.len() || f.params.contains(t) {
+                    return None;
+                }
+                let (k, up, d) = stepped(f, args)?;
+                if *stepping.get_or_insert((k, up)) != (k, up) {
+                    return None;
+                }
+                strides.push(d);
+            }
+            _ if calm_stmt(s) => {}
+            _ => return None,
+        }
+    }
+    let (k, up) = stepping?;
+    let depth = strides.iter().copied().max()?;
+    if !(1..=depth).all(|d| strides.contains(&d)) || !calm(result) {
+        return None;
+    }
+    // Levels share one frame in the climb: each reads only what it wrote.
+    let mut written: Vec<LocalId> = f.params.clone();
+    for s in level {
+        if !reads_only(s, &written) {
+            return None;
+        }
+        written.extend(s.assigned_local());
+    }
+    if !reads_only(ret, &written) {
+        return None;
+    }
+    for base in bases {
+        let (last, stmts) = base.block.split_last()?;
+        let StmtKind::Return(Some(value)) = &last.kind else {
+            return None;
+        };
+        let mut written: Vec<LocalId> = f.params.clone();
+        for s in stmts {
+            if !calm_stmt(s) || !reads_only(s, &written) {
+                return None;
+            }
+            written.extend(s.assigned_local());
+        }
+        if !calm(&base.guard) || !calm(value) || !reads_only(last, &written) {
+            return None;
+        }
+    }
+    let n = f.params[k];
+    let ty = f.local(n).ty.clone();
+    let Type::Int(int) = &ty else {
+        return None;
+    };
+    let end = region_end(f, n, bases, up, wraps)?;
+    // The lowest level: `c - (K - 1)` (`+` climbing down).
+    let below = depth - 1;
+    let bottom = match &end.kind {
+        _ if below == 0 => end.clone(),
+        ExprKind::IntLit(c) => {
+            let b = if up { c + below } else { c - below };
+            crate::ir::validate::in_range(b, *int).then(|| Expr {
+                kind: ExprKind::IntLit(b),
+                ..end.clone()
+            })?
+        }
+        // As the recursion's own `c + 1 - K` at level `c + 1`, which
+        // wraps around to a level that never reaches the base region.
+        _ if wraps => return None,
+        _ => Expr {
+            kind: ExprKind::Binary(
+                if up { BinOp::Add } else { BinOp::Sub },
+                Box::new(end.clone()),
+                Box::new(Expr {
+                    kind: ExprKind::IntLit(below),
+                    ..end.clone()
+                }),
+            ),
+            ..end.clone()
+        },
+    };
+
+    let mut out = f.clone();
+    let span = f.span;
+    let m = push_local(&mut out, &format!("{}$level", f.local(n).name), ty.clone());
+    let acc = push_local(&mut out, "$acc", f.ret.clone());
+    let window: Vec<LocalId> = (0..depth)
+        .map(|j| push_local(&mut out, &format!("$r{j}"), f.ret.clone()))
+        .collect();
+    let read = |l: LocalId, ty: &Type| Expr {
+        kind: ExprKind::Local(l),
+        ty: ty.clone(),
+        span,
+    };
+    // Within the base region: the base case at `n`.
+    let within = vec![
+        assign(m, read(n, &ty), span),
+        base_cases(bases, n, m, acc, span)?,
+    ];
+    // Beyond it: the `K` base levels from the bottom up, then the climb.
+    let mut beyond = vec![assign(m, bottom, span)];
+    for (j, &r) in window.iter().enumerate().rev() {
+        if j + 1 < window.len() {
+            beyond.push(next_level(m, &ty, up, span));
+        }
+        beyond.push(base_cases(bases, n, m, r, span)?);
+    }
+    let mut step: Block = vec![next_level(m, &ty, up, span)];
+    for s in level {
+        match &s.kind {
+            StmtKind::Call {
+                dest: Some(Place::Local(t)),
+                args,
+                ..
+            } => {
+                let (_, _, d) = stepped(f, args)?;
+                let below = window.get(usize::try_from(d - 1).ok()?)?;
+                step.push(assign(*t, read(*below, &f.ret), s.span));
+            }
+            _ => step.push(renamed_stmt(s, n, m)),
+        }
+    }
+    for j in (1..window.len()).rev() {
+        step.push(assign(window[j], read(window[j - 1], &f.ret), span));
+    }
+    step.push(assign(window[0], renamed(result, n, m), ret.span));
+    beyond.push(climb_loop(m, n, &ty, up, step, span));
+    beyond.push(assign(acc, read(window[0], &f.ret), span));
+    let cmp = if up { BinOp::Ge } else { BinOp::Le };
+    out.body = vec![
+        Stmt {
+            kind: StmtKind::If {
+                cond: Expr {
+                    kind: ExprKind::Binary(cmp, Box::new(read(n, &ty)), Box::new(end)),
+                    ty: Type::Bool,
+                    span,
+                },
+                then_branch: within,
+                else_branch: beyond,
+            },
+            span,
+        },
+        Stmt {
+            kind: StmtKind::Return(Some(read(acc, &f.ret))),
+            span: ret.span,
+        },
+    ];
+    Some(out)
+}
+
+/// The inclusive end `c` of the base region `n <= c` (`n >= c` upwards):
+/// the one ray of the guards, extended by literal points that continue it
+/// without a gap; `None` when the guards leave a gap or have no ray.
+fn region_end(f: &Function, n: LocalId, bases: &[Base], up: bool, wraps: bool) -> Option<Expr> {
+    let mut ray: Option<Expr> = None;
+    let mut points: Vec<i128> = Vec::new();
+    for base in bases {
+        match stop(f, n, &base.guard, up, wraps)? {
+            Stop::Ray(b) if ray.is_none() => ray = Some(b),
+            Stop::Ray(_) => return None,
+            Stop::Point(p) => points.push(p),
+        }
+    }
+    let end = ray?;
+    let ExprKind::IntLit(mut c) = end.kind else {
+        return points.is_empty().then_some(end);
+    };
+    let by = if up { -1 } else { 1 };
+    points.retain(|&p| if up { p < c } else { p > c });
+    points.sort_unstable_by_key(|&p| p * by);
+    points.dedup();
+    for p in points {
+        if p != c + by {
+            return None;
+        }
+        c = p;
+    }
+    Some(Expr {
+        kind: ExprKind::IntLit(c),
+        ..end
+    })
+}
+
+/// Whether `s` only assigns locals values that cannot fault ([`calm`]),
+/// in nested `if`s and blocks at most.
+fn calm_stmt(s: &Stmt) -> bool {
+    match &s.kind {
+        StmtKind::Assign {
+            place: Place::Local(_),
+            value,
+        } => calm(value),
+        StmtKind::If {
+            cond,
+            then_branch,
+            else_branch,
+        } => calm(cond) && then_branch.iter().chain(else_branch).all(calm_stmt),
+        StmtKind::Block(b) => b.iter().all(calm_stmt),
+        _ => false,
+    }
+}
+
+/// Whether `e` is arithmetic, comparisons and logic over literals,
+/// locals and globals that cannot fault: integer division only by a
+/// nonzero literal, no array, field or intrinsic. (Overflow wraps, or is
+/// undefined wherever it happens.)
+fn calm(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::IntLit(_)
+        | ExprKind::FloatLit(_)
+        | ExprKind::BoolLit(_)
+        | ExprKind::Local(_)
+        | ExprKind::Global(_) => true,
+        ExprKind::Unary(_, a) => calm(a),
+        ExprKind::Cast(a) => e.ty.is_numeric() && a.ty.is_numeric() && calm(a),
+        ExprKind::Cond(c, a, b) => calm(c) && calm(a) && calm(b),
+        ExprKind::Binary(op, a, b) => {
+            let divides = matches!(op, BinOp::Div | BinOp::Rem) && matches!(b.ty, Type::Int(_));
+            (!divides || matches!(b.kind, ExprKind::IntLit(k) if k != 0)) && calm(a) && calm(b)
+        }
+        _ => false,
+    }
+}
+
+/// `m = m + 1` (`m - 1` climbing down, `up`).
+fn next_level(m: LocalId, ty: &Type, up: bool, span: Span) -> Stmt {
+    let int = |kind| Expr {
+        kind,
+        ty: ty.clone(),
+        span,
+    };
+    let next = int(ExprKind::Binary(
+        if up { BinOp::Sub } else { BinOp::Add },
+        Box::new(int(ExprKind::Local(m))),
+        Box::new(int(ExprKind::IntLit(1))),
+    ));
+    assign(m, next, span)
+}
+
+/// `while (m < n) step` (`m > n` climbing down, `up`).
+fn climb_loop(m: LocalId, n: LocalId, ty: &Type, up: bool, step: Block, span: Span) -> Stmt {
+    let read = |l| Expr {
+        kind: ExprKind::Local(l),
+        ty: ty.clone(),
+        span,
+    };
+    Stmt {
         kind: StmtKind::Loop {
             label: crate::ir::LabelId(0),
             kind: LoopKind::While,
             cond: Expr {
                 kind: ExprKind::Binary(
                     if up { BinOp::Gt } else { BinOp::Lt },
-                    Box::new(read(m, &ty)),
-                    Box::new(read(n, &ty)),
+                    Box::new(read(m)),
+                    Box::new(read(n)),
                 ),
                 ty: Type::Bool,
                 span,
@@ -221,13 +475,37 @@ fn climb(f: &Function, func: FuncId, wraps: bool) -> Option<Function> {
             step: Vec::new(),
         },
         span,
-    });
-    body.push(Stmt {
-        kind: StmtKind::Return(Some(read(acc, &f.ret))),
-        span: ret.span,
-    });
-    out.body = body;
-    Some(out)
+    }
+}
+
+/// The base cases evaluated at level `m` into `target`: the first guard
+/// that holds picks its block, the last being the `else` (the caller
+/// knows one of the guards holds at `m`).
+fn base_cases(bases: &[Base], n: LocalId, m: LocalId, target: LocalId, span: Span) -> Option<Stmt> {
+    let mut chain: Option<Stmt> = None;
+    for (i, base) in bases.iter().enumerate().rev() {
+        let (last, stmts) = base.block.split_last()?;
+        let StmtKind::Return(Some(value)) = &last.kind else {
+            return None;
+        };
+        let mut block: Block = stmts.iter().map(|s| renamed_stmt(s, n, m)).collect();
+        block.push(assign(target, renamed(value, n, m), last.span));
+        chain = Some(match chain {
+            None if i + 1 == bases.len() => Stmt {
+                kind: StmtKind::Block(block),
+                span,
+            },
+            other => Stmt {
+                kind: StmtKind::If {
+                    cond: renamed(&base.guard, n, m),
+                    then_branch: block,
+                    else_branch: other.into_iter().collect(),
+                },
+                span,
+            },
+        });
+    }
+    chain
 }
 
 /// Whether `s` (nested statements included) reads no local but those of
@@ -385,9 +663,10 @@ fn calls(s: &Stmt, func: FuncId) -> bool {
     )
 }
 
-/// The position of the one parameter the call steps by one, and whether
-/// up (`n + 1`), every other argument being its own parameter.
-fn stepped(f: &Function, args: &[Expr]) -> Option<(usize, bool)> {
+/// The position of the one parameter the call steps, whether up
+/// (`n + d`), and by how much (`d`, from 1 to [`MAX_STRIDE`]), every
+/// other argument being its own parameter.
+fn stepped(f: &Function, args: &[Expr]) -> Option<(usize, bool, i128)> {
     let mut k = None;
     for (i, (a, &p)) in args.iter().zip(&f.params).enumerate() {
         if matches!(a.kind, ExprKind::Local(l) if l == p) {
@@ -396,25 +675,22 @@ fn stepped(f: &Function, args: &[Expr]) -> Option<(usize, bool)> {
         let ExprKind::Binary(op, x, y) = &a.kind else {
             return None;
         };
-        let up = match (op, &x.kind, &y.kind) {
-            (BinOp::Sub, ExprKind::Local(l), ExprKind::IntLit(1))
-            | (BinOp::Add, ExprKind::Local(l), ExprKind::IntLit(-1))
-                if *l == p =>
-            {
-                false
-            }
-            (BinOp::Add, ExprKind::Local(l), ExprKind::IntLit(1))
-            | (BinOp::Sub, ExprKind::Local(l), ExprKind::IntLit(-1))
-                if *l == p =>
-            {
-                true
-            }
+        let (ExprKind::Local(l), ExprKind::IntLit(d)) = (&x.kind, &y.kind) else {
+            return None;
+        };
+        let d = match op {
+            _ if *l != p => return None,
+            BinOp::Sub => -*d,
+            BinOp::Add => *d,
             _ => return None,
         };
+        if d == 0 || d.abs() > MAX_STRIDE {
+            return None;
+        }
         if k.is_some() || !matches!(f.local(p).ty, Type::Int(_)) || a.ty != f.local(p).ty {
             return None;
         }
-        k = Some((i, up));
+        k = Some((i, d > 0, d.abs()));
     }
     k
 }

@@ -211,6 +211,30 @@ fn climb_keeps_results() {
             "static int f(int n, int d) { if (n <= d) { return 100; } return f(n - 1, d) / (n - 2); }",
             grid(),
         ),
+        // Two calls per level: a window of the last two results.
+        (
+            "static int f(int n) { if (n <= 1) { return n; } return f(n - 1) + f(n - 2); }",
+            singles.clone(),
+        ),
+        // Three, the base region a ray continued by points, work between
+        // the calls.
+        (
+            "static long f(int n) { if (n < 1) { return 0; } if (n == 1) { return 1; } \
+             if (n == 2) { return 2; } long a = f(n - 1); long x = a * 3 - n; \
+             long b = f(n - 3); long c = f(n - 2); return x + b - 2 * c; }",
+            singles.clone(),
+        ),
+        // Upwards, the bound a parameter (not wrapping), a conditional level.
+        (
+            "static int f(int i, int n) { if (i >= n) { return i; } int x = f(i + 1, n); \
+             int y = f(i + 2, n); if (x > y) { x = x - y; } return x * 2 + i; }",
+            grid(),
+        ),
+        // The same call twice.
+        (
+            "static long f(long b, int e) { if (e <= 0) { return b; } return f(b, e - 1) + f(b, e - 1); }",
+            grid(),
+        ),
     ] {
         let (before, f) = one(src);
         let after = climb::climbed(&before, f, false).unwrap_or_else(|| panic!("climbed: {src}"));
@@ -223,13 +247,25 @@ fn climb_keeps_results() {
     );
     let after = climb::climbed(&before, FuncId(0), false).expect("climbed past the spill");
     same_results(&before, &after, FuncId(0), &grid());
+    let before = crate::lang::lower_unfolded(
+        Lang::C,
+        "int f(int n) { if (n < 2) return n; return f(n - 1) + f(n - 2); }",
+    );
+    let after = climb::climbed(&before, FuncId(0), true).expect("climbed in C");
+    let singles: Vec<Vec<i64>> = (-4..12).map(|n| vec![n]).collect();
+    same_results(&before, &after, FuncId(0), &singles);
 }
 
 #[test]
 fn climb_refuses_what_is_not_a_linear_recursion_by_one() {
     for src in [
-        // Two calls per level.
-        "static int f(int n) { if (n <= 1) { return n; } return f(n - 1) + f(n - 2); }",
+        // Two calls that skip a level: `n - 1` is never reached from `n`.
+        "static int f(int n) { if (n <= 2) { return 1; } return f(n - 2) + f(n - 3); }",
+        // Two calls, a level that may fault (evaluated once per call).
+        "static int f(int n, int d) { if (n <= 1) { return n; } return f(n - 1, d) / d + f(n - 2, d); }",
+        // Two calls, a gap in the base region: level 1 recurses below it.
+        "static int f(int n) { if (n <= 0) { return 0; } if (n == 2) { return 1; } \
+         return f(n - 1) + f(n - 2); }",
         // Upwards with only a ray below: the ascent never stops.
         "static int f(int i) { if (i <= 0) { return 0; } return 1 + f(i + 1); }",
         // A stride of two.
