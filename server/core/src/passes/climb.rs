@@ -41,6 +41,11 @@
 //! the two accumulators, typically `acc = r`, where the recursion rule
 //! would need `loop(r, i) = r · f(n - i)`, a nonlinear summary.
 //!
+//! A tree recursion, with calls on `n - 1`, `n - 2`, … `n - K` at each
+//! level (Fibonacci's), climbs the same way from the `K` base levels at
+//! the bottom, keeping the last `K` results; see [`window`] for when that
+//! is exact (pure levels, a base region without gaps).
+//!
 //! *Invariants:* only a body of that shape — base cases as `if`s whose
 //! taken branch ends in its only `return` (code after an `if` whose
 //! branches do not both return is copied into them), then the one recursive

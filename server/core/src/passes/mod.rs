@@ -13,7 +13,8 @@
 //! - `reverse`: a down-counting reduction loop turned around to match the
 //!   other version's up-counting one.
 //! - `tail`: loops of callees as tail-recursive functions.
-//! - `climb`: a linear recursion as the loop from its base case up.
+//! - `climb`: a recursion by one step (or a tree recursion on `n - 1 … n - K`)
+//!   as the loop from its base cases up.
 //!
 //! The last six put a version in the shape the lockstep encoding
 //! (`loops::lockstep`) takes; they refuse, by returning the input
