@@ -230,21 +230,31 @@ pub(crate) fn prove(pair: &MethodPair<'_>, options: &Options, deadline: Instant)
     }
 }
 
-/// The proof by lockstep of the versions with each entry that is a linear
-/// recursion (and reaches no other) replaced by the loop that computes it
-/// (`passes/climb.rs`), by `deadline`; `None` when no entry is of that
-/// shape, another recursion remains, or no invariant was found.
+/// The proof by lockstep of the versions with the one recursion each entry
+/// reaches — the entry itself, or a helper it calls outside loops —
+/// replaced by the loop that computes it (`passes/climb.rs`; a helper's
+/// loop then inlined into the entry, `passes/inline.rs`), by `deadline`;
+/// `None` when neither version has such a recursion, another recursion
+/// remains, or no invariant was found.
 fn climbed(ops: Ops, pair: &MethodPair<'_>, deadline: Instant) -> Option<Proof> {
     let wraps = ops.machine() && !ops.overflow_undefined();
-    let side = |p: &crate::ir::Program, f: FuncId| -> Option<Option<crate::ir::Program>> {
+    // The program with its recursion climbed, and the recursive function.
+    type Climbed = Option<(crate::ir::Program, FuncId)>;
+    let side = |p: &crate::ir::Program, f: FuncId| -> Option<Climbed> {
         let rec = crate::loops::recursion::recursive_functions(p, f);
         if rec.is_empty() {
             return Some(None);
         }
-        if rec.len() != 1 || !rec.contains(&f) {
+        let (&g, 1) = (rec.first()?, rec.len()) else {
             return None;
+        };
+        let climbed = crate::passes::climb::climbed(p, g, wraps)?;
+        if g == f {
+            return Some(Some((climbed, g)));
         }
-        crate::passes::climb::climbed(p, f, wraps).map(Some)
+        // A recursive helper of the method: its climb inlined where the
+        // method calls it, so that its loop is one of the method's.
+        crate::passes::inline::inlined(&climbed, f, g).map(|q| Some((q, g)))
     };
     let (o, n) = (
         side(pair.old_program, pair.old)?,
@@ -254,17 +264,17 @@ fn climbed(ops: Ops, pair: &MethodPair<'_>, deadline: Instant) -> Option<Proof> 
         return None;
     }
     let mut notes = vec![crate::verdict::Assumption::UnboundedRecursion];
-    for (version, program, entry, climbed) in [
-        ("old", pair.old_program, pair.old, &o),
-        ("new", pair.new_program, pair.new, &n),
-    ] {
-        if climbed.is_some() {
+    for (version, program, climbed) in
+        [("old", pair.old_program, &o), ("new", pair.new_program, &n)]
+    {
+        if let Some((_, g)) = climbed {
             notes.push(crate::verdict::Assumption::RecursionAsLoop {
                 version,
-                function: program.function(entry).name.clone(),
+                function: program.function(*g).name.clone(),
             });
         }
     }
+    let (o, n) = (o.map(|(p, _)| p), n.map(|(p, _)| p));
     let old = (o.as_ref().unwrap_or(pair.old_program), pair.old);
     let new = (n.as_ref().unwrap_or(pair.new_program), pair.new);
     let p = crate::loops::prove_lockstep(ops, old, new, deadline).ok()?;

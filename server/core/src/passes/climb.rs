@@ -544,24 +544,30 @@ fn reads_only(s: &Stmt, written: &[LocalId]) -> bool {
 }
 
 /// The local a statement `x = v` spills an operand into, where `v` reads
-/// only parameters (never assigned) and literals through casts: it cannot
-/// fault and has the same value wherever it is evaluated at one level.
+/// only parameters (never assigned) and literals and cannot fault
+/// ([`calm`]): it has the same value wherever it is evaluated at one
+/// level, so evaluating it on the way up instead of down changes nothing.
+/// (Its overflow, where undefined, is undefined at either point, as the
+/// faults of C levels are: one outcome.)
 fn spill(f: &Function, s: &Stmt) -> Option<LocalId> {
-    fn plain(f: &Function, e: &Expr) -> bool {
-        match &e.kind {
-            ExprKind::IntLit(_) | ExprKind::BoolLit(_) => true,
-            ExprKind::Local(l) => f.params.contains(l),
-            ExprKind::Cast(a) => plain(f, a),
-            _ => false,
-        }
-    }
     match &s.kind {
         StmtKind::Assign {
             place: Place::Local(x),
             value,
-        } if !f.params.contains(x) && plain(f, value) => Some(*x),
+        } if !f.params.contains(x) && calm(value) && reads_params(f, value) => Some(*x),
         _ => None,
     }
+}
+
+/// Whether the only locals `e` reads are parameters.
+fn reads_params(f: &Function, e: &Expr) -> bool {
+    let mut ok = true;
+    e.walk(&mut |e| match e.kind {
+        ExprKind::Local(l) if !f.params.contains(&l) => ok = false,
+        ExprKind::Global(_) => ok = false,
+        _ => {}
+    });
+    ok
 }
 
 /// The body with nested blocks spliced in (locals are function-wide).

@@ -15,8 +15,10 @@
 //! - `tail`: loops of callees as tail-recursive functions.
 //! - `climb`: a recursion by one step (or a tree recursion on `n - 1 … n - K`)
 //!   as the loop from its base cases up.
+//! - `inline`: calls of a function that does not recurse replaced by its
+//!   body (a climbed recursive helper into the method that calls it).
 //!
-//! The last six put a version in the shape the lockstep encoding
+//! The last seven put a version in the shape the lockstep encoding
 //! (`loops::lockstep`) takes; they refuse, by returning the input
 //! unchanged (`None`/`false`) or naming the construct, anything outside
 //! the pattern they prove exact.
@@ -25,6 +27,7 @@ pub mod climb;
 pub mod constant_locals;
 pub mod constants;
 pub mod hoist;
+pub mod inline;
 pub mod jumps;
 pub mod reverse;
 pub mod tail;

@@ -4,7 +4,7 @@
 //! printed text); the rewritten program must keep the IR's invariants.
 //! The passes' own tests check their shapes.
 
-use super::{climb, constant_locals, constants, hoist, jumps, reverse, tail};
+use super::{climb, constant_locals, constants, hoist, inline, jumps, reverse, tail};
 use crate::interp::{self, Execution, Inputs, Limits, Outcome};
 use crate::ir::{self, FuncId, Lang, Program, Semantics};
 use crate::value::Value;
@@ -247,6 +247,15 @@ fn climb_keeps_results() {
     );
     let after = climb::climbed(&before, FuncId(0), false).expect("climbed past the spill");
     same_results(&before, &after, FuncId(0), &grid());
+    // A spilled operand that computes (and cannot fault) is evaluated
+    // again on the way up.
+    let before = crate::lang::lower_unfolded(
+        Lang::C,
+        "long f(int k) { if (k <= 0) return 0; return (2L * k - 1) + f(k - 1); }",
+    );
+    let after = climb::climbed(&before, FuncId(0), false).expect("climbed past the computed spill");
+    let singles: Vec<Vec<i64>> = (-4..12).map(|n| vec![n]).collect();
+    same_results(&before, &after, FuncId(0), &singles);
     let before = crate::lang::lower_unfolded(
         Lang::C,
         "int f(int n) { if (n < 2) return n; return f(n - 1) + f(n - 2); }",
@@ -299,4 +308,58 @@ fn climb_refuses_what_is_not_a_linear_recursion_by_one() {
     assert!(climb::climbed(&p, f, true).is_none());
     let after = climb::climbed(&p, f, false).expect("climbed without wrapping");
     same_results(&p, &after, f, &grid());
+}
+
+#[test]
+fn inline_keeps_results() {
+    for src in [
+        // A helper with a loop, its result used.
+        "static int f(int a, int b) { int x = a + 1; int y = g(x, b); return y * 2; } \
+         static int g(int p, int q) { int s = 0; for (int i = 0; i < q; i++) { s += p; } return s; }",
+        // Two call sites, each with its own locals.
+        "static int f(int a, int b) { return g(a, b) - g(b, a); } \
+         static int g(int p, int q) { int s = p; if (p > q) { s = s * 3; } return s - q; }",
+        // Labels on both sides: the helper's are renumbered past the caller's.
+        "static int f(int a, int b) { int t = 0; for (int i = 0; i < 3; i++) { t += i; } \
+         return t + g(a, b); } \
+         static int g(int p, int q) { while (true) { if (p > q) { break; } p += 2; } return p; }",
+        // A helper that faults.
+        "static int f(int a, int b) { int r = 0; if (a > 0) { r = g(a, b); } return r; } \
+         static int g(int p, int q) { return p / q; }",
+    ] {
+        let before = java(src);
+        let f = before.find("f").next().map(|(id, _)| id).expect("f");
+        let g = before.find("g").next().map(|(id, _)| id).expect("g");
+        let after = inline::inlined(&before, f, g).unwrap_or_else(|| panic!("inlined: {src}"));
+        assert!(
+            !crate::ir::any_stmt(
+                &after.function(f).body.as_ref().expect("body").body,
+                &mut |s| { matches!(&s.kind, ir::StmtKind::Call { func, .. } if *func == g) }
+            ),
+            "a call is left: {src}"
+        );
+        same_results(&before, &after, f, &grid());
+    }
+}
+
+#[test]
+fn inline_refuses_what_it_cannot_keep_exact() {
+    for src in [
+        // A call in a loop: the helper's locals would keep their values.
+        "static int f(int a, int b) { int t = 0; for (int i = 0; i < b; i++) { t += g(a, i); } \
+         return t; } static int g(int p, int q) { int s = p; return s + q; }",
+        // A return before the end.
+        "static int f(int a, int b) { return g(a, b); } \
+         static int g(int p, int q) { if (p > q) { return p; } return q; }",
+        // A recursive helper.
+        "static int f(int a, int b) { return g(a, b); } \
+         static int g(int p, int q) { int r = 0; if (p > 0) { r = g(p - 1, q) + q; } return r; }",
+        // No call.
+        "static int f(int a, int b) { return a + b; } static int g(int p, int q) { return p; }",
+    ] {
+        let p = java(src);
+        let f = p.find("f").next().map(|(id, _)| id).expect("f");
+        let g = p.find("g").next().map(|(id, _)| id).expect("g");
+        assert!(inline::inlined(&p, f, g).is_none(), "inlined: {src}");
+    }
 }
