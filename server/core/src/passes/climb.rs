@@ -23,9 +23,10 @@
 //! the levels bottom-up — so it has the same outcome, output, fault and
 //! final state. What the recursion evaluates on the way down is only the
 //! guards (which cannot fault: comparisons of `n` with literals and
-//! parameters), operands spilled before the call (parameters and
-//! literals, which have the same value when the climb evaluates them
-//! again) and the argument `n - 1`, which the climb never needs:
+//! parameters), operands spilled before the call (values of parameters
+//! and literals that cannot fault, the same when the climb evaluates them
+//! again; where their overflow is undefined it is so at either point) and
+//! the argument `n - 1`, which the climb never needs:
 //! `m0` is computed in closed form from the guards. For a base guard
 //! `n <= c` the descent stops at `n` itself when it holds and at `c`
 //! otherwise (a step of one cannot pass it); `n < c` is `n <= c - 1`; a
