@@ -5,7 +5,7 @@
 //! new expression or statement kind is one match arm here, not a skipped
 //! case somewhere else.
 
-use super::{Block, Expr, ExprKind, Place, Stmt, StmtKind};
+use super::{Block, Expr, ExprKind, LocalId, Place, Stmt, StmtKind};
 
 impl Expr {
     /// Calls `f` on `self` and every subexpression (iteratively: expressions
@@ -15,6 +15,16 @@ impl Expr {
         while let Some(e) = stack.pop() {
             f(e);
             stack.extend(e.children());
+        }
+    }
+
+    /// Every local `self` reads, mapped by `f` (for renaming passes).
+    pub fn map_locals(&mut self, f: &mut dyn FnMut(LocalId) -> LocalId) {
+        if let ExprKind::Local(l) = &mut self.kind {
+            *l = f(*l);
+        }
+        for c in self.children_mut() {
+            c.map_locals(f);
         }
     }
 
@@ -70,7 +80,7 @@ pub fn any_stmt(body: &[Stmt], pred: &mut dyn FnMut(&Stmt) -> bool) -> bool {
 impl Stmt {
     /// The local the statement itself (not a nested one) assigns: by
     /// assignment or as a call's result.
-    pub fn assigned_local(&self) -> Option<super::LocalId> {
+    pub fn assigned_local(&self) -> Option<LocalId> {
         let dest = match &self.kind {
             StmtKind::Assign { place, .. } => Some(place),
             StmtKind::Call { dest, .. } | StmtKind::External { dest, .. } => dest.as_ref(),
@@ -82,8 +92,36 @@ impl Stmt {
         }
     }
 
+    /// Every local the statement and those nested in it read or assign,
+    /// mapped by `f` (for renaming passes).
+    pub fn map_locals(&mut self, f: &mut dyn FnMut(LocalId) -> LocalId) {
+        if let StmtKind::Assign {
+            place: Place::Local(l),
+            ..
+        }
+        | StmtKind::Call {
+            dest: Some(Place::Local(l)),
+            ..
+        }
+        | StmtKind::External {
+            dest: Some(Place::Local(l)),
+            ..
+        } = &mut self.kind
+        {
+            *l = f(*l);
+        }
+        for e in self.exprs_mut() {
+            e.map_locals(f);
+        }
+        for b in self.child_blocks_mut() {
+            for t in b.iter_mut() {
+                t.map_locals(f);
+            }
+        }
+    }
+
     /// Whether the statement itself (not a nested one) assigns local `l`.
-    pub fn assigns_local(&self, l: super::LocalId) -> bool {
+    pub fn assigns_local(&self, l: LocalId) -> bool {
         self.assigned_local() == Some(l)
     }
 

@@ -891,36 +891,14 @@ fn push_local(f: &mut Function, name: &str, ty: Type) -> LocalId {
 /// `e` with reads of `from` reading `to`.
 fn renamed(e: &Expr, from: LocalId, to: LocalId) -> Expr {
     let mut e = e.clone();
-    rename_in(&mut e, from, to);
+    e.map_locals(&mut |l| if l == from { to } else { l });
     e
-}
-
-fn rename_in(e: &mut Expr, from: LocalId, to: LocalId) {
-    if let ExprKind::Local(l) = &mut e.kind
-        && *l == from
-    {
-        *l = to;
-    }
-    for c in e.children_mut() {
-        rename_in(c, from, to);
-    }
 }
 
 /// `s` with reads of `from` reading `to` (`from` is a parameter no
 /// statement assigns).
 fn renamed_stmt(s: &Stmt, from: LocalId, to: LocalId) -> Stmt {
     let mut s = s.clone();
-    rename_stmt(&mut s, from, to);
+    s.map_locals(&mut |l| if l == from { to } else { l });
     s
-}
-
-fn rename_stmt(s: &mut Stmt, from: LocalId, to: LocalId) {
-    for e in s.exprs_mut() {
-        rename_in(e, from, to);
-    }
-    for b in s.child_blocks_mut() {
-        for t in b.iter_mut() {
-            rename_stmt(t, from, to);
-        }
-    }
 }

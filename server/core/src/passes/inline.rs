@@ -23,8 +23,7 @@
 //! frame's are. Anything else leaves the program unchanged (`None`).
 
 use crate::ir::{
-    Block, Expr, ExprKind, FuncId, LabelId, Local, LocalId, LocalKind, Place, Program, Stmt,
-    StmtKind,
+    Block, Expr, FuncId, LabelId, Local, LocalId, LocalKind, Place, Program, Stmt, StmtKind,
 };
 
 /// `program` with every call of `callee` in `caller` replaced by the
@@ -75,13 +74,14 @@ pub fn inlined(program: &Program, caller: FuncId, callee: FuncId) -> Option<Prog
             .collect();
         for s in body {
             let mut s = s.clone();
-            relocate(&mut s, &map, labels);
+            s.map_locals(&mut |l| map(l));
+            relabel(&mut s, labels);
             block.push(s);
         }
         match (dest, result) {
             (Some(place), Some(e)) => {
                 let mut e = e.clone();
-                relocate_expr(&mut e, &map);
+                e.map_locals(&mut |l| map(l));
                 block.push(Stmt {
                     span: e.span,
                     kind: StmtKind::Assign {
@@ -158,40 +158,18 @@ fn labels_end(block: &[Stmt]) -> u32 {
     end
 }
 
-/// `s` with its locals mapped by `map` and its labels moved up by `by`.
-fn relocate(s: &mut Stmt, map: &impl Fn(LocalId) -> LocalId, by: u32) {
-    match &mut s.kind {
-        StmtKind::Assign { place: p, .. } => relocate_place(p, map),
-        StmtKind::Call { dest: Some(p), .. } | StmtKind::External { dest: Some(p), .. } => {
-            relocate_place(p, map)
-        }
-        StmtKind::Loop { label, .. }
-        | StmtKind::Labeled { label, .. }
-        | StmtKind::Break(label)
-        | StmtKind::Continue(label) => *label = LabelId(label.0 + by),
-        _ => {}
-    }
-    for e in s.exprs_mut() {
-        relocate_expr(e, map);
+/// `s` with its labels (and those nested in it) moved up by `by`.
+fn relabel(s: &mut Stmt, by: u32) {
+    if let StmtKind::Loop { label, .. }
+    | StmtKind::Labeled { label, .. }
+    | StmtKind::Break(label)
+    | StmtKind::Continue(label) = &mut s.kind
+    {
+        *label = LabelId(label.0 + by);
     }
     for b in s.child_blocks_mut() {
         for t in b.iter_mut() {
-            relocate(t, map, by);
+            relabel(t, by);
         }
-    }
-}
-
-fn relocate_place(p: &mut Place, map: &impl Fn(LocalId) -> LocalId) {
-    if let Place::Local(l) = p {
-        *l = map(*l);
-    }
-}
-
-fn relocate_expr(e: &mut Expr, map: &impl Fn(LocalId) -> LocalId) {
-    if let ExprKind::Local(l) = &mut e.kind {
-        *l = map(*l);
-    }
-    for c in e.children_mut() {
-        relocate_expr(c, map);
     }
 }
