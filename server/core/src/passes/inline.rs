@@ -79,19 +79,30 @@ pub fn inlined(program: &Program, caller: FuncId, callee: FuncId) -> Option<Prog
             block.push(s);
         }
         match (dest, result) {
-            (Some(place), Some(e)) => {
+            (dest, Some(e)) => {
                 let mut e = e.clone();
                 e.map_locals(&mut |l| map(l));
+                // A result nobody uses is still evaluated (it may fault).
+                let place = match dest {
+                    Some(place) => place.clone(),
+                    None => {
+                        let id = LocalId(out.locals.len() as u32);
+                        out.locals.push(Local {
+                            name: format!("{}$result", g.name),
+                            ty: g.ret.clone(),
+                            kind: LocalKind::Temp,
+                            span: g.span,
+                        });
+                        Place::Local(id)
+                    }
+                };
                 block.push(Stmt {
                     span: e.span,
-                    kind: StmtKind::Assign {
-                        place: place.clone(),
-                        value: e,
-                    },
+                    kind: StmtKind::Assign { place, value: e },
                 });
             }
             (Some(_), None) => return None,
-            (None, _) => {}
+            (None, None) => {}
         }
         sites += 1;
         Some(block)

@@ -326,6 +326,9 @@ fn inline_keeps_results() {
         // A helper that faults.
         "static int f(int a, int b) { int r = 0; if (a > 0) { r = g(a, b); } return r; } \
          static int g(int p, int q) { return p / q; }",
+        // Its result unused: still evaluated, and it may fault.
+        "static int f(int a, int b) { g(b, a); return a; } \
+         static int g(int p, int q) { return p / q; }",
     ] {
         let before = java(src);
         let f = before.find("f").next().map(|(id, _)| id).expect("f");
