@@ -256,12 +256,17 @@ fn candidates(enc: &Encoding, k: usize, exits: Exits, deadline: Instant) -> Vec<
         // Variables that enter with the same value, whatever their names
         // (`int n = a.length;` beside `a.length`, a renamed copy of a
         // parameter): equal as long as neither changes.
+        // Two variables entering with the same constant are candidates only
+        // across the versions (a renamed accumulator, `acc = 0` against
+        // `h = 0`): within one version every zero-initialised local would
+        // pair with every other.
         let entering: Vec<Dynamic> = args.iter().map(Dynamic::simplify).collect();
         for i in 0..rel.params.len() {
             for j in i + 1..rel.params.len() {
+                let across = i < rel.old_arity && j >= rel.old_arity;
                 if entering[i].get_z3_ast() == entering[j].get_z3_ast()
                     && rel.params[i].get_sort() == rel.params[j].get_sort()
-                    && numeral(&entering[i]).is_none()
+                    && (across || numeral(&entering[i]).is_none())
                 {
                     equalities.push(rel.params[i].eq(&rel.params[j]));
                 }
