@@ -760,6 +760,39 @@ mod tests {
     }
 
     #[test]
+    fn a_loop_after_an_early_return_meets_a_closed_form_with_products() {
+        // The loop-free version's product, made where it waits at its idle
+        // loop's head, is instantiated at the state of the clause in which
+        // the looping version returns early (`n <= 0`): there it is the
+        // product of the early state, not of a free one.
+        let looped = "long f(int n) { if (n <= 0) { return 0; } if (n > 5000) { n = 5000; } long s = 0; for (int i = 1; i <= n; i++) { s += i; } return s; }";
+        proved(
+            looped,
+            "long f(int n) { long m = Math.min(Math.max(n, 0), 5000); return m * (m + 1) / 2; }",
+        );
+        not_proved(
+            looped,
+            "long f(int n) { long m = Math.min(Math.max(n, 0), 5000); return m * (m - 1) / 2; }",
+        );
+    }
+
+    #[test]
+    fn a_cubic_sum_is_proved_through_its_closed_form_at_the_counter() {
+        // `6·s = (i − 1)·i·(2i − 1)` is beyond the fitted quadratics; the
+        // other version's formula taken at `i − 1` is the invariant.
+        let looped = "long f(int n) { if (n <= 0) { return 0; } if (n > 5000) { n = 5000; } long s = 0; for (int i = 1; i <= n; i++) { s += (long) i * i; } return s; }";
+        let inv = proved(
+            looped,
+            "long f(int n) { long m = Math.min(Math.max(n, 0), 5000); return m * (m + 1) * (2 * m + 1) / 6; }",
+        );
+        assert!(inv[0].formula.contains("old.s"), "{inv:?}");
+        not_proved(
+            looped,
+            "long f(int n) { long m = Math.min(Math.max(n, 0), 5000); return m * (m + 1) * (2 * m - 1) / 6; }",
+        );
+    }
+
+    #[test]
     fn a_null_array_is_part_of_the_loop_state() {
         // Where the pair tests for null, `a` may be null: the guard
         // `i < a.length` fails on null unless the invariant rules it out

@@ -1360,6 +1360,24 @@ pub fn interpretation(app: &UfApplication) -> Option<Bool> {
     })
 }
 
+/// The exact value of a product, quotient or remainder application, as a
+/// term of its arguments (a zero divisor gives Z3's value for it: only for
+/// candidate invariants, which are checked).
+pub fn exact_term(app: &UfApplication) -> Option<Dynamic> {
+    let name = app.key.split(':').next()?;
+    let [a, b] = app.args.as_slice() else {
+        return None;
+    };
+    let (a, b) = (a.as_int()?, b.as_int()?);
+    app.result.as_int()?;
+    Some(Dynamic::from_ast(&match name {
+        "mul" => Int::mul(&[&a, &b]),
+        "div" => tdiv(&a, &b),
+        "rem" => Int::sub(&[a.clone(), Int::mul(&[&b, &tdiv(&a, &b)])]),
+        _ => return None,
+    }))
+}
+
 /// Truncating integer division (Java/C), from Z3's floor-style `div` on
 /// non-negative operands.
 fn tdiv(x: &Int, y: &Int) -> Int {

@@ -257,13 +257,15 @@ fn candidates(enc: &Encoding, k: usize, exits: Exits, deadline: Instant) -> Vec<
         // (`int n = a.length;` beside `a.length`, a renamed copy of a
         // parameter): equal as long as neither changes.
         // Two variables entering with the same constant are candidates only
-        // across the versions (a renamed accumulator, `acc = 0` against
-        // `h = 0`): within one version every zero-initialised local would
-        // pair with every other.
+        // across the versions and only where neither has a namesake in the
+        // other version (a renamed accumulator, `acc = 0` against `h = 0`):
+        // within one version, or beside a variable kept under its name,
+        // every zero-initialised local would pair with every other.
         let entering: Vec<Dynamic> = args.iter().map(Dynamic::simplify).collect();
+        let renamed = |i: usize| !rel.same_name.iter().any(|&(o, n)| o == i || n == i);
         for i in 0..rel.params.len() {
             for j in i + 1..rel.params.len() {
-                let across = i < rel.old_arity && j >= rel.old_arity;
+                let across = i < rel.old_arity && j >= rel.old_arity && renamed(i) && renamed(j);
                 if entering[i].get_z3_ast() == entering[j].get_z3_ast()
                     && rel.params[i].get_sort() == rel.params[j].get_sort()
                     && (across || numeral(&entering[i]).is_none())
@@ -319,6 +321,11 @@ fn candidates(enc: &Encoding, k: usize, exits: Exits, deadline: Instant) -> Vec<
             }
         }
     }
+    if let Some((idle_old, form)) = &rel.closed_form {
+        for c in closed_form_candidates(rel, *idle_old, form) {
+            push(c);
+        }
+    }
     if enc.arrays {
         // An element read next to a counter needs the counter's bound
         // (`acc = a[i - 1]` with `i ≥ 1`: else the old version's `a[i - 1]`
@@ -334,6 +341,58 @@ fn candidates(enc: &Encoding, k: usize, exits: Exits, deadline: Instant) -> Vec<
     }
     out
 }
+
+/// `p = F[v := c + d]` for a loop against a loop-free version returning
+/// `F`: the looping version's variable `p` holds the closed form at its
+/// counter `c` in place of the input `v` the form is a function of, with
+/// `d` in {−1, 0, 1} (a counter from 1 to `n`, from 0 to `n − 1`, or
+/// one step ahead) — a running sum against its formula is `s = F(i − 1)`
+/// at every head, `c = F(i − 1)` for a count of the multiples below `i`.
+/// The form's clamps and guards come along: they hold for the counter's
+/// values as they hold for the input's.
+fn closed_form_candidates(
+    rel: &super::encode::Relation,
+    idle_old: bool,
+    form: &Dynamic,
+) -> Vec<Bool> {
+    let split = rel.old_arity.min(rel.params.len());
+    let (idle, looping) = if idle_old {
+        (&rel.params[..split], &rel.params[split..])
+    } else {
+        (&rel.params[split..], &rel.params[..split])
+    };
+    let mut out = Vec::new();
+    let inputs = idle.iter().filter(|v| {
+        (v.as_int().is_some() || v.as_bv().is_some()) && super::encode::mentions(form, v)
+    });
+    for v in inputs {
+        for c in looping.iter().filter(|c| c.get_sort() == v.get_sort()) {
+            for d in [-1i64, 0, 1] {
+                let at = if let Some(c) = c.as_int() {
+                    Dynamic::from_ast(&Int::add(&[&c, &Int::from_i64(d)]))
+                } else if let Some(c) = c.as_bv() {
+                    Dynamic::from_ast(&c.bvadd(BV::from_i64(d, c.get_size())))
+                } else {
+                    continue;
+                };
+                let f = form.substitute(&[(v, &at)]);
+                for p in looping
+                    .iter()
+                    .filter(|p| p.get_sort() == form.get_sort() && p.get_z3_ast() != c.get_z3_ast())
+                {
+                    if out.len() >= MAX_CLOSED_FORM_CANDIDATES {
+                        return out;
+                    }
+                    out.push(p.eq(&f));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The most [`closed_form_candidates`] per relation.
+const MAX_CLOSED_FORM_CANDIDATES: usize = 36;
 
 /// `p = e` for each parameter `p` a clause enters with a value computed
 /// from what other parameters enter with (`negative = x < 0.0` beside `x`):

@@ -109,6 +109,7 @@ mod tests {
                 new_span: Default::default(),
                 running: None,
                 guards: None,
+                closed_form: None,
             }],
             uninterpreted: Vec::new(),
             opaque_calls: Vec::new(),

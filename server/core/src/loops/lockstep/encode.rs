@@ -124,6 +124,13 @@ pub struct Relation {
     /// The two loops' guards over the parameters (old, new); `None` for
     /// relations that are not loop invariants.
     pub guards: Option<(Bool, Bool)>,
+    /// Where one version's loop is idle (a loop-free version against a
+    /// loop, `Shape::idle_loops_first`): whether that is the old version,
+    /// and the value it returns, over its parameters in the relation, with
+    /// products, quotients and remainders exact — the closed form the
+    /// other version's loop computes ([`houdini`](crate::loops::houdini)
+    /// tries it at the loop's counter).
+    pub closed_form: Option<(bool, Dynamic)>,
 }
 
 /// The Horn clauses of the lockstep product of a pair.
@@ -755,9 +762,14 @@ pub fn encode_product(
     let mut quantified: Vec<Dynamic> = input_vars;
     quantified.extend(state_vars);
 
-    let relations = (0..n_loops)
+    let mut relations = (0..n_loops)
         .map(|k| relation(&o, &n, k))
         .collect::<Result<Vec<_>, _>>()?;
+    for (k, rel) in relations.iter_mut().enumerate() {
+        rel.closed_form = closed_form(&o, k, ufs.applications())
+            .map(|t| (true, t))
+            .or_else(|| closed_form(&n, k, ufs.applications()).map(|t| (false, t)));
+    }
 
     let mut rules = Rules {
         quantified,
@@ -773,7 +785,7 @@ pub fn encode_product(
         n: &n,
     };
     let differs = sides.differs(&o.entry, &n.entry)?;
-    let al = sides.alike(0, &o.entry, &n.entry)?;
+    let al = sides.alike(0, &o.entry, &n.entry, &mut rules.applications)?;
     rules.stretch(pre0, &o.entry, &n.entry, differs, al, relations.first())?;
     for k in 0..n_loops {
         loop_clauses(&mut rules, &sides, &relations, &old.shape, product, k)?;
@@ -892,7 +904,40 @@ fn relation(o: &Pieces, n: &Pieces, k: usize) -> Result<Relation, EncodeFailure>
         new_span: n.spans[k],
         running: Some(Bool::or(&[&o.guards[k], &n.guards[k]])),
         guards: Some((o.guards[k].clone(), n.guards[k].clone())),
+        closed_form: None,
     })
+}
+
+/// The value version `v` returns after its last loop, when its loop `k`
+/// is idle (its guard is `false`): a term over its state at the loop's
+/// head, products and quotients made exact from `applications`.
+fn closed_form(v: &Pieces, k: usize, applications: &[UfApplication]) -> Option<Dynamic> {
+    if v.guards.get(k)?.simplify().as_bool() != Some(false) {
+        return None;
+    }
+    let ret = v.after.last()?.summary.ret.to_dyn()?;
+    if ret.as_int().is_none() && ret.as_bv().is_none() {
+        return None;
+    }
+    let exact: Vec<(Dynamic, Dynamic)> = applications
+        .iter()
+        .filter_map(|a| Some((a.result.clone(), crate::symbolic::ops::exact_term(a)?)))
+        .collect();
+    let pairs: Vec<(&Dynamic, &Dynamic)> = exact.iter().map(|(a, b)| (a, b)).collect();
+    // Arguments may hold earlier applications' results: substitute until
+    // none is left (each round removes one level of nesting).
+    let mut term = ret;
+    for _ in 0..8 {
+        let next = term.substitute(&pairs);
+        if next.get_z3_ast() == term.get_z3_ast() {
+            return applications
+                .iter()
+                .all(|a| !mentions(&term, &a.result))
+                .then(|| term.simplify());
+        }
+        term = next;
+    }
+    None
 }
 
 /// An encoding error about the pair, not one version.
@@ -934,13 +979,20 @@ impl Sides<'_> {
         j: usize,
         step: &Step,
         other: &Step,
+        applications: &mut Vec<UfApplication>,
     ) -> Result<(Bool, Vec<Dynamic>), EncodeFailure> {
         let Some(vals) = &step.cont_values else {
             return Ok((Bool::from_bool(false), Vec::new()));
         };
         let (fine, witnesses) = self.waits_alike(a, a_is_old, j, other)?;
-        let sigma: Vec<(&Dynamic, &Dynamic)> = a.layout.vars.iter().zip(vals).collect();
-        Ok((fine.substitute(&sigma), witnesses))
+        let sigma: Vec<(Dynamic, Dynamic)> = a
+            .layout
+            .vars
+            .iter()
+            .cloned()
+            .zip(vals.iter().cloned())
+            .collect();
+        Ok((instantiated(&fine, sigma, applications), witnesses))
     }
 
     /// [`Sides::ends_alike`] for a version waiting at loop `j`'s head in
@@ -969,9 +1021,15 @@ impl Sides<'_> {
 
     /// [`Sides::ends_alike`] both ways, after stretches `a` (old) and `b`
     /// (new) reaching loop `j`.
-    fn alike(&self, j: usize, a: &Step, b: &Step) -> Result<Alike, EncodeFailure> {
-        let (old_alike, mut witnesses) = self.ends_alike(self.o, true, j, a, b)?;
-        let (new_alike, w) = self.ends_alike(self.n, false, j, b, a)?;
+    fn alike(
+        &self,
+        j: usize,
+        a: &Step,
+        b: &Step,
+        applications: &mut Vec<UfApplication>,
+    ) -> Result<Alike, EncodeFailure> {
+        let (old_alike, mut witnesses) = self.ends_alike(self.o, true, j, a, b, applications)?;
+        let (new_alike, w) = self.ends_alike(self.n, false, j, b, a, applications)?;
         witnesses.extend(w);
         Ok(Alike {
             old_alone: old_alike,
@@ -1011,7 +1069,7 @@ fn loop_clauses(
         rules.add(Bool::and(&[inv, &go.xor(gn)]), None, &[]);
     }
     let differs = sides.differs(&o.bodies[k], &n.bodies[k])?;
-    let al = sides.alike(into, &o.bodies[k], &n.bodies[k])?;
+    let al = sides.alike(into, &o.bodies[k], &n.bodies[k], &mut rules.applications)?;
     rules.stretch(
         Bool::and(&[inv, go, gn]),
         &o.bodies[k],
@@ -1022,7 +1080,12 @@ fn loop_clauses(
     )?;
     let differs = sides.differs(&o.after[k], &n.after[k])?;
     let next = old_shape.after_destination(k);
-    let al = sides.alike(next.unwrap_or(usize::MAX), &o.after[k], &n.after[k])?;
+    let al = sides.alike(
+        next.unwrap_or(usize::MAX),
+        &o.after[k],
+        &n.after[k],
+        &mut rules.applications,
+    )?;
     rules.stretch(
         Bool::and(&[inv, &go.not(), &gn.not()]),
         &o.after[k],
@@ -1250,6 +1313,50 @@ fn origin(stretch: usize, in_old: bool) -> u32 {
 /// Applications made by the two versions in the same stretch.
 fn corresponding(a: u32, b: u32) -> bool {
     a / 2 == b / 2 && a % 2 != b % 2
+}
+
+/// `formula` with `sigma` applied, where the uninterpreted applications it
+/// mentions (Ackermann constants, recorded with their arguments over the
+/// state the formula was made in) are instantiated too: an application
+/// whose arguments the substitution changes gets a fresh result constant
+/// with its arguments and facts substituted, recorded in `applications`.
+/// Substituting the formula alone would leave its products standing for
+/// the products of the *unsubstituted* state, a free one in the clause
+/// that uses it: sound (the clause only gets stronger) but too strong to
+/// hold.
+fn instantiated(
+    formula: &Bool,
+    mut sigma: Vec<(Dynamic, Dynamic)>,
+    applications: &mut Vec<UfApplication>,
+) -> Bool {
+    let mut copies = Vec::new();
+    // In creation order: an application's arguments mention only the
+    // results of earlier ones, whose renaming is then in `sigma`.
+    for app in applications.iter() {
+        let pairs: Vec<(&Dynamic, &Dynamic)> = sigma.iter().map(|(a, b)| (a, b)).collect();
+        let args: Vec<Dynamic> = app.args.iter().map(|a| a.substitute(&pairs)).collect();
+        if args
+            .iter()
+            .zip(&app.args)
+            .all(|(x, y)| x.get_z3_ast() == y.get_z3_ast())
+        {
+            continue;
+        }
+        let result = Dynamic::fresh_const("inst", &app.result.get_sort());
+        sigma.push((app.result.clone(), result.clone()));
+        let pairs: Vec<(&Dynamic, &Dynamic)> = sigma.iter().map(|(a, b)| (a, b)).collect();
+        let facts = app.facts.iter().map(|f| f.substitute(&pairs)).collect();
+        copies.push(UfApplication {
+            key: app.key.clone(),
+            args,
+            result,
+            facts,
+            origin: app.origin,
+        });
+    }
+    applications.extend(copies);
+    let pairs: Vec<(&Dynamic, &Dynamic)> = sigma.iter().map(|(a, b)| (a, b)).collect();
+    formula.substitute(&pairs)
 }
 
 /// Whether `term` contains the constant `c`: replacing it changes the term

@@ -363,6 +363,7 @@ impl System {
             new_span,
             running: None,
             guards: None,
+            closed_form: None,
         });
         self.results.push(results);
         Ok(index)

@@ -446,6 +446,7 @@ mod tests {
             new_span: Default::default(),
             running: None,
             guards: None,
+            closed_form: None,
         }
     }
 
