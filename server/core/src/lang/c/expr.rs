@@ -471,10 +471,16 @@ impl<'t> Fx<'t> {
         if self.member(n)?.is_some() {
             return Err(self.unsup(n, format!("struct {name} used as a number")));
         }
-        if let Some(v) = self.file.enum_consts.get(name) {
+        let static_local = match self.fun.binding(name) {
+            Some(super::structs::Binding::Static(g)) => Some(g),
+            _ => None,
+        };
+        if static_local.is_none()
+            && let Some(v) = self.file.enum_consts.get(name)
+        {
             return Ok(int_lit(*v, IntTy::I32, span));
         }
-        if let Some(g) = self.file.global_map.get(name) {
+        if let Some(g) = static_local.or_else(|| self.file.global_map.get(name)) {
             let ty = self
                 .file
                 .globals

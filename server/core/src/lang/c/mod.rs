@@ -302,6 +302,10 @@ struct FileCx<'t> {
     macro_calls: FxHashMap<usize, Result<Macro, String>>,
     globals: Vec<Global>,
     global_map: FxHashMap<String, GlobalId>,
+    /// Static local variables, as globals named `function.variable`: the
+    /// start byte of their declaration → each declarator's name and
+    /// global.
+    static_locals: FxHashMap<usize, Vec<(String, GlobalId)>>,
     /// Globals left out because of their type → why.
     bad_globals: FxHashMap<String, String>,
     /// Globals declared `const` (not assignable).
@@ -388,6 +392,7 @@ fn lower_here(source: &str, tree: &Tree) -> Program {
         macro_calls: FxHashMap::default(),
         globals: Vec::new(),
         global_map: FxHashMap::default(),
+        static_locals: FxHashMap::default(),
         bad_globals: FxHashMap::default(),
         global_const: Vec::new(),
         sigs: Vec::new(),
@@ -414,6 +419,7 @@ fn lower_here(source: &str, tree: &Tree) -> Program {
             "declaration" => file.global_decl(item, &mut pending_inits),
             "function_definition" => {
                 file.register_function(item);
+                file.static_locals_of(item, &mut pending_inits);
                 defs.push(item);
             }
             "ERROR" => {
@@ -808,9 +814,58 @@ impl<'t> FileCx<'t> {
         }
     }
 
+    /// The static local variables of function definition `f`, registered
+    /// as globals named `f.name`: a static local is a global that only its
+    /// function names — initialised once, before any call, by a constant
+    /// initialiser (or zero), and keeping its value from one call to the
+    /// next. Two of the same name in one function are left out (their
+    /// uses stay unsupported).
+    fn static_locals_of<'n>(&mut self, f: Node<'n>, pending: &mut Vec<PendingGlobal<'n>>) {
+        let Some(fname) = self.sigs.last().map(|s| s.name.clone()) else {
+            return;
+        };
+        let Some(body) = f.child_by_field_name("body") else {
+            return;
+        };
+        let mut decls: Vec<Node<'n>> = descendants(body)
+            .into_iter()
+            .filter(|d| {
+                d.kind() == "declaration"
+                    && storage_class(*d, self.src).as_deref() == Some("static")
+            })
+            .collect();
+        decls.sort_by_key(Node::start_byte);
+        for d in decls {
+            let before = self.globals.len();
+            self.global_decl_named(d, pending, Some(&fname));
+            let names: Vec<(String, GlobalId)> = (before..self.globals.len())
+                .filter_map(|i| {
+                    let g = &self.globals[i];
+                    let local = g.name.strip_prefix(&format!("{fname}."))?.to_string();
+                    let gid = GlobalId(i as u32);
+                    (self.global_map.get(&g.name) == Some(&gid)).then_some((local, gid))
+                })
+                .collect();
+            if !names.is_empty() {
+                self.static_locals.insert(d.start_byte(), names);
+            }
+        }
+    }
+
     /// A file-scope declaration: prototypes are skipped (they are not
     /// functions), variables become globals.
     fn global_decl<'n>(&mut self, n: Node<'n>, pending: &mut Vec<PendingGlobal<'n>>) {
+        self.global_decl_named(n, pending, None);
+    }
+
+    /// [`FileCx::global_decl`], with the globals' names qualified by
+    /// `function` for a static local declaration.
+    fn global_decl_named<'n>(
+        &mut self,
+        n: Node<'n>,
+        pending: &mut Vec<PendingGlobal<'n>>,
+        function: Option<&str>,
+    ) {
         let Some(tnode) = n.child_by_field_name("type") else {
             return;
         };
@@ -847,7 +902,13 @@ impl<'t> FileCx<'t> {
             let Some(name_node) = declarator_name(decl) else {
                 continue;
             };
-            let name = self.text(name_node).to_string();
+            let name = match function {
+                Some(f) => format!("{f}.{}", self.text(name_node)),
+                None => self.text(name_node).to_string(),
+            };
+            if function.is_some() && self.global_map.contains_key(&name) {
+                continue;
+            }
             if let Some(sid) = strukt {
                 match (decl.kind(), init, is_const) {
                     ("identifier", None, false) => self.struct_global(&name, sid, span_of(d)),
@@ -879,6 +940,17 @@ impl<'t> FileCx<'t> {
                 }
             };
             let gid = GlobalId(self.globals.len() as u32);
+            // Static storage without an initialiser starts at zero (an
+            // `extern` one is defined, and initialised, elsewhere): as a
+            // scalar, set up by the same code as one initialised to `0`.
+            let zero = init.is_none()
+                && !is_const
+                && storage_class(n, self.src).as_deref() != Some("extern");
+            let origin = match init {
+                Some(i) => Some(crate::lang::origin_tokens(&[i], self.src, &name)),
+                None if zero && !matches!(ty, Type::Array(_)) => Some("0".to_string()),
+                None => None,
+            };
             self.globals.push(Global {
                 name: name.clone(),
                 ty,
@@ -886,7 +958,7 @@ impl<'t> FileCx<'t> {
                 return_of: None,
                 static_object: None,
                 uncomputed: false,
-                origin: init.map(|i| crate::lang::origin_tokens(&[i], self.src, &name)),
+                origin,
                 initial: None,
                 declared_len: None,
                 file_local: storage_class(n, self.src).as_deref() == Some("static"),
@@ -894,11 +966,6 @@ impl<'t> FileCx<'t> {
             });
             self.global_const.push(is_const);
             self.global_map.entry(name).or_insert(gid);
-            // Static storage without an initialiser starts at zero (an
-            // `extern` one is defined, and initialised, elsewhere).
-            let zero = init.is_none()
-                && !is_const
-                && storage_class(n, self.src).as_deref() != Some("extern");
             let g = &mut self.globals[gid.0 as usize];
             if zero {
                 g.initial = expr::zero(&g.ty, g.span);

@@ -211,6 +211,11 @@ impl<'t> Fx<'t> {
                         .get(id.0 as usize)
                         .is_some_and(|l| matches!(l.ty, Type::Array(_))),
                     Some(Binding::Struct(..)) => false,
+                    Some(Binding::Static(g)) => self
+                        .file
+                        .globals
+                        .get(g.0 as usize)
+                        .is_some_and(|g| matches!(g.ty, Type::Array(_))),
                     None => self.file.global_map.get(name).is_some_and(|g| {
                         self.file
                             .globals

@@ -409,6 +409,17 @@ impl<'t> Fx<'t> {
             && sc != "register"
             && sc != "auto"
         {
+            // A static local is a global (initialised before any call, see
+            // `FileCx::static_locals_of`): its name is bound to it here, and
+            // the declaration runs nothing.
+            if sc == "static"
+                && let Some(names) = self.file.static_locals.get(&n.start_byte())
+            {
+                for (name, gid) in names {
+                    self.fun.bind(name, super::structs::Binding::Static(*gid));
+                }
+                return Ok(());
+            }
             return Err(self.unsup(n, format!("{sc} local variable")));
         }
         let tnode = self.field(n, "type")?;

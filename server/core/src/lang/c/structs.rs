@@ -286,6 +286,8 @@ pub(super) enum Binding {
         /// pointer `memchr` found); `None` for pointers that never are.
         null: Option<LocalId>,
     },
+    /// A static local variable: the global it is.
+    Static(GlobalId),
 }
 
 impl crate::lang::lower::ScopeEntry for Binding {
@@ -296,7 +298,7 @@ impl crate::lang::lower::ScopeEntry for Binding {
     fn as_local(&self) -> Option<LocalId> {
         match self {
             Binding::Local(id) => Some(*id),
-            Binding::Struct(..) | Binding::Cursor { .. } => None,
+            Binding::Struct(..) | Binding::Cursor { .. } | Binding::Static(_) => None,
         }
     }
 }
@@ -364,7 +366,7 @@ impl<'t> Fx<'t> {
                         Binding::Struct(sid, ids) => Some(Member::Whole(
                             self.aggregate(*sid, ids.iter().map(|l| Place::Local(*l)).collect()),
                         )),
-                        Binding::Local(_) | Binding::Cursor { .. } => None,
+                        Binding::Local(_) | Binding::Cursor { .. } | Binding::Static(_) => None,
                     });
                 }
                 Ok(self.file.structs.globals.get(name).map(|(sid, ids)| {

@@ -679,7 +679,8 @@ int k(int x) { return MAX(x); }\n";
 fn unsupported_constructs_name_the_construct_and_position() {
     let src = "int f(int x) {\n  if (x) goto end;\n  return 1;\nend:\n  return 0;\n}\n\
 struct P { int a; };\nint g(struct P *p) { return p->a; }\nint h(int x) { return foo(x); }\n\
-#define CAT(a, b) a ## b\nint k(int x) { return CAT(x, 1); }\nint m(int x) { static int c = 0; return c; }";
+#define CAT(a, b) a ## b\nint k(int x) { return CAT(x, 1); }\n\
+int m(int x) { { static int c = 1; } { static int c = 2; return c; } }";
     assert_eq!(err(src, "f"), "unsupported: goto statement at 2:10");
     assert_eq!(err(src, "g"), "unsupported: pointer to struct at 8:16");
     assert_eq!(
@@ -690,7 +691,36 @@ struct P { int a; };\nint g(struct P *p) { return p->a; }\nint h(int x) { return
         err(src, "k"),
         "unsupported: macro CAT using # or ## (stringizing or pasting) at 11:23"
     );
-    assert_eq!(err(src, "m"), "unsupported: static local variable at 12:16");
+    // Two static locals of one name in one function are not told apart.
+    assert_eq!(err(src, "m"), "unsupported: static local variable at 12:40");
+}
+
+#[test]
+fn static_locals_are_globals_of_their_function() {
+    let src = "int days(int m) {\n\
+  static const int len[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};\n\
+  return len[m - 1];\n\
+}\n\
+int len(int k) { int len = k; { static int calls; calls++; len += calls; } return len; }\n";
+    let p = lower(src);
+    let names: Vec<&str> = p.globals.iter().map(|g| g.name.as_str()).collect();
+    assert_eq!(names, ["days.len", "len.calls"]);
+    // The table has its initial values; the counter starts at zero.
+    assert!(p.globals.iter().all(|g| g.file_local));
+    let run = |name: &str, args: &[i64]| {
+        let args = args.iter().map(|&a| crate::value::Value::int(a)).collect();
+        crate::interp::run_named(&p, name, crate::ir::Semantics::Machine, args)
+    };
+    let returns = |v: i64| crate::interp::Outcome::Return(crate::value::Value::int(v));
+    assert_eq!(run("days", &[2]), returns(28));
+    assert_eq!(run("days", &[12]), returns(31));
+    assert!(matches!(
+        run("days", &[13]),
+        crate::interp::Outcome::Fault { .. }
+    ));
+    // Scoped like a local: the static shadows the local `len` in its
+    // block only, and is named apart from the function `len`.
+    assert_eq!(run("len", &[10]), returns(11));
 }
 
 #[test]
