@@ -7,7 +7,11 @@
 //! candidates are `old.x = new.x` for variables of the same name,
 //! `old.x − new.x = d` and `v = c` where some clause entering a loop
 //! gives them constant values, and `x = y` for any two variables some
-//! clause entering a loop gives the same value. Candidates that some clause does not
+//! clause entering a loop gives the same value (the same constant only
+//! across the versions, for variables renamed between them). A loop
+//! against a loop-free version also gets that version's result with its
+//! input replaced by the loop's counter (`s = F(i − 1)`), a closed form
+//! of any degree. Candidates that some clause does not
 //! preserve are dropped until the rest is inductive; then, if no query
 //! clause can reach `false` under them, the conjunction is a proof — the
 //! same clauses Spacer gets, each checked valid by Z3 (an `unknown` drops
