@@ -718,8 +718,8 @@ int len(int k) { int len = k; { static int calls; calls++; len += calls; } retur
         run("days", &[13]),
         crate::interp::Outcome::Fault { .. }
     ));
-    // Scoped like a local: the static shadows the local `len` in its
-    // block only, and is named apart from the function `len`.
+    // The counter is named apart from the function `len` and its local
+    // `len`; it starts at zero on the first call.
     assert_eq!(run("len", &[10]), returns(11));
 }
 
