@@ -1346,17 +1346,16 @@ fn real0() -> Real {
 /// (truncating) or `r = a % b` (a division by zero faults before its
 /// result is used). `None` for any other function.
 pub fn interpretation(app: &UfApplication) -> Option<Bool> {
-    let name = app.key.split(':').next()?;
-    let [a, b] = app.args.as_slice() else {
+    let [_, b] = app.args.as_slice() else {
         return None;
     };
-    let (a, b, r) = (a.as_int()?, b.as_int()?, app.result.as_int()?);
-    let nonzero = b.eq(Int::from_i64(0)).not();
-    Some(match name {
-        "mul" => r.eq(Int::mul(&[&a, &b])),
-        "div" => nonzero.implies(r.eq(tdiv(&a, &b))),
-        "rem" => nonzero.implies(r.eq(Int::sub(&[a.clone(), Int::mul(&[&b, &tdiv(&a, &b)])]))),
-        _ => return None,
+    let nonzero = b.as_int()?.eq(Int::from_i64(0)).not();
+    let is_product = app.key.split(':').next() == Some("mul");
+    let exact = app.result.eq(exact_term(app)?);
+    Some(if is_product {
+        exact
+    } else {
+        nonzero.implies(exact)
     })
 }
 

@@ -259,12 +259,10 @@ fn candidates(enc: &Encoding, k: usize, exits: Exits, deadline: Instant) -> Vec<
         }
         // Variables that enter with the same value, whatever their names
         // (`int n = a.length;` beside `a.length`, a renamed copy of a
-        // parameter): equal as long as neither changes.
-        // Two variables entering with the same constant are candidates only
-        // across the versions and only where neither has a namesake in the
-        // other version (a renamed accumulator, `acc = 0` against `h = 0`):
-        // within one version, or beside a variable kept under its name,
-        // every zero-initialised local would pair with every other.
+        // parameter): equal as long as neither changes. The same constant
+        // counts only across the versions and where neither variable has a
+        // namesake in the other (a renamed accumulator, `acc = 0` against
+        // `h = 0`): else every zero-initialised local pairs with every other.
         let entering: Vec<Dynamic> = args.iter().map(Dynamic::simplify).collect();
         let renamed = |i: usize| !rel.same_name.iter().any(|&(o, n)| o == i || n == i);
         for i in 0..rel.params.len() {
