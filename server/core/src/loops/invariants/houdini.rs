@@ -207,21 +207,50 @@ fn prove_from(
         candidates
             .iter()
             .zip(&enc.relations)
-            .map(|(cs, rel)| Bool::and(&shown(cs, rel)).simplify().to_string())
+            .map(|(cs, rel)| shown_text(&shown(cs, rel)))
             .collect(),
     )
 }
 
-/// The proof's candidates without the weakened equalities whose stronger
-/// form is among them too (implied: only clutter in the invariant shown).
+/// The conjunction of `kept` as SMT-LIB text, simplified except for the
+/// extensions of [`widened`], which the simplifier would spell out bit by
+/// bit (`((_ sign_extend 32) old.i)` stays as written).
+fn shown_text(kept: &[Bool]) -> String {
+    let (extended, plain): (Vec<Bool>, Vec<Bool>) = kept.iter().cloned().partition(|c| {
+        let text = c.to_string();
+        text.contains("(_ sign_extend") || text.contains("(_ zero_extend")
+    });
+    let plain = Bool::and(&plain).simplify();
+    if extended.is_empty() {
+        return plain.to_string();
+    }
+    let mut all = vec![plain];
+    all.extend(extended);
+    Bool::and(&all).to_string()
+}
+
+/// The proof's candidates without those a stronger one among them implies
+/// (only clutter in the invariant shown): weakened equalities beside their
+/// stronger form, truncated beside extended equalities.
 fn shown(kept: &[Bool], rel: &super::encode::Relation) -> Vec<Bool> {
-    let Some(running) = &rel.running else {
-        return kept.to_vec();
+    let mut implied: Vec<_> = match &rel.running {
+        Some(running) => kept
+            .iter()
+            .map(|c| running.implies(c).get_z3_ast())
+            .collect(),
+        None => Vec::new(),
     };
-    let implied: Vec<_> = kept
-        .iter()
-        .map(|c| running.implies(c).get_z3_ast())
-        .collect();
+    // `p = trunc(q)` beside `ext(p) = q` (see [`widened`]).
+    let asts: Vec<_> = kept.iter().map(|c| c.get_z3_ast()).collect();
+    for (i, p) in rel.params.iter().enumerate() {
+        for q in &rel.params {
+            if let (Some(e), Some(t)) = (extend(rel, i, p, q), truncate(q, p))
+                && asts.contains(&e.eq(q).get_z3_ast())
+            {
+                implied.push(p.eq(&t).get_z3_ast());
+            }
+        }
+    }
     kept.iter()
         .filter(|c| !implied.contains(&c.get_z3_ast()))
         .cloned()
@@ -276,6 +305,7 @@ fn candidates(enc: &Encoding, k: usize, exits: Exits, deadline: Instant) -> Vec<
                 }
             }
         }
+        equalities.extend(widened(rel, &entering));
         for c in definitions(rel, args) {
             push(c);
         }
@@ -438,6 +468,77 @@ fn definitions(rel: &super::encode::Relation, args: &[Dynamic]) -> Vec<Bool> {
         }
     }
     out
+}
+
+/// Equalities across bit-vector parameters of different widths, one per
+/// version, whose entering values agree:
+/// - `ext(narrow) = wide`, the narrow one extended as its signedness
+///   converts: a variable widened in the other version (`int i = 0`
+///   against `long i = 0`, an `int` index against a pointer's 64-bit
+///   offset, `n` against `(size_t) n`), equal while neither wraps;
+/// - `narrow = trunc(wide)`: an accumulator widened in the other version
+///   whose result is narrowed back (`int s` against `long s` returned as
+///   `(int) s`), equal modulo the narrow width whatever wraps.
+///
+/// A constant counts only where neither variable has a namesake in the
+/// other version, as for equalities of one width.
+fn widened(rel: &super::encode::Relation, entering: &[Dynamic]) -> Vec<Bool> {
+    let renamed = |i: usize| !rel.same_name.iter().any(|&(o, n)| o == i || n == i);
+    let mut out = Vec::new();
+    for i in 0..rel.old_arity.min(rel.params.len()) {
+        for j in rel.old_arity..rel.params.len() {
+            let (Some(a), Some(b)) = (rel.params[i].as_bv(), rel.params[j].as_bv()) else {
+                continue;
+            };
+            let (narrow, wide) = match a.get_size().cmp(&b.get_size()) {
+                std::cmp::Ordering::Less => (i, j),
+                std::cmp::Ordering::Greater => (j, i),
+                std::cmp::Ordering::Equal => continue,
+            };
+            let (Some(from), Some(to)) = (entering.get(narrow), entering.get(wide)) else {
+                continue;
+            };
+            if numeral(from).is_some() && !(renamed(i) && renamed(j)) {
+                continue;
+            }
+            let (p, q) = (&rel.params[narrow], &rel.params[wide]);
+            if let (Some(e), Some(pe)) = (extend(rel, narrow, from, to), extend(rel, narrow, p, q))
+                && e.simplify().get_z3_ast() == to.get_z3_ast()
+            {
+                out.push(pe.eq(q));
+            }
+            if let (Some(t), Some(qt)) = (truncate(to, from), truncate(q, p))
+                && t.simplify().get_z3_ast() == from.get_z3_ast()
+            {
+                out.push(p.eq(&qt));
+            }
+        }
+    }
+    out
+}
+
+/// `value`, a bit-vector of parameter `narrow`'s width, extended to the
+/// width of `like` as parameter `narrow`'s signedness converts it.
+fn extend(
+    rel: &super::encode::Relation,
+    narrow: usize,
+    value: &Dynamic,
+    like: &Dynamic,
+) -> Option<Dynamic> {
+    let (v, w) = (value.as_bv()?, like.as_bv()?);
+    let by = w.get_size().checked_sub(v.get_size()).filter(|d| *d > 0)?;
+    let unsigned = rel.unsigned.get(narrow).copied().unwrap_or(false);
+    Some(Dynamic::from_ast(&if unsigned {
+        v.zero_ext(by)
+    } else {
+        v.sign_ext(by)
+    }))
+}
+
+/// The low bits of bit-vector `value`, as many as `like` has.
+fn truncate(value: &Dynamic, like: &Dynamic) -> Option<Dynamic> {
+    let (v, w) = (value.as_bv()?, like.as_bv()?);
+    (w.get_size() < v.get_size()).then(|| Dynamic::from_ast(&v.extract(w.get_size() - 1, 0)))
 }
 
 /// The largest entering value [`definitions`] restates.
@@ -956,6 +1057,34 @@ mod tests {
                     .expect("encoded");
                 prove(&enc, exits, deadline).is_some()
             })
+    }
+
+    #[test]
+    fn a_widened_variable_is_related_by_extension_or_truncation() {
+        let machine = |o: &str, n: &str| houdini_under(Semantics::Machine, o, n);
+        // A counter widened to long: equal once extended, which the guard
+        // and the index need.
+        let inv = machine(
+            "int f(int[] a, int n) { int s = 0; for (int i = 0; i < n; i++) { s += a[i]; } return s; }",
+            "int f(int[] a, int n) { int s = 0; for (long k = 0; k < n; k++) { s += a[(int) k]; } return s; }",
+        )
+        .expect("proved by the extended equality");
+        assert!(inv[0].contains("((_ sign_extend 32) old.i) new.k"), "{inv:?}");
+        // An accumulator widened to long: equal in its low 32 bits only.
+        let inv = machine(
+            "int f(int n) { int s = 0; for (int i = 0; i < n; i++) { s += i * i; } return s; }",
+            "int f(int n) { long t = 0; for (int i = 0; i < n; i++) { t += i * i; } return (int) t; }",
+        )
+        .expect("proved by the truncated equality");
+        assert!(inv[0].contains("(= old.s ((_ extract 31 0) new.t))"), "{inv:?}");
+        // Widened but not narrowed back: no equality survives the wrap.
+        assert!(
+            machine(
+                "long f(int n) { int s = 0; for (int i = 0; i < n; i++) { s += i * i; } return s; }",
+                "long f(int n) { long t = 0; for (int i = 0; i < n; i++) { t += i * i; } return t; }",
+            )
+            .is_none()
+        );
     }
 
     #[test]
