@@ -8,7 +8,11 @@
 //! `old.x − new.x = d` and `v = c` where some clause entering a loop
 //! gives them constant values, and `x = y` for any two variables some
 //! clause entering a loop gives the same value (the same constant only
-//! across the versions, for variables renamed between them). A loop
+//! across the versions, for variables renamed between them). Over
+//! bit-vectors, two such variables of different widths are equal once the
+//! narrow one is extended (a counter widened to `long`, an index against
+//! a pointer's offset) or in the narrow one's bits (an accumulator
+//! widened and narrowed back). A loop
 //! against a loop-free version also gets that version's result with its
 //! input replaced by the loop's counter (`s = F(i − 1)`), a closed form
 //! of any degree. Candidates that some clause does not
