@@ -1073,14 +1073,20 @@ mod tests {
             "int f(int[] a, int n) { int s = 0; for (long k = 0; k < n; k++) { s += a[(int) k]; } return s; }",
         )
         .expect("proved by the extended equality");
-        assert!(inv[0].contains("((_ sign_extend 32) old.i) new.k"), "{inv:?}");
+        assert!(
+            inv[0].contains("((_ sign_extend 32) old.i) new.k"),
+            "{inv:?}"
+        );
         // An accumulator widened to long: equal in its low 32 bits only.
         let inv = machine(
             "int f(int n) { int s = 0; for (int i = 0; i < n; i++) { s += i * i; } return s; }",
             "int f(int n) { long t = 0; for (int i = 0; i < n; i++) { t += i * i; } return (int) t; }",
         )
         .expect("proved by the truncated equality");
-        assert!(inv[0].contains("(= old.s ((_ extract 31 0) new.t))"), "{inv:?}");
+        assert!(
+            inv[0].contains("(= old.s ((_ extract 31 0) new.t))"),
+            "{inv:?}"
+        );
         // Widened but not narrowed back: no equality survives the wrap.
         assert!(
             machine(
