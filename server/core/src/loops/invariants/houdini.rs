@@ -211,19 +211,44 @@ fn prove_from(
         candidates
             .iter()
             .zip(&enc.relations)
-            .map(|(cs, rel)| shown_text(&shown(cs, rel)))
+            .map(|(cs, rel)| shown(cs, rel))
             .collect(),
     )
 }
 
-/// The conjunction of `kept` as SMT-LIB text, simplified except for the
-/// extensions of [`widened`], which the simplifier would spell out bit by
+/// The proof's candidates for relation `rel` as SMT-LIB text, without
+/// those a stronger one among them implies (only clutter): weakened
+/// equalities beside their stronger form, truncated beside extended
+/// equalities. The conjunction is simplified except for the extended
+/// equalities of [`widened`], which the simplifier would spell out bit by
 /// bit (`((_ sign_extend 32) old.i)` stays as written).
-fn shown_text(kept: &[Bool]) -> String {
-    let (extended, plain): (Vec<Bool>, Vec<Bool>) = kept.iter().cloned().partition(|c| {
-        let text = c.to_string();
-        text.contains("(_ sign_extend") || text.contains("(_ zero_extend")
-    });
+fn shown(kept: &[Bool], rel: &super::encode::Relation) -> String {
+    let weakened = |c: &Bool| match &rel.running {
+        Some(running) => running.implies(c).get_z3_ast(),
+        None => c.get_z3_ast(),
+    };
+    let mut implied: Vec<_> = match &rel.running {
+        Some(_) => kept.iter().map(weakened).collect(),
+        None => Vec::new(),
+    };
+    let mut extended = Vec::new();
+    for (i, p) in rel.params.iter().enumerate() {
+        for q in &rel.params {
+            if let (Some(e), Some(t)) = (extend(rel, i, p, q), truncate(q, p)) {
+                let e = e.eq(q);
+                if kept.iter().any(|c| c.get_z3_ast() == e.get_z3_ast()) {
+                    implied.push(p.eq(&t).get_z3_ast());
+                }
+                extended.push(e.get_z3_ast());
+                extended.push(weakened(&e));
+            }
+        }
+    }
+    let (extended, plain): (Vec<Bool>, Vec<Bool>) = kept
+        .iter()
+        .filter(|c| !implied.contains(&c.get_z3_ast()))
+        .cloned()
+        .partition(|c| extended.contains(&c.get_z3_ast()));
     let plain = Bool::and(&plain).simplify();
     if extended.is_empty() {
         return plain.to_string();
@@ -231,34 +256,6 @@ fn shown_text(kept: &[Bool]) -> String {
     let mut all = vec![plain];
     all.extend(extended);
     Bool::and(&all).to_string()
-}
-
-/// The proof's candidates without those a stronger one among them implies
-/// (only clutter in the invariant shown): weakened equalities beside their
-/// stronger form, truncated beside extended equalities.
-fn shown(kept: &[Bool], rel: &super::encode::Relation) -> Vec<Bool> {
-    let mut implied: Vec<_> = match &rel.running {
-        Some(running) => kept
-            .iter()
-            .map(|c| running.implies(c).get_z3_ast())
-            .collect(),
-        None => Vec::new(),
-    };
-    // `p = trunc(q)` beside `ext(p) = q` (see [`widened`]).
-    let asts: Vec<_> = kept.iter().map(|c| c.get_z3_ast()).collect();
-    for (i, p) in rel.params.iter().enumerate() {
-        for q in &rel.params {
-            if let (Some(e), Some(t)) = (extend(rel, i, p, q), truncate(q, p))
-                && asts.contains(&e.eq(q).get_z3_ast())
-            {
-                implied.push(p.eq(&t).get_z3_ast());
-            }
-        }
-    }
-    kept.iter()
-        .filter(|c| !implied.contains(&c.get_z3_ast()))
-        .cloned()
-        .collect()
 }
 
 /// The candidates for relation `k`, over its parameters.
@@ -297,7 +294,7 @@ fn candidates(enc: &Encoding, k: usize, exits: Exits, deadline: Instant) -> Vec<
         // namesake in the other (a renamed accumulator, `acc = 0` against
         // `h = 0`): else every zero-initialised local pairs with every other.
         let entering: Vec<Dynamic> = args.iter().map(Dynamic::simplify).collect();
-        let renamed = |i: usize| !rel.same_name.iter().any(|&(o, n)| o == i || n == i);
+        let renamed = |i: usize| renamed(rel, i);
         for i in 0..rel.params.len() {
             for j in i + 1..rel.params.len() {
                 let across = i < rel.old_arity && j >= rel.old_arity && renamed(i) && renamed(j);
@@ -487,7 +484,6 @@ fn definitions(rel: &super::encode::Relation, args: &[Dynamic]) -> Vec<Bool> {
 /// A constant counts only where neither variable has a namesake in the
 /// other version, as for equalities of one width.
 fn widened(rel: &super::encode::Relation, entering: &[Dynamic]) -> Vec<Bool> {
-    let renamed = |i: usize| !rel.same_name.iter().any(|&(o, n)| o == i || n == i);
     let mut out = Vec::new();
     for i in 0..rel.old_arity.min(rel.params.len()) {
         for j in rel.old_arity..rel.params.len() {
@@ -502,7 +498,7 @@ fn widened(rel: &super::encode::Relation, entering: &[Dynamic]) -> Vec<Bool> {
             let (Some(from), Some(to)) = (entering.get(narrow), entering.get(wide)) else {
                 continue;
             };
-            if numeral(from).is_some() && !(renamed(i) && renamed(j)) {
+            if numeral(from).is_some() && !(renamed(rel, i) && renamed(rel, j)) {
                 continue;
             }
             let (p, q) = (&rel.params[narrow], &rel.params[wide]);
@@ -519,6 +515,11 @@ fn widened(rel: &super::encode::Relation, entering: &[Dynamic]) -> Vec<Bool> {
         }
     }
     out
+}
+
+/// Whether parameter `i` has no namesake of its sort in the other version.
+fn renamed(rel: &super::encode::Relation, i: usize) -> bool {
+    !rel.same_name.iter().any(|&(o, n)| o == i || n == i)
 }
 
 /// `value`, a bit-vector of parameter `narrow`'s width, extended to the
@@ -1012,6 +1013,10 @@ mod tests {
         houdini_with(sem, Exits::Omitted, old, new)
     }
 
+    fn houdini_machine(old: &str, new: &str) -> Option<Vec<String>> {
+        houdini_under(Semantics::Machine, old, new)
+    }
+
     fn houdini_with(sem: Semantics, exits: Exits, old: &str, new: &str) -> Option<Vec<String>> {
         let (po, pn) = (lowered(old), lowered(new));
         let deadline = crate::clock::now() + Duration::from_secs(10);
@@ -1065,10 +1070,9 @@ mod tests {
 
     #[test]
     fn a_widened_variable_is_related_by_extension_or_truncation() {
-        let machine = |o: &str, n: &str| houdini_under(Semantics::Machine, o, n);
         // A counter widened to long: equal once extended, which the guard
         // and the index need.
-        let inv = machine(
+        let inv = houdini_machine(
             "int f(int[] a, int n) { int s = 0; for (int i = 0; i < n; i++) { s += a[i]; } return s; }",
             "int f(int[] a, int n) { int s = 0; for (long k = 0; k < n; k++) { s += a[(int) k]; } return s; }",
         )
@@ -1078,7 +1082,7 @@ mod tests {
             "{inv:?}"
         );
         // An accumulator widened to long: equal in its low 32 bits only.
-        let inv = machine(
+        let inv = houdini_machine(
             "int f(int n) { int s = 0; for (int i = 0; i < n; i++) { s += i * i; } return s; }",
             "int f(int n) { long t = 0; for (int i = 0; i < n; i++) { t += i * i; } return (int) t; }",
         )
@@ -1089,7 +1093,7 @@ mod tests {
         );
         // Widened but not narrowed back: no equality survives the wrap.
         assert!(
-            machine(
+            houdini_machine(
                 "long f(int n) { int s = 0; for (int i = 0; i < n; i++) { s += i * i; } return s; }",
                 "long f(int n) { long t = 0; for (int i = 0; i < n; i++) { t += i * i; } return t; }",
             )
@@ -1173,9 +1177,8 @@ mod tests {
 
     #[test]
     fn bit_vector_candidates_prove_what_wrapping_keeps() {
-        let machine = |o: &str, n: &str| houdini_under(Semantics::Machine, o, n);
         // Strength reduction: `t = 3·i` holds modulo 2^32 as well.
-        let inv = machine(
+        let inv = houdini_machine(
             "int f(int n) { int s = 0; for (int i = 0; i < n; i++) { s += 3 * i; } return s; }",
             "int f(int n) { int s = 0; int t = 0; for (int i = 0; i < n; i++) { s += t; t += 3; } return s; }",
         )
@@ -1183,7 +1186,7 @@ mod tests {
         assert!(inv[0].contains("new.t"), "{inv:?}");
         // A counter moving by 2 keeps its parity: with `0 ≤ i` and `i ≤ n`
         // (or not moved yet) that is what keeps `i + 1` from wrapping.
-        let inv = machine(
+        let inv = houdini_machine(
             "int f(int n) { int s = 0; for (int i = 0; i + 1 < n; i += 2) { s += i; } return s; }",
             "int f(int n) { int s = 0; int i = 0; while (i + 1 < n) { s = s + i; i = i + 2; } return s; }",
         )
@@ -1193,11 +1196,10 @@ mod tests {
 
     #[test]
     fn what_wrapping_breaks_is_never_proved_over_bit_vectors() {
-        let machine = |o: &str, n: &str| houdini_under(Semantics::Machine, o, n);
         // `2 * i` wraps as an int before it is widened; `i + i` added to a
         // long twice does not: they differ once `i > 2^30`.
         assert!(
-            machine(
+            houdini_machine(
                 "long f(int n) { long s = 0; for (int i = 0; i < n; i++) { s += 2 * i; } return s; }",
                 "long f(int n) { long s = 0; for (int i = 0; i < n; i++) { s += i; s += i; } return s; }",
             )
@@ -1209,7 +1211,7 @@ mod tests {
             "int f(int n) { int i = 1; int j = 0; while (i <= n) { j = j + 2; i++; } return j; }";
         let new =
             "int f(int n) { int i = 0; int j = 0; while (i < n) { j = j + 2; i++; } return j; }";
-        assert!(machine(old, new).is_none());
+        assert!(houdini_machine(old, new).is_none());
         assert!(houdini(old, new).is_some());
     }
 
