@@ -20,7 +20,9 @@
 //! the clauses preserve: a fitted candidate never makes a proof unsound,
 //! it only costs queries. Over bit-vectors an integer polynomial identity
 //! holds modulo 2^w as well, so the same candidates apply there (on the
-//! signed or unsigned reading of each value, as the variable has it).
+//! signed or unsigned reading of each value, as the variable has it),
+//! stated where possible as the definition of one variable by the others
+//! (`hi = n − 1 − lo`), which Z3 eliminates before bit-blasting.
 
 use super::encode::{Clause, Encoding, Relation};
 use num_bigint::BigInt;
@@ -876,6 +878,20 @@ fn polynomial(rel: &Relation, terms: &[(BigInt, Vec<usize>)], constant: &BigInt)
             }
             t
         };
+        if let Some(j) = solvable(rel, terms) {
+            // `±p + Σ rest = k` is `p = ±(k − Σ rest)`: ±1 is its own
+            // inverse modulo 2^w, so the definition is the same equality.
+            let (sign, defined) = (&terms[j].0, terms[j].1[0]);
+            let mut value = lit(&(sign * constant));
+            for (n, (c, m)) in terms.iter().enumerate() {
+                if n != j {
+                    value = value.bvadd(term(&-(sign * c), m).simplify());
+                }
+            }
+            if let Some(p) = rel.params[defined].as_bv() {
+                return p.eq(value.simplify());
+            }
+        }
         let side = |positive: bool| {
             let mut sum = if positive {
                 BV::from_u64(0, w)
@@ -917,6 +933,34 @@ fn polynomial(rel: &Relation, terms: &[(BigInt, Vec<usize>)], constant: &BigInt)
         }
     };
     side(true).eq(side(false))
+}
+
+/// The term of `terms` (a polynomial equality over bit-vectors) to state
+/// it as a definition, `p = …`: a parameter with coefficient ±1 that
+/// occurs in no other term, preferably one without a namesake in the
+/// other version (the index a refactoring replaced, defined by those both
+/// keep). Bit-blasted, an equality between two sums leaves the solver two
+/// adders to relate at every step of the proof; a definition it
+/// eliminates before bit-blasting (for two converging indices, `hi = n −
+/// 1 − lo` rather than `lo + hi = n − 1`).
+fn solvable(rel: &Relation, terms: &[(BigInt, Vec<usize>)]) -> Option<usize> {
+    let alone = |j: usize| {
+        let (c, m) = &terms[j];
+        let [p] = m.as_slice() else {
+            return false;
+        };
+        c.abs().is_one()
+            && terms
+                .iter()
+                .enumerate()
+                .all(|(n, (_, other))| n == j || !other.contains(p))
+    };
+    let solvable: Vec<usize> = (0..terms.len()).filter(|&j| alone(j)).collect();
+    solvable
+        .iter()
+        .copied()
+        .find(|&j| super::houdini::renamed(rel, terms[j].1[0]))
+        .or(solvable.first().copied())
 }
 
 /// A basis of `{ x | matrix · x = 0 }` with integer entries (each vector's
