@@ -1039,58 +1039,17 @@ mod tests {
     /// Whether some alignment the loop checker would try (rearrangements
     /// included) is proved by the candidates.
     fn some_alignment_proved(exits: Exits, old: &str, new: &str) -> bool {
-        let (po, pn) = (lowered(old), lowered(new));
-        let (jo, jn) = (
-            super::super::prepared(&po, FuncId(0)),
-            super::super::prepared(&pn, FuncId(0)),
-        );
-        let (po, pn) = (jo.as_ref().unwrap_or(&po), jn.as_ref().unwrap_or(&pn));
-        let vo = encode::Version::new(po, FuncId(0), true).expect("encodable");
-        let vn = encode::Version::new(pn, FuncId(0), false).expect("encodable");
-        let mut refused = None;
-        super::super::candidates(&vo, &vn, &mut refused, None, false)
-            .into_iter()
-            .any(|cand| {
-                let (o, n) = (
-                    encode::Version {
-                        shape: cand.old,
-                        ..vo
-                    },
-                    encode::Version {
-                        shape: cand.new,
-                        ..vn
-                    },
-                );
-                let deadline = crate::clock::now() + Duration::from_secs(10);
-                let enc = encode::encode(java_under(Semantics::Machine), &o, &n, deadline)
-                    .expect("encoded");
-                prove(&enc, exits, deadline).is_some()
-            })
+        first_alignment_proved(old, new, |enc, _, deadline| prove(enc, exits, deadline)).is_some()
     }
 
-    #[test]
-    fn converging_indices_are_proved_by_a_definition_over_bit_vectors() {
-        // Two indices converging from both ends against one index and its
-        // mirror: the fitted `lo + hi = n − 1` holds; stated as the
-        // definition of the index the new version no longer has, bit-
-        // blasting decides it within the per-check cap.
-        let old = "void f(int[] a) { int lo = 0, hi = a.length - 1; \
-                   while (lo < hi) { int t = a[lo]; a[lo] = a[hi]; a[hi] = t; lo++; hi--; } }";
-        let new = "void f(int[] a) { int n = a.length; \
-                   for (int i = 0; i < n / 2; i++) { int t = a[i]; a[i] = a[n - 1 - i]; a[n - 1 - i] = t; } }";
-        let inv = fitted_proof(old, new).expect("proved");
-        assert!(
-            inv.iter()
-                .any(|i| i.contains("(= old.lo (bvadd") || i.contains("(= old.hi (bvadd")),
-            "{inv:?}"
-        );
-        // One index off, the same candidates prove nothing.
-        assert!(fitted_proof(old, &new.replace("n - 1 - i", "n - 2 - i")).is_none());
-    }
-
-    /// The proof of the first alignment the loop checker would try that
-    /// the candidates fitted to runs prove, under machine semantics.
-    fn fitted_proof(old: &str, new: &str) -> Option<Vec<String>> {
+    /// The first proof `proof` gives (from an encoding under machine
+    /// semantics, the alignment's own `exits` and a deadline) over the
+    /// alignments the loop checker would try.
+    fn first_alignment_proved(
+        old: &str,
+        new: &str,
+        proof: impl Fn(&Encoding, Exits, Instant) -> Option<Vec<String>>,
+    ) -> Option<Vec<String>> {
         let (po, pn) = (lowered(old), lowered(new));
         let (jo, jn) = (
             super::super::prepared(&po, FuncId(0)),
@@ -1116,8 +1075,29 @@ mod tests {
                 let deadline = crate::clock::now() + Duration::from_secs(20);
                 let enc = encode::encode(java_under(Semantics::Machine), &o, &n, deadline)
                     .expect("encoded");
-                prove_fitted(&enc, cand.exits, deadline)
+                proof(&enc, cand.exits, deadline)
             })
+    }
+
+    #[test]
+    fn converging_indices_are_proved_by_a_definition_over_bit_vectors() {
+        // Two indices converging from both ends against one index and its
+        // mirror: the fitted `lo + hi = n − 1` holds; stated as the
+        // definition of the index the new version no longer has, bit-
+        // blasting decides it within the per-check cap.
+        let old = "void f(int[] a) { int lo = 0, hi = a.length - 1; \
+                   while (lo < hi) { int t = a[lo]; a[lo] = a[hi]; a[hi] = t; lo++; hi--; } }";
+        let new = "void f(int[] a) { int n = a.length; \
+                   for (int i = 0; i < n / 2; i++) { int t = a[i]; a[i] = a[n - 1 - i]; a[n - 1 - i] = t; } }";
+        let inv = first_alignment_proved(old, new, prove_fitted).expect("proved");
+        assert!(
+            inv.iter()
+                .any(|i| i.contains("(= old.lo (bvadd") || i.contains("(= old.hi (bvadd")),
+            "{inv:?}"
+        );
+        // One index off, the same candidates prove nothing.
+        let wrong = new.replace("n - 1 - i", "n - 2 - i");
+        assert!(first_alignment_proved(old, &wrong, prove_fitted).is_none());
     }
 
     #[test]
