@@ -190,23 +190,41 @@ export class Workbench {
     });
   }
 
-  /** Sets an enum setting in the Settings editor, as a person would, and closes the editor. */
+  /**
+   * Sets an enum setting in the Settings editor, as a person would, and closes the editor.
+   * The editor must then show the value chosen; a row that keeps showing the old value
+   * although the choice was made (code-server does not always re-render it) is looked at
+   * again in a freshly opened Settings editor, as a person would reopen it.
+   */
   async chooseSetting(id, value) {
+    const select = await this.findSetting(id);
+    await select.click();
+    const option = this.page.locator(".monaco-select-box-dropdown-container .monaco-list-row", { hasText: new RegExp(`^${value}`) }).first();
+    await option.click();
+    const shows = async (observe) => {
+      const shown = await select.inputValue();
+      observe(shown);
+      return shown === value;
+    };
+    try {
+      await this.waitFor(`${id} to show ${value}`, shows, PALETTE_WAIT_MS);
+    } catch {
+      await this.runCommand("View: Close Editor");
+      await this.findSetting(id);
+      await this.waitFor(`${id} to show ${value} in a reopened Settings editor`, shows);
+    }
+    await this.runCommand("View: Close Editor");
+  }
+
+  /** Opens the user Settings editor searched for `id`; the setting's select element. */
+  async findSetting(id) {
     await this.runCommand("Preferences: Open User Settings");
     const search = this.page.locator(".settings-editor .suggest-input-container textarea, .settings-editor .suggest-input-container input").first();
     await search.waitFor({ timeout: WAIT_MS });
     await search.fill(id);
     const select = this.page.locator(`.settings-editor select[aria-label="${id}"]`);
     await select.waitFor({ timeout: WAIT_MS });
-    await select.click();
-    const option = this.page.locator(".monaco-select-box-dropdown-container .monaco-list-row", { hasText: new RegExp(`^${value}`) }).first();
-    await option.click();
-    await this.waitFor(`${id} to show ${value}`, async (observe) => {
-      const shown = await select.inputValue();
-      observe(shown);
-      return shown === value;
-    });
-    await this.runCommand("View: Close Editor");
+    return select;
   }
 
   async screenshot(path) {
