@@ -585,6 +585,33 @@ mod tests {
     }
 
     #[test]
+    fn unrolled_loops_with_a_tail_after_them_are_proved() {
+        // The unrolled loop stops while fewer than `m` iterations remain
+        // and does them after it, not in a remainder loop: the single loop
+        // is unrolled and its last (partial) iteration peeled.
+        let single = "int f(int n) { int s = 0; int i = 0; while (i < n) { s = s + 2 * i + 1; i = i + 1; } return s; }";
+        let tail = "int f(int n) { int s = 0; int i = 0; \
+                    while (i + 1 < n) { s = s + 2 * i + 1; s = s + 2 * i + 3; i = i + 2; } \
+                    if (i < n) { s = s + 2 * i + 1; } return s; }";
+        let inv = proved(single, tail);
+        let note = note_of(&inv);
+        assert!(
+            note.contains("unrolled ×2") && note.contains("guard holds"),
+            "{inv:?}"
+        );
+        proved(tail, single);
+        // Without the tail, odd counts lose their last iteration.
+        let no_tail = tail.replace("if (i < n) { s = s + 2 * i + 1; }", "");
+        not_proved(single, &no_tail);
+        // A tail that runs its iteration twice is not proved either.
+        let twice = tail.replace(
+            "if (i < n) { s = s + 2 * i + 1; }",
+            "if (i < n) { s = s + 2 * i + 1; } if (i < n) { s = s + 2 * i + 1; }",
+        );
+        not_proved(single, &twice);
+    }
+
+    #[test]
     fn a_peeled_last_iteration_is_proved() {
         // Consecutive states are not related linearly (s is reset past
         // 10): peeling the first iteration does not align these.

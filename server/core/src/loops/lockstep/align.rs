@@ -64,8 +64,8 @@ pub(in crate::loops) fn candidates(
         let (p, q) = (this.shape.loops.len(), other.shape.loops.len());
         if p == q {
             for j in 0..p {
-                side.unrolled(&mut out, j);
-                side.last_iteration_peeled(&mut out, refused, j);
+                side.unrolled(&mut out, refused, j);
+                side.last_iteration_peeled(&mut out, refused, j, &side.this.shape, "");
             }
         }
         if q <= p {
@@ -195,8 +195,11 @@ impl Side<'_, '_> {
     }
 
     /// Equal loop counts: loop `j` unrolled by the ratio of the counters'
-    /// steps.
-    fn unrolled(&self, out: &mut Vec<Candidate>, j: usize) {
+    /// steps; then the same with its last iteration peeled, for the
+    /// other version's loop stopping while fewer than `m` iterations
+    /// remain and doing them after it (`for (; i + 1 < n; i += 2) …`
+    /// then `if (i < n) …`).
+    fn unrolled(&self, out: &mut Vec<Candidate>, refused: &mut Option<String>, j: usize) {
         let (this, other) = (self.this, self.other);
         let p = this.shape.loops.len();
         let (lt, lo) = (&this.shape.loops[j], &other.shape.loops[j]);
@@ -204,8 +207,10 @@ impl Side<'_, '_> {
             && let Some(s) = rearrange::unroll(&this.shape, j, m, &lt.cond)
         {
             let mut notes = vec![String::new(); p];
-            notes[j] = format!("{} loop unrolled ×{m}", self.me);
-            self.push_rearranged(out, s, notes, houdini::Exits::Omitted);
+            let how = format!("{} loop unrolled ×{m}", self.me);
+            notes[j] = how.clone();
+            self.push_rearranged(out, s.clone(), notes, houdini::Exits::Omitted);
+            self.last_iteration_peeled(out, refused, j, &s, &format!("{how}, "));
         }
     }
 
@@ -213,22 +218,28 @@ impl Side<'_, '_> {
     /// does the last body after its loop: run this loop `j` while the
     /// other's guard holds, peel the next iteration, and give the rest
     /// (which then does not run) an empty partner.
+    /// `base` is this version's shape (as written or already rearranged,
+    /// `how` saying how, as the start of the note).
     fn last_iteration_peeled(
         &self,
         out: &mut Vec<Candidate>,
         refused: &mut Option<String>,
         j: usize,
+        base: &Shape,
+        how: &str,
     ) {
-        let (this, other, me, them) = (self.this, self.other, self.me, self.them);
-        let p = this.shape.loops.len();
-        let (lt, lo) = (&this.shape.loops[j], &other.shape.loops[j]);
+        let (other, me, them) = (self.other, self.me, self.them);
+        let p = base.loops.len();
+        let (Some(lt), Some(lo)) = (base.loops.get(j), other.shape.loops.get(j)) else {
+            return;
+        };
         let Some(g) = self.translate(&lo.cond, refused) else {
             return;
         };
         if g == lt.cond {
             return;
         }
-        let Some(mut s) = rearrange::split(&this.shape, j, std::slice::from_ref(&g)) else {
+        let Some(mut s) = rearrange::split(base, j, std::slice::from_ref(&g)) else {
             return;
         };
         s.peel(j + 1);
@@ -241,7 +252,7 @@ impl Side<'_, '_> {
             return;
         };
         let mut notes = vec![String::new(); p + 1];
-        notes[j] = format!("{me} loop run while the {them} loop's guard holds");
+        notes[j] = format!("{how}{me} loop run while the {them} loop's guard holds");
         notes[j + 1] = format!(
             "{me} loop's last iteration peeled after it; the {them} version runs \
              its last iteration after its loop (no loop here)"
