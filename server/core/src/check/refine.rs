@@ -140,6 +140,13 @@ pub fn h1(enc: &PairEncoding, blocks: &[BlockId], deadline: Instant) -> Vec<Bloc
     ]));
     body.push(diff);
     let body = Bool::and(&body);
+    // Quantified questions over arrays (an array stored and read back on
+    // every unrolled iteration) can send libz3 4.8.12 into a pass that
+    // neither the interrupt nor the resource limit stops: such a formula
+    // qualifies no block by H1, and H2 or H3 choose.
+    if mentions_array(&body) {
+        return Vec::new();
+    }
     let results_of = |pred: &dyn Fn(BlockId) -> bool| -> Vec<Dynamic> {
         let mut out: Vec<Dynamic> = Vec::new();
         for a in enc.apps.apps.iter().filter(|a| pred(a.block)) {
@@ -184,6 +191,21 @@ pub fn h1(enc: &PairEncoding, blocks: &[BlockId], deadline: Instant) -> Vec<Bloc
         }
     }
     out
+}
+
+/// Whether a subterm of `term` is an array.
+fn mentions_array(term: &Bool) -> bool {
+    let mut seen: rustc_hash::FxHashSet<Dynamic> = rustc_hash::FxHashSet::default();
+    let mut stack = vec![Dynamic::from_ast(term)];
+    while let Some(t) = stack.pop() {
+        if t.as_array().is_some() {
+            return true;
+        }
+        if seen.insert(t.clone()) {
+            stack.extend(t.children());
+        }
+    }
+    false
 }
 
 #[cfg(test)]

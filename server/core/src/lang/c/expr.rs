@@ -480,6 +480,18 @@ impl<'t> Fx<'t> {
         {
             return Ok(int_lit(*v, IntTy::I32, span));
         }
+        // Checked where the enum is declared (`local_enum`): no constant
+        // of the file nor a variable in scope has the name.
+        match self.file.local_enum_consts.get(name) {
+            Some(Some(v)) if static_local.is_none() => return Ok(int_lit(*v, IntTy::I32, span)),
+            Some(None) => {
+                return Err(self.unsup(
+                    n,
+                    format!("enumerator {name}, given different values by enums of two functions"),
+                ));
+            }
+            _ => {}
+        }
         if let Some(g) = static_local.or_else(|| self.file.global_map.get(name)) {
             let ty = self
                 .file

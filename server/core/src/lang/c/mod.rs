@@ -290,6 +290,13 @@ struct FileCx<'t> {
     /// Typedef name → type, or why the type is unsupported.
     typedefs: FxHashMap<String, Result<Type, String>>,
     enum_consts: FxHashMap<String, i128>,
+    /// The constants of enums declared inside function bodies, in scope
+    /// only where their declaration is (checked there): the value, or
+    /// `None` where two such enums give one name different values.
+    local_enum_consts: FxHashMap<String, Option<i128>>,
+    /// The enumerators of the enum being read, for the later ones'
+    /// values (`B = A + 2`).
+    enum_scratch: FxHashMap<String, i128>,
     /// Enum tag → the integer type gcc gives it.
     enum_types: FxHashMap<String, Type>,
     macros: FxHashMap<String, Macro>,
@@ -385,6 +392,8 @@ fn lower_here(source: &str, tree: &Tree) -> Program {
         src: source,
         typedefs: FxHashMap::default(),
         enum_consts: FxHashMap::default(),
+        local_enum_consts: FxHashMap::default(),
+        enum_scratch: FxHashMap::default(),
         enum_types: FxHashMap::default(),
         macros: FxHashMap::default(),
         reparsed_casts: FxHashMap::default(),
@@ -420,6 +429,7 @@ fn lower_here(source: &str, tree: &Tree) -> Program {
             "function_definition" => {
                 file.register_function(item);
                 file.static_locals_of(item, &mut pending_inits);
+                file.local_enums_of(item);
                 defs.push(item);
             }
             "ERROR" => {
@@ -739,9 +749,19 @@ impl<'t> FileCx<'t> {
         if t.kind() != "enum_specifier" {
             return;
         }
+        for (name, v) in self.enumerators(t) {
+            self.enum_consts.insert(name, v);
+        }
+    }
+
+    /// The constants of `enum` specifier `t` with a body, in order (an
+    /// enumerator whose value is not a constant this evaluates is left
+    /// out, and its uses stay unsupported); its tag's type is registered.
+    fn enumerators(&mut self, t: Node) -> Vec<(String, i128)> {
         let Some(body) = t.child_by_field_name("body") else {
-            return;
+            return Vec::new();
         };
+        let mut out: Vec<(String, i128)> = Vec::new();
         let mut next: i128 = 0;
         let mut any_negative = false;
         for e in kids(body) {
@@ -758,9 +778,12 @@ impl<'t> FileCx<'t> {
                 }
             }
             any_negative |= next < 0;
-            self.enum_consts.insert(self.text(name).to_string(), next);
+            let name = self.text(name).to_string();
+            self.enum_scratch.insert(name.clone(), next);
+            out.push((name, next));
             next += 1;
         }
+        self.enum_scratch.clear();
         if let Some(tag) = t.child_by_field_name("name") {
             // gcc: `unsigned int` unless some enumerator is negative.
             let ty = if any_negative {
@@ -768,7 +791,34 @@ impl<'t> FileCx<'t> {
             } else {
                 Type::Int(IntTy::U32)
             };
-            self.enum_types.insert(self.text(tag).to_string(), ty);
+            self.enum_types
+                .entry(self.text(tag).to_string())
+                .or_insert(ty);
+        }
+        out
+    }
+
+    /// The enums declared inside function definition `f`: their constants
+    /// go to [`FileCx::local_enum_consts`] (a name two of them give
+    /// different values is kept as conflicting).
+    fn local_enums_of(&mut self, f: Node) {
+        let Some(body) = f.child_by_field_name("body") else {
+            return;
+        };
+        for t in descendants(body) {
+            if t.kind() != "enum_specifier" {
+                continue;
+            }
+            for (name, v) in self.enumerators(t) {
+                self.local_enum_consts
+                    .entry(name)
+                    .and_modify(|old| {
+                        if *old != Some(v) {
+                            *old = None;
+                        }
+                    })
+                    .or_insert(Some(v));
+            }
         }
     }
 
@@ -779,7 +829,13 @@ impl<'t> FileCx<'t> {
             "number_literal" => types::int_literal(self.text(n)).ok().map(|(v, _)| v),
             "char_literal" => types::char_literal(self.text(n)).ok(),
             "parenthesized_expression" => self.const_eval(*kids(n).first()?),
-            "identifier" => self.enum_consts.get(self.text(n)).copied(),
+            "identifier" => {
+                let name = self.text(n);
+                self.enum_scratch
+                    .get(name)
+                    .or_else(|| self.enum_consts.get(name))
+                    .copied()
+            }
             "unary_expression" => {
                 let v = self.const_eval(n.child_by_field_name("argument")?)?;
                 match self.text(n.child_by_field_name("operator")?) {

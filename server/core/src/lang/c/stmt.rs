@@ -110,6 +110,17 @@ impl<'t> Fx<'t> {
                 return Err(self.unsup(n, "case label outside the top level of a switch"));
             }
             "type_definition" => return Err(self.unsup(n, "typedef inside a function")),
+            // `enum { A, B = A + 2 };` on its own: constants only.
+            "enum_specifier" => match n.child_by_field_name("body") {
+                Some(body) => self.local_enum(body)?,
+                None => return Err(self.unsup(n, "enum specifier without a body")),
+            },
+            "struct_specifier" | "union_specifier" => {
+                return Err(self.unsup(
+                    n,
+                    format!("{} inside a function", n.kind().replace('_', " ")),
+                ));
+            }
             "preproc_def"
             | "preproc_function_def"
             | "preproc_call"
@@ -423,8 +434,10 @@ impl<'t> Fx<'t> {
             return Err(self.unsup(n, format!("{sc} local variable")));
         }
         let tnode = self.field(n, "type")?;
-        if tnode.kind() == "enum_specifier" && tnode.child_by_field_name("body").is_some() {
-            return Err(self.unsup(tnode, "enum declared inside a function"));
+        if tnode.kind() == "enum_specifier"
+            && let Some(body) = tnode.child_by_field_name("body")
+        {
+            self.local_enum(body)?;
         }
         if let Ok(super::structs::Shape::Struct(sid)) = self.file.shape_of(tnode, self.src) {
             return self.struct_declaration(n, sid, out);
@@ -447,6 +460,50 @@ impl<'t> Fx<'t> {
                 (d, None)
             };
             self.local_decl(base.clone(), decl, init, out)?;
+        }
+        Ok(())
+    }
+
+    /// An enum declared in a function (`body` its enumerator list): its
+    /// constants are [`FileCx::local_enum_consts`], read like the file's
+    /// own; that is exact where nothing else of the same name is in scope
+    /// here, and the enumerators of the file's enums, the variables in
+    /// scope and the file's globals are checked for that.
+    fn local_enum(&mut self, body: Node<'t>) -> Res<()> {
+        for e in super::kids(body) {
+            let Some(name) = e.child_by_field_name("name") else {
+                continue;
+            };
+            let text = self.text(name);
+            let clash = if self.file.enum_consts.contains_key(text) {
+                Some("an enumerator of the file")
+            } else if self.fun.binding(text).is_some() {
+                Some("a variable in scope")
+            } else if self.file.global_map.contains_key(text) {
+                Some("a global variable")
+            } else {
+                None
+            };
+            if let Some(what) = clash {
+                return Err(self.unsup(name, format!("enumerator {text} shadowing {what}")));
+            }
+            match self.file.local_enum_consts.get(text) {
+                Some(Some(_)) => {}
+                Some(None) => {
+                    return Err(self.unsup(
+                        name,
+                        format!(
+                            "enumerator {text}, given different values by enums of two functions"
+                        ),
+                    ));
+                }
+                None => {
+                    return Err(self.unsup(
+                        name,
+                        format!("enumerator {text}: its value is not a constant expression here"),
+                    ));
+                }
+            }
         }
         Ok(())
     }

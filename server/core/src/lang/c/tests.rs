@@ -1013,3 +1013,38 @@ struct R { int v[4]; };\nint n(struct R r) { return 0; }";
         "unsupported: struct R with field v of unsupported type (array field) at 9:7"
     );
 }
+
+#[test]
+fn enums_declared_in_functions_are_constants_where_nothing_shadows_them() {
+    let src = "enum { TOP = 7 };\nint g;\n\
+int f(int k) {\n  enum state { IDLE, RUN = IDLE + 3, DONE } s = RUN;\n  enum { STEP = 2 };\n  return k == DONE ? s : STEP;\n}\n\
+int clash_file(int k) { enum { TOP = 1 }; return k; }\n\
+int clash_local(int IDLE2) { enum { IDLE2 }; return 0; }\n\
+int clash_global(int k) { enum { g }; return k; }\n\
+int two(int k) { enum { A = 1 }; return A; }\nint other(int k) { enum { A = 2 }; return A; }\n";
+    let p = lower(src);
+    let run = |name: &str, args: &[i64]| {
+        let args = args.iter().map(|&a| crate::value::Value::int(a)).collect();
+        crate::interp::run_named(&p, name, crate::ir::Semantics::Machine, args)
+    };
+    let returns = |v: i64| crate::interp::Outcome::Return(crate::value::Value::int(v));
+    assert_eq!(run("f", &[4]), returns(3));
+    assert_eq!(run("f", &[0]), returns(2));
+    assert_eq!(
+        err(src, "clash_file"),
+        "unsupported: enumerator TOP shadowing an enumerator of the file at 8:32"
+    );
+    assert_eq!(
+        err(src, "clash_local"),
+        "unsupported: enumerator IDLE2 shadowing a variable in scope at 9:37"
+    );
+    assert_eq!(
+        err(src, "clash_global"),
+        "unsupported: enumerator g shadowing a global variable at 10:34"
+    );
+    // One name given two values by two functions' enums is not guessed.
+    assert_eq!(
+        err(src, "two"),
+        "unsupported: enumerator A, given different values by enums of two functions at 11:25"
+    );
+}
