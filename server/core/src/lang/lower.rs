@@ -391,8 +391,13 @@ pub(super) fn binop_token(text: &str, lang: Lang) -> Option<BinOp> {
 }
 
 /// A pre-tested loop. When the condition needs statements (`pre`), they must
-/// run before every test, so it becomes `loop(true) { pre; if (!c) break;
-/// body } step` — `continue` still runs `step` first.
+/// run before every test. Where they only assign locals (`while (--i >= 0)`,
+/// `while (i-- > 0)`), the loop is rotated: `{ pre; loop(c) { body } step;
+/// pre }` — the same statements in the same order, `continue` running
+/// `step` and then `pre` before the next test, and the loop's guard is `c`,
+/// as the loop checker and the passes expect of a loop. Otherwise it becomes
+/// `loop(true) { pre; if (!c) break; body } step` — `continue` still runs
+/// `step` first.
 pub(super) fn pre_tested_loop(
     label: LabelId,
     pre: Block,
@@ -402,6 +407,31 @@ pub(super) fn pre_tested_loop(
     span: Span,
 ) -> Stmt {
     let stmt = |kind, span| Stmt { kind, span };
+    let locals_only = pre.iter().all(|s| {
+        matches!(
+            &s.kind,
+            StmtKind::Assign {
+                place: Place::Local(_),
+                ..
+            }
+        )
+    });
+    if !pre.is_empty() && locals_only {
+        let mut step = step;
+        step.extend(pre.iter().cloned());
+        let mut block = pre;
+        block.push(stmt(
+            StmtKind::Loop {
+                label,
+                kind: LoopKind::While,
+                cond,
+                body,
+                step,
+            },
+            span,
+        ));
+        return stmt(StmtKind::Block(block), span);
+    }
     if pre.is_empty() {
         return stmt(
             StmtKind::Loop {

@@ -353,6 +353,32 @@ fn counted(f: &Function, at: usize, words: Words) -> Option<Counted> {
         return None;
     };
     let i = *i;
+    // `i = E; i = i ± c;` before the loop (a counter stepped before its
+    // first test, as `while (--i >= 0)` is lowered) starts at `E ± c`.
+    let composed;
+    let start = if in_expr(start, i) {
+        let StmtKind::Assign {
+            place: Place::Local(j),
+            value: set,
+        } = &f.body.get(at.checked_sub(2)?)?.kind
+        else {
+            return None;
+        };
+        let ExprKind::Binary(op @ (BinOp::Add | BinOp::Sub), l, r) = &start.kind else {
+            return None;
+        };
+        if *j != i || !is_local(l, i) || !matches!(r.kind, ExprKind::IntLit(_)) {
+            return None;
+        }
+        composed = Expr {
+            kind: ExprKind::Binary(*op, Box::new(set.clone()), r.clone()),
+            ty: start.ty.clone(),
+            span: start.span,
+        };
+        &composed
+    } else {
+        start
+    };
     let [step] = step.as_slice() else {
         return None;
     };
@@ -522,11 +548,13 @@ fn pure_term(e: &Expr, excluded: &[LocalId], faults: &mut Vec<Fault>) -> bool {
     }
 }
 
+/// Whether `e` reads `l`.
+fn in_expr(e: &Expr, l: LocalId) -> bool {
+    matches!(e.kind, ExprKind::Local(x) if x == l) || e.children().iter().any(|c| in_expr(c, l))
+}
+
 /// Whether `s` (or a statement nested in it) reads or assigns `l`.
 fn mentions(s: &Stmt, l: LocalId) -> bool {
-    fn in_expr(e: &Expr, l: LocalId) -> bool {
-        matches!(e.kind, ExprKind::Local(x) if x == l) || e.children().iter().any(|c| in_expr(c, l))
-    }
     s.assigns_local(l)
         || s.exprs().iter().any(|e| in_expr(e, l))
         || s.child_blocks()
@@ -600,6 +628,36 @@ mod tests {
 
     fn lower(src: &str) -> Program {
         crate::lang::lower(Lang::Java, &format!("class A {{ {src} }}"))
+    }
+
+    #[test]
+    fn a_counter_stepped_in_the_guard_is_turned_up() {
+        // `while (--i >= 0)` is lowered rotated: `i = n; i = i - 1;` then
+        // `while (i >= 0)` stepping `i = i - 1`; its start is `n - 1`.
+        let old = lower(
+            "static int f(int n) { int s = 0; for (int i = 0; i < n; i++) { s += 3 * i; } return s; }",
+        );
+        let new = lower(
+            "static int f(int n) { int s = 0; int i = n; while (--i >= 0) { s += 3 * i; } return s; }",
+        );
+        let r = reversed((&old, FuncId(0)), (&new, FuncId(0)), Words::Unbounded).expect("matched");
+        let turned = r.new.expect("the new version turned up");
+        for n in [-3, 0, 1, 2, 7] {
+            let run = |p: &Program| {
+                crate::interp::run_named(
+                    p,
+                    "f",
+                    crate::ir::Semantics::Math,
+                    vec![crate::value::Value::int(n)],
+                )
+            };
+            assert_eq!(run(&turned), run(&new), "n = {n}");
+        }
+        // Stepped by two before the loop: not the index set the up loop has.
+        let two = lower(
+            "static int f(int n) { int s = 0; int i = n; i = i - 2; while (i >= 0) { s += 3 * i; i--; } return s; }",
+        );
+        assert!(reversed((&old, FuncId(0)), (&two, FuncId(0)), Words::Unbounded).is_none());
     }
 
     #[test]

@@ -1048,3 +1048,43 @@ int two(int k) { enum { A = 1 }; return A; }\nint other(int k) { enum { A = 2 };
         "unsupported: enumerator A, given different values by enums of two functions at 11:25"
     );
 }
+
+#[test]
+fn loops_whose_guards_step_a_counter_are_rotated_and_keep_their_meaning() {
+    let src = "int down(int n) { int c = 0; int i = n; while (--i >= 0) c += i; return c; }\n\
+int post(int n) { int c = 0; while (n-- > 0) { if (n % 3 == 0) continue; c += n; } return c * 100 + n; }\n";
+    let p = lower(src);
+    // The guard is the loop's own condition (not `while (1)` with a break).
+    let f = p.functions[0].body.as_ref().expect("lowers");
+    assert!(crate::ir::any_stmt(&f.body, &mut |s| matches!(
+        &s.kind,
+        StmtKind::Loop { cond, .. } if !matches!(cond.kind, ExprKind::BoolLit(true))
+    )));
+    let run = |name: &str, n: i64| {
+        crate::interp::run_named(
+            &p,
+            name,
+            crate::ir::Semantics::Machine,
+            vec![crate::value::Value::int(n)],
+        )
+    };
+    let returns = |v: i64| crate::interp::Outcome::Return(crate::value::Value::int(v));
+    for n in -2i64..8 {
+        let down: i64 = (0..n.max(0)).sum();
+        assert_eq!(run("down", n), returns(down), "down({n})");
+        let mut c = 0;
+        let mut m = n;
+        loop {
+            let t = m;
+            m -= 1;
+            if t <= 0 {
+                break;
+            }
+            if m % 3 == 0 {
+                continue;
+            }
+            c += m;
+        }
+        assert_eq!(run("post", n), returns(c * 100 + m), "post({n})");
+    }
+}
