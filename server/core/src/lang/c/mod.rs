@@ -284,6 +284,14 @@ struct Param {
     span: Span,
 }
 
+/// An enum specifier's constants, in order, and its tag with the type gcc
+/// gives it.
+#[derive(Default)]
+struct EnumDecl {
+    consts: Vec<(String, i128)>,
+    tag: Option<(String, Type)>,
+}
+
 /// What the whole file declares; shared by the lowering of every function.
 struct FileCx<'t> {
     src: &'t str,
@@ -749,17 +757,22 @@ impl<'t> FileCx<'t> {
         if t.kind() != "enum_specifier" {
             return;
         }
-        for (name, v) in self.enumerators(t) {
+        let EnumDecl { consts, tag } = self.enumerators(t);
+        for (name, v) in consts {
             self.enum_consts.insert(name, v);
+        }
+        if let Some((tag, ty)) = tag {
+            self.enum_types.insert(tag, ty);
         }
     }
 
     /// The constants of `enum` specifier `t` with a body, in order (an
     /// enumerator whose value is not a constant this evaluates is left
-    /// out, and its uses stay unsupported); its tag's type is registered.
-    fn enumerators(&mut self, t: Node) -> Vec<(String, i128)> {
+    /// out, and its uses stay unsupported), and its tag with the type gcc
+    /// gives it.
+    fn enumerators(&mut self, t: Node) -> EnumDecl {
         let Some(body) = t.child_by_field_name("body") else {
-            return Vec::new();
+            return EnumDecl::default();
         };
         let mut out: Vec<(String, i128)> = Vec::new();
         let mut next: i128 = 0;
@@ -784,18 +797,16 @@ impl<'t> FileCx<'t> {
             next += 1;
         }
         self.enum_scratch.clear();
-        if let Some(tag) = t.child_by_field_name("name") {
-            // gcc: `unsigned int` unless some enumerator is negative.
-            let ty = if any_negative {
-                Type::INT
-            } else {
-                Type::Int(IntTy::U32)
-            };
-            self.enum_types
-                .entry(self.text(tag).to_string())
-                .or_insert(ty);
-        }
-        out
+        // gcc: `unsigned int` unless some enumerator is negative.
+        let ty = if any_negative {
+            Type::INT
+        } else {
+            Type::Int(IntTy::U32)
+        };
+        let tag = t
+            .child_by_field_name("name")
+            .map(|tag| (self.text(tag).to_string(), ty));
+        EnumDecl { consts: out, tag }
     }
 
     /// The enums declared inside function definition `f`: their constants
@@ -809,7 +820,12 @@ impl<'t> FileCx<'t> {
             if t.kind() != "enum_specifier" {
                 continue;
             }
-            for (name, v) in self.enumerators(t) {
+            let EnumDecl { consts, tag } = self.enumerators(t);
+            // A tag of the file's own keeps its type.
+            if let Some((tag, ty)) = tag {
+                self.enum_types.entry(tag).or_insert(ty);
+            }
+            for (name, v) in consts {
                 self.local_enum_consts
                     .entry(name)
                     .and_modify(|old| {

@@ -218,6 +218,7 @@ impl Side<'_, '_> {
     /// does the last body after its loop: run this loop `j` while the
     /// other's guard holds, peel the next iteration, and give the rest
     /// (which then does not run) an empty partner.
+    ///
     /// `base` is this version's shape (as written or already rearranged,
     /// `how` saying how, as the start of the note).
     fn last_iteration_peeled(
