@@ -150,8 +150,15 @@ class Signature:
     state: list[Var] = field(default_factory=list)
 
 
+# A Java String: its UTF-16 units, as eqlens models it (a `char` array no
+# code writes); generated, passed and shown through `char[]`.
+JAVA_STRING = Ty("array", elem=JAVA_TYPES["char"], spelling="String")
+
+
 def java_type(text: str) -> Ty:
     text = text.strip()
+    if text == "String":
+        return JAVA_STRING
     if text.endswith("[]"):
         return Ty("array", elem=java_type(text[:-2]), spelling=text)
     if text == "void":
@@ -378,6 +385,13 @@ class Gen:
             return self.rng.random() < 0.5
         if ty.kind == "float":
             return self.float_(ty)
+        if ty is JAVA_STRING:
+            # Mostly characters text-processing code tests for (digits,
+            # letters, blanks, signs), some arbitrary units.
+            n = self.rng.randint(0, max_len)
+            common = "0123456789 aeiouAEIOUxyzXYZ+-.,\t"
+            return [ord(self.rng.choice(common)) if self.rng.random() < 0.85
+                    else self.int_(ty.elem) for _ in range(n)]
         if ty.kind == "array":
             n = ty.length if ty.length is not None else self.rng.randint(0, max_len)
             return [self.value(ty.elem, max_len) for _ in range(n)]
@@ -479,11 +493,38 @@ def parse_float_text(text: str) -> float:
     return float(t)
 
 
+def java_string_units(text: str) -> list[int]:
+    """The UTF-16 units of a Java string literal as eqlens prints one
+    (`"a\\n\\u00e9"`)."""
+    if len(text) < 2 or text[0] != '"' or text[-1] != '"':
+        raise ValueError(f"not a string value: {text!r}")
+    body, units, i = text[1:-1], [], 0
+    simple = {"n": 10, "t": 9, "r": 13, '"': 34, "\\": 92}
+    while i < len(body):
+        c = body[i]
+        if c != "\\":
+            units.extend(struct.unpack(f"<{len(c.encode('utf-16-le')) // 2}H", c.encode("utf-16-le")))
+            i += 1
+            continue
+        e = body[i + 1:i + 2]
+        if e in simple:
+            units.append(simple[e])
+            i += 2
+        elif e == "u":
+            units.append(int(body[i + 2:i + 6], 16))
+            i += 6
+        else:
+            raise ValueError(f"unknown escape in {text!r}")
+    return units
+
+
 def cex_value(text: str, ty: Ty, semantics: str):
     """Parses one rendered value; raises NotRepresentable when the value has
     no native counterpart (math ints out of range, non-double reals), and
     ValueError when it is malformed or impossible under machine semantics."""
     text = text.strip()
+    if ty is JAVA_STRING and text != "null":
+        return java_string_units(text)
     if ty.kind == "array" and text == "null":
         # A Java array parameter passed as null (eqlens takes null arrays
         # as inputs where a version tests for null).
@@ -640,6 +681,10 @@ JAVA_HELPERS = r"""
 
 
 def java_parse_expr(ty: Ty, tok: str) -> str:
+    if ty is JAVA_STRING:
+        chars = java_parse_expr(Ty("array", elem=ty.elem, spelling="char[]"), "u")
+        return (f"((java.util.function.Function<String, String>) u -> u.equals(\"null\") ? null "
+                f": new String({chars})).apply({tok})")
     if ty.kind == "array":
         elem = ty.elem.spelling
         conv = JAVA_PARSE[elem].format(t="p[i]")
@@ -696,7 +741,7 @@ def java_driver(sig: Signature, cls: str, driver: str) -> str:
         "            StringBuilder rec = new StringBuilder(outcome);",
     ]
     for i, p in enumerate(sig.params):
-        if p.ty.kind == "array":
+        if p.ty.kind == "array" and p.ty is not JAVA_STRING:
             lines.append(f"            rec.append(\"\\t{p.name}=\").append(show(a{i}));")
     for v in sig.state:
         lines.append(f"            rec.append(\"\\t{v.name}=\").append(show({target}.{v.name}));")

@@ -81,6 +81,15 @@ class ValueParsing(unittest.TestCase):
         self.assertEqual(harness.cex_value("{}", arr, "machine"), [])
         self.assertIs(harness.cex_value("true", harness.JAVA_TYPES["boolean"], "math"), True)
 
+    def test_strings_are_java_literals_of_utf16_units(self):
+        s = harness.java_type("String")
+        self.assertEqual(harness.cex_value('"a\\"b"', s, "machine"), [97, 34, 98])
+        self.assertEqual(harness.cex_value('"\\u00e9\\n\\\\"', s, "machine"), [0xE9, 10, 92])
+        self.assertEqual(harness.cex_value('""', s, "math"), [])
+        self.assertIsNone(harness.cex_value("null", s, "machine"))
+        with self.assertRaises(ValueError):
+            harness.cex_value("{97}", s, "machine")
+
     def test_null_arrays_round_trip(self):
         arr = harness.java_type("int[]")
         self.assertIsNone(harness.cex_value("null", arr, "machine"))

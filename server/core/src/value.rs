@@ -235,6 +235,9 @@ pub enum Value {
     Array(Vec<Value>),
     /// A `null` array (Java array inputs only).
     Null,
+    /// A Java `String` input's UTF-16 units, as shown to the user (inside
+    /// the interpreter a String is an [`Value::Array`] of `char`s).
+    Text(Vec<u16>),
 }
 
 impl Value {
@@ -259,6 +262,23 @@ impl fmt::Display for Value {
             Value::F32(x) => f.write_str(&fmt_f32(*x)),
             Value::F64(x) => f.write_str(&fmt_f64(*x)),
             Value::Null => f.write_str("null"),
+            Value::Text(units) => {
+                // A Java string literal: escapes for quotes, backslashes and
+                // anything not printable ASCII.
+                f.write_str("\"")?;
+                for &u in units {
+                    match u {
+                        0x22 => f.write_str("\\\"")?,
+                        0x5c => f.write_str("\\\\")?,
+                        0x0a => f.write_str("\\n")?,
+                        0x09 => f.write_str("\\t")?,
+                        0x0d => f.write_str("\\r")?,
+                        0x20..=0x7e => write!(f, "{}", char::from(u as u8))?,
+                        _ => write!(f, "\\u{u:04x}")?,
+                    }
+                }
+                f.write_str("\"")
+            }
             Value::Array(items) => {
                 f.write_str("{")?;
                 for (i, v) in items.iter().enumerate() {

@@ -63,10 +63,7 @@ fn replay_model(
         model::read_inputs(model, &enc.ops, &enc.inputs, arity).map_err(Unreplayed::No)?;
     let named: Vec<Binding> = named
         .into_iter()
-        .map(|(name, value)| Binding {
-            name: input_label(&name, old_fn, new_fn),
-            value,
-        })
+        .map(|(name, value)| input_binding(&name, value, old_fn, new_fn))
         .collect();
     // A little grace past the check's deadline: a candidate in hand is
     // worth finishing.
@@ -224,6 +221,35 @@ fn relevant_input(pair: &MethodPair<'_>, inputs: &interp::Inputs, label: &str) -
         || !is_global
         || pair.old_program.uses_global(pair.old, label)
         || pair.new_program.uses_global(pair.new, label)
+}
+
+/// Input `name` (`argN` for parameter N) with `value`, as the user sees it:
+/// a Java String parameter's `char` array as text.
+pub(super) fn input_binding(
+    name: &str,
+    value: Value,
+    old_fn: &Function,
+    new_fn: &Function,
+) -> Binding {
+    let text = name
+        .strip_prefix("arg")
+        .and_then(|p| p.parse::<usize>().ok())
+        .and_then(|pos| new_fn.params.get(pos))
+        .is_some_and(|p| new_fn.local(*p).text);
+    let value = match value {
+        Value::Array(items) if text => {
+            let units: Option<Vec<u16>> = items
+                .iter()
+                .map(|v| v.as_int().and_then(|i| u16::try_from(i).ok()))
+                .collect();
+            units.map_or(Value::Array(items), Value::Text)
+        }
+        v => v,
+    };
+    Binding {
+        name: input_label(name, old_fn, new_fn),
+        value,
+    }
 }
 
 pub(super) fn input_label(name: &str, old_fn: &Function, new_fn: &Function) -> String {

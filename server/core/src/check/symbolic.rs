@@ -95,6 +95,7 @@ mod tests {
                     LocalKind::Var
                 },
                 span: sp(),
+                text: false,
             })
             .collect();
         let f = Function {

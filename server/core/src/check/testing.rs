@@ -5,7 +5,7 @@
 //! `machine`, nonlinear arithmetic under `math`). Finding none proves
 //! nothing; the symbolic query still decides.
 
-use super::replay::{input_label, run_both};
+use super::replay::{input_binding, run_both};
 use super::{Assumption, Binding, Counterexample, MethodPair, Options};
 use crate::interp::{self, Inputs, LimitKind, Limits, Outcome};
 use crate::ir::{FloatTy, Function, IntTy, Program, Semantics, Type};
@@ -459,10 +459,7 @@ pub(crate) fn test_concretely(
             .args
             .iter()
             .enumerate()
-            .map(|(pos, v)| Binding {
-                name: input_label(&format!("arg{pos}"), old_fn, new_fn),
-                value: v.clone(),
-            })
+            .map(|(pos, v)| input_binding(&format!("arg{pos}"), v.clone(), old_fn, new_fn))
             .collect();
         named.extend(inputs.globals.iter().map(|(g, v)| Binding {
             name: g.clone(),
@@ -531,10 +528,7 @@ pub(crate) fn termination_difference(
             .iter()
             .enumerate()
             .map(|(pos, v)| {
-                format!(
-                    "{} = {v}",
-                    input_label(&format!("arg{pos}"), old_fn, new_fn)
-                )
+                input_binding(&format!("arg{pos}"), v.clone(), old_fn, new_fn).to_string()
             })
             .collect();
         named.extend(inputs.globals.iter().map(|(g, v)| format!("{g} = {v}")));

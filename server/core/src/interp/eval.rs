@@ -238,8 +238,12 @@ impl Interp<'_> {
                 let vals = items.iter().map(|x| self.import(x, elem)).collect();
                 self.alloc_unchecked(vals)
             }
+            (Value::Text(units), Type::Array(_)) => {
+                let vals = units.iter().map(|u| V::Int(BigInt::from(*u))).collect();
+                self.alloc_unchecked(vals)
+            }
             (Value::Null, Type::Array(_)) => V::Null,
-            (Value::Array(_) | Value::Null, _) => self.ar.zero(ty),
+            (Value::Array(_) | Value::Null | Value::Text(_), _) => self.ar.zero(ty),
             (v, ty) => {
                 let raw = self.import_raw(v);
                 self.ar.coerce(raw, ty)
@@ -258,6 +262,10 @@ impl Interp<'_> {
             Value::Null => V::Null,
             Value::Array(items) => {
                 let vals = items.iter().map(|x| self.import_raw(x)).collect();
+                self.alloc_unchecked(vals)
+            }
+            Value::Text(units) => {
+                let vals = units.iter().map(|u| V::Int(BigInt::from(*u))).collect();
                 self.alloc_unchecked(vals)
             }
         }

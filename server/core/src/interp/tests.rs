@@ -152,6 +152,7 @@ fn func(
                     LocalKind::Var
                 },
                 span: sp(1),
+                text: false,
             })
             .collect(),
         ret,

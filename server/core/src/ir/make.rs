@@ -23,6 +23,7 @@ pub(crate) fn fresh_flag(f: &mut Function, prefix: &str, span: Span) -> LocalId 
         ty: Type::Bool,
         kind: LocalKind::Temp,
         span,
+        text: false,
     });
     id
 }

@@ -716,6 +716,9 @@ pub struct Local {
     pub ty: Type,
     pub kind: LocalKind,
     pub span: Span,
+    /// A Java `String`: a `char` array (`ty`) that no code writes, shown
+    /// to the user as text.
+    pub text: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -97,6 +97,18 @@ impl<E: ScopeEntry> FnBuilder<E> {
         id
     }
 
+    /// Marks `id` as a Java `String` (see [`Local::text`]).
+    pub fn mark_text(&mut self, id: LocalId) {
+        if let Some(l) = self.locals.get_mut(id.0 as usize) {
+            l.text = true;
+        }
+    }
+
+    /// Whether `id` is a Java `String` (see [`Local::text`]).
+    pub fn is_text(&self, id: LocalId) -> bool {
+        self.locals.get(id.0 as usize).is_some_and(|l| l.text)
+    }
+
     /// A new local that no name in scope denotes (a temporary, a part of
     /// an aggregate, a local the lowering itself needs).
     pub fn add_local(&mut self, name: String, ty: Type, kind: LocalKind, span: Span) -> LocalId {
@@ -106,6 +118,7 @@ impl<E: ScopeEntry> FnBuilder<E> {
             ty,
             kind,
             span,
+            text: false,
         });
         id
     }

@@ -884,6 +884,7 @@ fn push_local(f: &mut Function, name: &str, ty: Type) -> LocalId {
         ty,
         kind: LocalKind::Temp,
         span: f.span,
+        text: false,
     });
     id
 }

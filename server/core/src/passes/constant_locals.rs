@@ -164,6 +164,7 @@ mod tests {
                     ty: Type::INT,
                     kind: LocalKind::Var,
                     span: Span::default(),
+                    text: false,
                 })
                 .collect(),
             ret: Type::INT,

@@ -92,6 +92,7 @@ pub fn inlined(program: &Program, caller: FuncId, callee: FuncId) -> Option<Prog
                             ty: g.ret.clone(),
                             kind: LocalKind::Temp,
                             span: g.span,
+                            text: false,
                         });
                         Place::Local(id)
                     }

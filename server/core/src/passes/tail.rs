@@ -106,6 +106,7 @@ pub fn call_of(program: &mut Program, f: FuncId) -> Option<FuncId> {
             ty: g.ret.clone(),
             kind: LocalKind::Temp,
             span,
+            text: false,
         });
     }
     let wrapper = FunctionDef {
@@ -227,6 +228,7 @@ fn rewrite(p: &mut Program, f: FuncId, base: &str) -> Result<(), NotEncodable> {
             ty: g.ret.clone(),
             kind: LocalKind::Temp,
             span,
+            text: false,
         });
         id
     });

@@ -396,7 +396,7 @@ impl<'c, 't> FnCx<'c, 't> {
             "true" => Ok(bool_lit(true, sp)),
             "false" => Ok(bool_lit(false, sp)),
             "null_literal" => Err(unsupported(n, "null")),
-            "string_literal" => Err(unsupported(n, "string literal outside System.out.print")),
+            "string_literal" => self.text_literal(n),
             "identifier" => self.ident(n),
             "this" => Err(unsupported(n, "use of this as a value")),
             "field_access" => self.field_access(n, out),
@@ -475,15 +475,6 @@ impl<'c, 't> FnCx<'c, 't> {
         if !self.const_mode
             && let Some(id) = self.fun.lookup(name)
         {
-            if self.fun.local_ty(id) == Type::Str {
-                return Err(unsupported(
-                    n,
-                    format!(
-                        "String {name} used as a value (a String is only passed to methods \
-                         of the file and used in exception messages)"
-                    ),
-                ));
-            }
             return Ok(mk(ExprKind::Local(id), self.fun.local_ty(id), span(n)));
         }
         if !self.const_mode
@@ -1282,8 +1273,11 @@ impl<'c, 't> FnCx<'c, 't> {
             }
             _ => {}
         }
+        if let Some(e) = self.string_method(n, obj, name, &args, out)? {
+            return Ok(Some(e));
+        }
         // A method of a value: report what the value is if it is itself
-        // unsupported (a String field, a string literal), else the call.
+        // unsupported (a String field), else the call.
         let o = self.expr(obj, out)?;
         Err(unsupported(
             n,
@@ -1337,10 +1331,7 @@ impl<'c, 't> FnCx<'c, 't> {
             return self.object_program_call(n, cands[0], arg_nodes, out, want);
         }
         let args = self.seq_with(k, out, |s, i, b| match arg_nodes.get(i) {
-            Some(n) => match s.string_argument(*n)? {
-                Some(e) => Ok(e),
-                None => s.expr(*n, b),
-            },
+            Some(n) => s.expr(*n, b),
             None => Err(super::internal("operand")),
         })?;
         let (pick, how) = match cands.as_slice() {
@@ -1511,12 +1502,14 @@ impl<'c, 't> FnCx<'c, 't> {
             }
             let e = self.expr(*a, out)?;
             if !(e.ty.is_numeric() || e.ty == Type::Bool) {
+                let ty = if self.text_local(*a).is_some() {
+                    "String".to_string()
+                } else {
+                    super::jname(&e.ty)
+                };
                 return Err(unsupported(
                     *a,
-                    format!(
-                        "argument of type {} to {callee}, a method outside the file",
-                        super::jname(&e.ty)
-                    ),
+                    format!("argument of type {ty} to {callee}, a method outside the file"),
                 ));
             }
             args.push(e);
@@ -1875,11 +1868,12 @@ impl<'c, 't> FnCx<'c, 't> {
             }
             "identifier" => {
                 let name = self.text(n);
-                self.fun.lookup(name).is_none()
-                    && self
-                        .cx
-                        .field(self.class, name)
-                        .is_some_and(|f| matches!(&f.ty, Err(TyErr::Class(c)) if c == "String"))
+                if let Some(id) = self.fun.lookup(name) {
+                    return self.fun.is_text(id);
+                }
+                self.cx
+                    .field(self.class, name)
+                    .is_some_and(|f| matches!(&f.ty, Err(TyErr::Class(c)) if c == "String"))
             }
             "method_invocation" => n
                 .child_by_field_name("name")
@@ -1935,6 +1929,9 @@ impl<'c, 't> FnCx<'c, 't> {
             if p.kind() == "string_literal" {
                 return s.string_literal(p);
             }
+            if s.text_local(p).is_some() {
+                return Err(unsupported(p, "printing a String variable"));
+            }
             let e = s.expr(p, b)?;
             if matches!(e.ty, Type::Array(_)) {
                 return Err(unsupported(p, "printing an array"));
@@ -1951,27 +1948,38 @@ impl<'c, 't> FnCx<'c, 't> {
         Ok(())
     }
 
-    /// A String argument of a call to a method of the file: a literal or a
-    /// String parameter passed on. Strings are values nothing compares:
-    /// such a parameter can only build an exception's message (which is
-    /// not compared) or be passed on again, so it needs no model.
-    fn string_argument(&self, n: Node) -> R<Option<Expr>> {
+    /// The local a String-valued expression names (through parentheses).
+    pub(super) fn text_local(&self, n: Node) -> Option<LocalId> {
         let mut n = n;
         while n.kind() == "parenthesized_expression" {
-            n = first_named(n)?;
+            n = first_named(n).ok()?;
         }
-        match n.kind() {
-            "string_literal" => self.string_literal(n).map(Some),
-            "identifier" => Ok(self
-                .fun
-                .lookup(self.text(n))
-                .filter(|id| self.fun.local_ty(*id) == Type::Str)
-                .map(|id| mk(ExprKind::Local(id), Type::Str, span(n)))),
-            _ => Ok(None),
+        if n.kind() != "identifier" {
+            return None;
         }
+        self.fun
+            .lookup(self.text(n))
+            .filter(|id| self.fun.is_text(*id))
     }
 
-    fn string_literal(&self, n: Node) -> R<Expr> {
+    /// The initialiser of a String variable: a literal or another String
+    /// variable.
+    pub(super) fn text_value(&mut self, n: Node, out: &mut Block) -> R<Expr> {
+        let mut v = n;
+        while v.kind() == "parenthesized_expression" {
+            v = first_named(v)?;
+        }
+        if v.kind() == "string_literal" || self.text_local(v).is_some() {
+            return self.expr(v, out);
+        }
+        Err(unsupported(
+            n,
+            "String value other than a literal or a String variable",
+        ))
+    }
+
+    /// The UTF-16 units of string literal `n`.
+    fn literal_units(&self, n: Node) -> R<Vec<u16>> {
         let t = self.text(n);
         if t.starts_with("\"\"\"") {
             return Err(unsupported(n, "text block"));
@@ -1980,8 +1988,158 @@ impl<'c, 't> FnCx<'c, 't> {
             .strip_prefix('"')
             .and_then(|t| t.strip_suffix('"'))
             .unwrap_or("");
-        let units =
-            decode_escapes(body).map_err(|w| unsupported(n, format!("string literal: {w}")))?;
+        decode_escapes(body).map_err(|w| unsupported(n, format!("string literal: {w}")))
+    }
+
+    /// A string literal as a value: a fresh `char` array of its units (a
+    /// String no code writes, so a fresh copy is the same value).
+    fn text_literal(&self, n: Node) -> R<Expr> {
+        let sp = span(n);
+        let ch = Type::Int(crate::ir::IntTy::JAVA_CHAR);
+        let units = self.literal_units(n)?;
+        let items = units
+            .iter()
+            .map(|u| mk(ExprKind::IntLit(i128::from(*u)), ch.clone(), sp))
+            .collect();
+        Ok(mk(ExprKind::ArrayLit(items), super::text_type(), sp))
+    }
+
+    /// `s.length()`, `s.isEmpty()`, `s.charAt(i)` on a String variable or
+    /// literal, and `"…".indexOf(c)` on a literal, as the JDK defines them;
+    /// `None` when `obj` is not a String. Other String methods are refused.
+    fn string_method(
+        &mut self,
+        n: Node,
+        obj: Node,
+        name: &str,
+        args: &[Node],
+        out: &mut Block,
+    ) -> R<Option<Expr>> {
+        let sp = span(n);
+        let mut o = obj;
+        while o.kind() == "parenthesized_expression" {
+            o = first_named(o)?;
+        }
+        let literal = (o.kind() == "string_literal")
+            .then(|| self.literal_units(o))
+            .transpose()?;
+        let recv = match (&literal, self.text_local(o)) {
+            (Some(_), _) => self.text_literal(o)?,
+            (None, Some(id)) => mk(ExprKind::Local(id), super::text_type(), span(o)),
+            (None, None) => return Ok(None),
+        };
+        let int = |v: i128| mk(ExprKind::IntLit(v), Type::INT, sp);
+        let bin = |op: BinOp, a: Expr, b: Expr, ty: Type| {
+            mk(ExprKind::Binary(op, Box::new(a), Box::new(b)), ty, sp)
+        };
+        let length = |r: &Expr| mk(ExprKind::Length(Box::new(r.clone())), Type::INT, sp);
+        match (name, args) {
+            ("length", []) => Ok(Some(length(&recv))),
+            ("isEmpty", []) => Ok(Some(bin(BinOp::Eq, length(&recv), int(0), Type::Bool))),
+            ("charAt", [i]) => {
+                // The receiver first, then the index; the call then faults
+                // on a null receiver before it checks the index.
+                let recv = if literal.is_some() {
+                    let t = self.fun.temp(super::text_type(), sp);
+                    out.push(st(
+                        StmtKind::Assign {
+                            place: Place::Local(t),
+                            value: recv,
+                        },
+                        sp,
+                    ));
+                    mk(ExprKind::Local(t), super::text_type(), sp)
+                } else {
+                    recv
+                };
+                let ie = self.expr(*i, out)?;
+                let ie = self.convert(ie, &Type::INT, *i)?;
+                let t = self.fun.temp(Type::INT, sp);
+                out.push(st(
+                    StmtKind::Assign {
+                        place: Place::Local(t),
+                        value: ie,
+                    },
+                    sp,
+                ));
+                let idx = mk(ExprKind::Local(t), Type::INT, sp);
+                let bad = bin(
+                    BinOp::Or,
+                    bin(BinOp::Ge, idx.clone(), length(&recv), Type::Bool),
+                    bin(BinOp::Lt, idx.clone(), int(0), Type::Bool),
+                    Type::Bool,
+                );
+                out.push(st(
+                    StmtKind::If {
+                        cond: bad,
+                        then_branch: vec![st(
+                            StmtKind::Throw(Thrown::Exception(
+                                "StringIndexOutOfBoundsException".into(),
+                            )),
+                            sp,
+                        )],
+                        else_branch: Vec::new(),
+                    },
+                    sp,
+                ));
+                let ch = Type::Int(crate::ir::IntTy::JAVA_CHAR);
+                Ok(Some(mk(
+                    ExprKind::Index(Box::new(recv), Box::new(idx)),
+                    ch,
+                    sp,
+                )))
+            }
+            ("indexOf", [c]) if literal.is_some() => {
+                let units = literal.unwrap_or_default();
+                if units.iter().any(|u| (0xD800..0xE000).contains(u)) {
+                    return Err(unsupported(
+                        o,
+                        "String.indexOf on a literal with surrogate pairs",
+                    ));
+                }
+                let ce = self.expr(*c, out)?;
+                if !super::is_integral(&ce.ty) {
+                    return Err(unsupported(
+                        *c,
+                        "String.indexOf of a String (only of a character)",
+                    ));
+                }
+                let ce = self.convert(ce, &Type::INT, *c)?;
+                let t = self.fun.temp(Type::INT, sp);
+                out.push(st(
+                    StmtKind::Assign {
+                        place: Place::Local(t),
+                        value: ce,
+                    },
+                    sp,
+                ));
+                // A character below U+10000 is found as the unit it is;
+                // any other value is no unit of the literal.
+                let c = mk(ExprKind::Local(t), Type::INT, sp);
+                let mut e = int(-1);
+                for (k, u) in units.iter().enumerate().rev() {
+                    let hit = bin(BinOp::Eq, c.clone(), int(i128::from(*u)), Type::Bool);
+                    e = mk(
+                        ExprKind::Cond(Box::new(hit), Box::new(int(k as i128)), Box::new(e)),
+                        Type::INT,
+                        sp,
+                    );
+                }
+                Ok(Some(e))
+            }
+            _ => Err(unsupported(
+                n,
+                format!(
+                    "String.{name} with {} argument(s) (a String is read with length, charAt \
+                     and isEmpty; a literal's indexOf of a character)",
+                    args.len()
+                ),
+            )),
+        }
+    }
+
+    fn string_literal(&self, n: Node) -> R<Expr> {
+        let units = self.literal_units(n)?;
         Ok(mk(
             ExprKind::StrLit(String::from_utf16_lossy(&units)),
             Type::Str,

@@ -208,6 +208,8 @@ struct MethodInfo<'t> {
     /// may pass its trailing arguments packed into a fresh array (see
     /// `FnCx::program_call`).
     varargs: bool,
+    /// Whether each parameter is a `String` (its type is [`text_type`]).
+    text_params: Vec<bool>,
     node: Node<'t>,
     params: R<Vec<(String, Type, Span)>>,
     ret: R<Type>,
@@ -408,6 +410,7 @@ impl<'t> Ctx<'t> {
         let name_span = name_node.map(span).unwrap_or_else(|| span(n));
         let mut arity = 0;
         let mut varargs = false;
+        let mut text_params = Vec::new();
         let mut params = Ok(Vec::new());
         if let Some(ps) = n.child_by_field_name("parameters") {
             for p in named_children(ps) {
@@ -424,11 +427,11 @@ impl<'t> Ctx<'t> {
                             }),
                             None => Err(TyErr::Other("parameter".into())),
                         };
-                        // A String parameter is kept (see `string_argument`).
-                        let ty = match ty {
-                            Err(TyErr::Class(c)) if c == "String" => Ok(Type::Str),
-                            ty => ty,
-                        };
+                        // A String parameter is a `char` array no code writes
+                        // (see `FnCx::string_method`).
+                        let is_text = matches!(&ty, Err(TyErr::Class(c)) if c == "String");
+                        let ty = if is_text { Ok(text_type()) } else { ty };
+                        text_params.push(is_text);
                         match (ty, &mut params) {
                             (Ok(t), Ok(v)) => v.push((pname, t, span(p))),
                             (Err(e), Ok(_)) => {
@@ -442,6 +445,7 @@ impl<'t> Ctx<'t> {
                         varargs = true;
                         let (name, ty) = spread_param(self.src, p);
                         let pname = name.map(|c| self.text(c).to_string()).unwrap_or_default();
+                        text_params.push(false);
                         match (ty, &mut params) {
                             (Ok(t), Ok(v)) => v.push((pname, t, span(p))),
                             (Err(e), Ok(_)) => {
@@ -467,6 +471,7 @@ impl<'t> Ctx<'t> {
             name_span,
             arity,
             varargs,
+            text_params,
             node: n,
             params,
             ret,
@@ -750,7 +755,13 @@ fn lower_method(cx: &Ctx, idx: usize) -> R<Function> {
     for (i, (name, ty, sp)) in params.into_iter().enumerate() {
         match m.param_classes.get(i).copied().flatten() {
             Some(c) => param_ids.extend(fx.declare_object(&name, c, LocalKind::Param, sp)?),
-            None => param_ids.push(fx.fun.declare(&name, ty, LocalKind::Param, sp)),
+            None => {
+                let id = fx.fun.declare(&name, ty, LocalKind::Param, sp);
+                if m.text_params.get(i).copied().unwrap_or(false) {
+                    fx.fun.mark_text(id);
+                }
+                param_ids.push(id);
+            }
         }
     }
     fx.ret_obj = m.ret_class.map(|c| (c, m.ret_slots.clone()));
@@ -937,6 +948,11 @@ fn has_modifier(n: Node, m: &str) -> bool {
             let mut c2 = ms.walk();
             ms.children(&mut c2).any(|t| t.kind() == m)
         })
+}
+
+/// The IR type of a Java `String`: its UTF-16 units (see [`crate::ir::Local::text`]).
+fn text_type() -> Type {
+    Type::Array(Box::new(Type::Int(crate::ir::IntTy::JAVA_CHAR)))
 }
 
 fn mk(kind: ExprKind, ty: Type, span: Span) -> Expr {

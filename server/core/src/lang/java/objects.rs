@@ -381,6 +381,7 @@ fn object_mode_copy<'t>(m: &super::MethodInfo<'t>, name: String) -> super::Metho
         name_span: m.name_span,
         arity: m.arity,
         varargs: m.varargs,
+        text_params: m.text_params.clone(),
         node: m.node,
         params: m.params.clone(),
         ret: m.ret.clone(),

@@ -305,6 +305,7 @@ impl<'c, 't> FnCx<'c, 't> {
             };
             let name = self.text(name_node);
             let value = d.child_by_field_name("value");
+            let mut text = false;
             let (ty, v) = match &base {
                 Some(Ok(t)) => {
                     let ty = add_dims(t.clone(), d.child_by_field_name("dimensions"), self.cx.src)
@@ -314,6 +315,16 @@ impl<'c, 't> FnCx<'c, 't> {
                         None => None,
                     };
                     (ty, v)
+                }
+                Some(Err(TyErr::Class(c)))
+                    if c == "String" && d.child_by_field_name("dimensions").is_none() =>
+                {
+                    let v = match value {
+                        Some(v) => Some(self.text_value(v, out)?),
+                        None => None,
+                    };
+                    text = true;
+                    (super::text_type(), v)
                 }
                 Some(Err(e)) => {
                     if let Some(v) = value.filter(|v| v.kind() == "object_creation_expression") {
@@ -336,10 +347,14 @@ impl<'c, 't> FnCx<'c, 't> {
                             format!("var of type {}", super::jname(&e.ty)),
                         ));
                     }
+                    text = matches!(e.kind, ExprKind::Local(l) if self.fun.is_text(l));
                     (e.ty.clone(), Some(e))
                 }
             };
             let id = self.fun.declare(name, ty, LocalKind::Var, span(d));
+            if text {
+                self.fun.mark_text(id);
+            }
             if let Some(v) = v {
                 out.push(st(
                     StmtKind::Assign {

@@ -879,8 +879,8 @@ fn print_flattens_concatenation() {
         body_of("void f(char c) { System.out.print(c + \"\\t\"); }", "f"),
         "print(c, \"\\t\")"
     );
-    let p = prog("class A { int f(int x) { int y = 0; y = x + \"a\".length(); return y; } }");
-    assert!(err(&p, "f").what.contains("string"));
+    let p = prog("class A { int f(int x) { int y = 0; y = x + \"a\".hashCode(); return y; } }");
+    assert!(err(&p, "f").what.contains("String.hashCode"));
 }
 
 #[test]
@@ -1313,7 +1313,7 @@ fn unsupported_constructs_have_positions() {
     );
     assert_eq!(err(&p, "f").what, "multi-dimensional array int[][]");
     assert_eq!(err(&p, "g").what, "multi-dimensional array int[][]");
-    assert_eq!(err(&p, "h").what, "String variable");
+    func(&p, "h");
     let p = prog("class A { int g(Object o) { return 0; } }");
     assert_eq!(err(&p, "g").what, "parameter of type Object");
 }
@@ -1834,20 +1834,38 @@ fn the_pipeline_folds_locals_that_only_name_a_constant() {
 }
 
 #[test]
-fn string_arguments_reach_helpers_of_the_file_only_to_be_passed_on() {
-    let src = "class A {\n  static int check(String role, int x) {\n    if (x < 0) throw new IllegalArgumentException(role + \" < 0\");\n    return x;\n  }\n  static int f(int x) { return check(\"x\", x) + check((\"y\"), x); }\n  static int g(String role, int x) { return check(role, x); }\n  static int h(String role) { return role.length(); }\n  static int k(int x) { String s = \"x\"; return check(s, x); }\n}";
+fn strings_are_char_arrays_read_with_length_char_at_and_is_empty() {
+    let src = "class A {\n  static int check(String role, int x) {\n    if (x < 0) throw new IllegalArgumentException(role + \" < 0\");\n    return x;\n  }\n  static int f(int x) { return check(\"x\", x) + check((\"y\"), x); }\n  static int g(String role, int x) { return check(role, x); }\n  static int h(String role) { return role.length(); }\n  static int k(int x) { String s = \"x\"; return check(s, x); }\n  static char c(String s, int i) { return s.isEmpty() ? ' ' : s.charAt(i); }\n  static int v(char c) { return \"aeiou\".indexOf(c); }\n  static String u(String s) { return s.trim(); }\n  static int t(String s) { return s.trim().length(); }\n  static int p(String s) { String t = s + \"!\"; return t.length(); }\n}";
     let p = prog(src);
     let check = func(&p, "check");
-    assert_eq!(check.local(check.params[0]).ty, Type::Str);
+    let role = check.local(check.params[0]);
+    assert_eq!(role.ty, Type::Array(Box::new(Type::Int(IntTy::JAVA_CHAR))));
+    assert!(role.text);
     func(&p, "f");
     func(&p, "g");
+    let body = |name: &str| {
+        let f = func(&p, name);
+        show_block(&p, f, &f.body)
+    };
+    assert_eq!(body("h"), "return role.length");
+    func(&p, "k");
+    // `charAt` checks its index against the length (a null receiver
+    // faults there first) and throws StringIndexOutOfBoundsException.
+    let c = body("c");
+    assert!(c.contains("StringIndexOutOfBoundsException"), "{c}");
+    assert!(c.contains("s.length"), "{c}");
+    assert!(body("v").contains("? 4 : -1"), "{}", body("v"));
     assert_eq!(
-        err(&p, "h").to_string(),
-        "unsupported: String role used as a value (a String is only passed to methods of the file and used in exception messages) at 8:38"
+        err(&p, "u").to_string(),
+        "unsupported: method returning String at 12:10"
     );
     assert_eq!(
-        err(&p, "k").to_string(),
-        "unsupported: String variable at 9:25"
+        err(&p, "t").to_string(),
+        "unsupported: String.trim with 0 argument(s) (a String is read with length, charAt and isEmpty; a literal's indexOf of a character) at 13:35"
+    );
+    assert_eq!(
+        err(&p, "p").to_string(),
+        "unsupported: String value other than a literal or a String variable at 14:39"
     );
 }
 
