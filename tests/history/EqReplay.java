@@ -116,11 +116,38 @@ public final class EqReplay {
                     if (c != ',') throw new IllegalArgumentException("bad array value: " + s);
                 }
             }
+            if (i < s.length() && s.charAt(i) == '"') return new Text(literal());
             int start = i;
             while (i < s.length() && ",}".indexOf(s.charAt(i)) < 0) i++;
             String text = s.substring(start, i).trim();
             return text.equals("null") ? null : text;
         }
+
+        /** A Java string literal as eqlens prints a String (`"a\\n\\u00e9"`). */
+        String literal() {
+            StringBuilder b = new StringBuilder();
+            i++;
+            while (true) {
+                char c = s.charAt(i++);
+                if (c == '"') return b.toString();
+                if (c != '\\') { b.append(c); continue; }
+                char e = s.charAt(i++);
+                switch (e) {
+                    case 'n': b.append('\n'); break;
+                    case 't': b.append('\t'); break;
+                    case 'r': b.append('\r'); break;
+                    case 'u': b.append((char) Integer.parseInt(s.substring(i, i + 4), 16)); i += 4; break;
+                    default: b.append(e);
+                }
+            }
+        }
+    }
+
+    /** A String value (a literal), told apart from a scalar's text. */
+    static final class Text {
+        final String value;
+
+        Text(String value) { this.value = value; }
     }
 
     static Object parse(String text) {
@@ -152,6 +179,10 @@ public final class EqReplay {
                 f.set(o, convert(e.getValue(), f.getType()));
             }
             return o;
+        }
+        if (tree instanceof Text) {
+            if (type == String.class) return ((Text) tree).value;
+            throw new IllegalArgumentException("a String value for a " + type.getName());
         }
         String t = (String) tree;
         if (type == int.class || type == Integer.class) return (int) Long.parseLong(t);
