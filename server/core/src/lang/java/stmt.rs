@@ -654,10 +654,12 @@ impl<'c, 't> FnCx<'c, 't> {
         let sp = span(n);
         let scrut = self.expr(cn, out)?;
         if !matches!(&scrut.ty, Type::Int(i) if i.bits <= 32) {
-            return Err(unsupported(
-                cn,
-                format!("switch on {}", super::jname(&scrut.ty)),
-            ));
+            let what = if self.text_local(cn).is_some() {
+                "a String".to_string()
+            } else {
+                super::jname(&scrut.ty)
+            };
+            return Err(unsupported(cn, format!("switch on {what}")));
         }
         let ssp = scrut.span;
         let sv = self.fun.temp(scrut.ty.clone(), ssp);
