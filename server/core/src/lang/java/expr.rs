@@ -82,6 +82,11 @@ fn helper_arguments(n: Node, callee: &str, arg_nodes: &[Node], values: usize, ma
 }
 
 /// Whether `n` is `null` (through parentheses).
+/// Whether an assignment occurs in expression `n`.
+fn assigns(n: Node) -> bool {
+    n.kind() == "assignment_expression" || named_children(n).into_iter().any(assigns)
+}
+
 fn is_null_literal(n: Node) -> bool {
     match n.kind() {
         "null_literal" => true,
@@ -1965,17 +1970,26 @@ impl<'c, 't> FnCx<'c, 't> {
     /// The initialiser of a String variable: a literal or another String
     /// variable.
     pub(super) fn text_value(&mut self, n: Node, out: &mut Block) -> R<Expr> {
-        let mut v = n;
-        while v.kind() == "parenthesized_expression" {
-            v = first_named(v)?;
-        }
-        if v.kind() == "string_literal" || self.text_local(v).is_some() {
-            return self.expr(v, out);
+        if self.is_text_valued(n) {
+            return self.expr(n, out);
         }
         Err(unsupported(
             n,
             "String value other than a literal or a String variable",
         ))
+    }
+
+    /// Whether `n` is a string literal or a String variable (through
+    /// parentheses).
+    pub(super) fn is_text_valued(&self, n: Node) -> bool {
+        let mut v = n;
+        while v.kind() == "parenthesized_expression" {
+            match first_named(v) {
+                Ok(inner) => v = inner,
+                Err(_) => return false,
+            }
+        }
+        v.kind() == "string_literal" || self.text_local(v).is_some()
     }
 
     /// The UTF-16 units of string literal `n`.
@@ -2037,9 +2051,11 @@ impl<'c, 't> FnCx<'c, 't> {
             ("length", []) => Ok(Some(length(&recv))),
             ("isEmpty", []) => Ok(Some(bin(BinOp::Eq, length(&recv), int(0), Type::Bool))),
             ("charAt", [i]) => {
-                // The receiver first, then the index; the call then faults
-                // on a null receiver before it checks the index.
-                let recv = if literal.is_some() {
+                // The receiver first, then the index (which may assign the
+                // receiver's variable: Java calls the String it read
+                // before); the call then faults on a null receiver before
+                // it checks the index.
+                let recv = if literal.is_some() || assigns(*i) {
                     let t = self.fun.temp(super::text_type(), sp);
                     out.push(st(
                         StmtKind::Assign {

@@ -347,7 +347,8 @@ impl<'c, 't> FnCx<'c, 't> {
                             format!("var of type {}", super::jname(&e.ty)),
                         ));
                     }
-                    text = matches!(e.kind, ExprKind::Local(l) if self.fun.is_text(l));
+                    // `var s = "…"` or `var s = t` with `t` a String.
+                    text = self.is_text_valued(v);
                     (e.ty.clone(), Some(e))
                 }
             };

@@ -1835,7 +1835,7 @@ fn the_pipeline_folds_locals_that_only_name_a_constant() {
 
 #[test]
 fn strings_are_char_arrays_read_with_length_char_at_and_is_empty() {
-    let src = "class A {\n  static int check(String role, int x) {\n    if (x < 0) throw new IllegalArgumentException(role + \" < 0\");\n    return x;\n  }\n  static int f(int x) { return check(\"x\", x) + check((\"y\"), x); }\n  static int g(String role, int x) { return check(role, x); }\n  static int h(String role) { return role.length(); }\n  static int k(int x) { String s = \"x\"; return check(s, x); }\n  static char c(String s, int i) { return s.isEmpty() ? ' ' : s.charAt(i); }\n  static int v(char c) { return \"aeiou\".indexOf(c); }\n  static String u(String s) { return s.trim(); }\n  static int t(String s) { return s.trim().length(); }\n  static int p(String s) { String t = s + \"!\"; return t.length(); }\n}";
+    let src = "class A {\n  static int check(String role, int x) {\n    if (x < 0) throw new IllegalArgumentException(role + \" < 0\");\n    return x;\n  }\n  static int f(int x) { return check(\"x\", x) + check((\"y\"), x); }\n  static int g(String role, int x) { return check(role, x); }\n  static int h(String role) { return role.length(); }\n  static int k(int x) { String s = \"x\"; return check(s, x); }\n  static char c(String s, int i) { return s.isEmpty() ? ' ' : s.charAt(i); }\n  static int v(char c) { return \"aeiou\".indexOf(c); }\n  static String u(String s) { return s.trim(); }\n  static int t(String s) { return s.trim().length(); }\n  static int p(String s) { String t = s + \"!\"; return t.length(); }\n  static char w() { var s = \"ab\"; return s.charAt(1); }\n  static char r(String s, String t) { return s.charAt((s = t) == null ? 0 : 1); }\n}";
     let p = prog(src);
     let check = func(&p, "check");
     let role = check.local(check.params[0]);
@@ -1867,6 +1867,11 @@ fn strings_are_char_arrays_read_with_length_char_at_and_is_empty() {
         err(&p, "p").to_string(),
         "unsupported: String value other than a literal or a String variable at 14:39"
     );
+    // `var` of a literal is a String too.
+    func(&p, "w");
+    // The receiver is read before the index assigns its variable.
+    let r = body("r");
+    assert!(!r.contains("s["), "{r}");
 }
 
 #[test]
