@@ -157,7 +157,7 @@ pub fn innermost_condition(formulas: &[Bool]) -> Option<Bool> {
 }
 
 /// Z3 names the operator `if` (4.8) or `ite`.
-fn is_if_then_else(name: &str, arity: usize) -> bool {
+pub(super) fn is_if_then_else(name: &str, arity: usize) -> bool {
     arity == 3 && (name == "if" || name == "ite")
 }
 

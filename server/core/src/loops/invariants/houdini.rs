@@ -699,6 +699,15 @@ fn bit_vector_candidates(enc: &Encoding, rel: &super::encode::Relation) -> Vec<B
             out.push(le(*i, p, c));
         }
     }
+    // The range of a variable that only ever holds constants (a state of
+    // an enum, a flag set to 0 or 1): what a case split on it needs, `st
+    // ≠ SPACE` meaning `st = WORD` only within {SPACE, WORD}.
+    for (i, p) in &bvs {
+        if let Some((low, high)) = constant_range(enc, rel, *i, p, unsigned(*i)) {
+            out.push(le(*i, &low, p));
+            out.push(le(*i, p, &high));
+        }
+    }
     // Linear relations between variables with constant steps.
     // Residues: a counter moving by 2, 4 or 8 from a constant keeps its
     // remainder (`i` even after unrolling by 2, so `i + 1` never reaches
@@ -753,6 +762,63 @@ fn bit_vector_candidates(enc: &Encoding, rel: &super::encode::Relation) -> Vec<B
     }
     out
 }
+
+/// The least and greatest value parameter `i` (`p`) of `rel` holds, in
+/// signed or unsigned order, where every clause defining `rel` gives it a
+/// constant, or (in a clause that loops on `rel`) keeps it, through any
+/// if-then-else; `None` otherwise or where it holds one value only (the
+/// entry bounds state that).
+fn constant_range(
+    enc: &Encoding,
+    rel: &super::encode::Relation,
+    i: usize,
+    p: &BV,
+    unsigned: bool,
+) -> Option<(BV, BV)> {
+    let width = p.get_size();
+    let mut values: Vec<BV> = Vec::new();
+    for (looping, args) in heads(enc, rel, false)
+        .into_iter()
+        .map(|a| (false, a))
+        .chain(heads(enc, rel, true).into_iter().map(|a| (true, a)))
+    {
+        let mut stack = vec![args.get(i)?.simplify()];
+        while let Some(term) = stack.pop() {
+            if let Some(c) = term.as_bv().filter(|b| b.as_u64().is_some()) {
+                values.push(c);
+                continue;
+            }
+            if looping && term.get_z3_ast() == p.get_z3_ast() {
+                continue;
+            }
+            let decl = term.safe_decl().ok()?;
+            let children = term.children();
+            if !cases::is_if_then_else(&decl.name(), children.len()) {
+                return None;
+            }
+            stack.extend(children.into_iter().skip(1));
+            if stack.len() > MAX_RANGE_TERMS {
+                return None;
+            }
+        }
+    }
+    let key = |b: &BV| {
+        let bits = b.as_u64().unwrap_or(0);
+        if unsigned || width == 0 || width > 64 {
+            i128::from(bits)
+        } else {
+            let shift = 64 - width;
+            i128::from(((bits << shift) as i64) >> shift)
+        }
+    };
+    let low = values.iter().min_by_key(|b| key(b))?.clone();
+    let high = values.iter().max_by_key(|b| key(b))?.clone();
+    (key(&low) != key(&high)).then_some((low, high))
+}
+
+/// The most terms [`constant_range`] walks through per clause: a range
+/// comes from a few branches, not from a long chain of them.
+const MAX_RANGE_TERMS: usize = 64;
 
 /// The bit-vector parameters of `rel` that every clause looping on it
 /// changes by the same nonzero constant, with that constant.
@@ -1189,6 +1255,19 @@ mod tests {
             inv[0].contains("old.i") && inv[0].contains("new.i"),
             "{inv:?}"
         );
+    }
+
+    #[test]
+    fn a_variable_holding_only_constants_keeps_their_range_over_bit_vectors() {
+        // `st != 0` means `st == 1` only within {0, 1}: without the range
+        // the old version's else branch may keep a state the new one has
+        // no counterpart of.
+        let inv = houdini_machine(
+            "int f(int[] a) { int st = 0; int c = 0; for (int i = 0; i < a.length; i++) { if (a[i] == 0) { st = 0; } else if (st == 0) { st = 1; c++; } } return c; }",
+            "int f(int[] a) { int w = 0; int c = 0; for (int i = 0; i < a.length; i++) { if (a[i] != 0 && w == 0) { c++; } w = a[i] != 0 ? 1 : 0; } return c; }",
+        )
+        .expect("proved by candidates");
+        assert!(inv[0].contains("(bvsle old.st #x00000001)"), "{inv:?}");
     }
 
     #[test]
