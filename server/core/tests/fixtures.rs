@@ -22,7 +22,9 @@
 //! method's verdict is compared to the expectation. All mismatches are
 //! collected and reported together in one table, so one broken case does not
 //! hide the others; a panic inside the checker is caught and reported as a
-//! mismatch of that case.
+//! mismatch of that case. A check that differs (weaker or stronger, never
+//! wrong) is run once more after the sweep before it counts: a proof near
+//! the end of its budget can be lost on a loaded machine.
 //!
 //! Every lowered version is also checked against the IR's invariants
 //! (`ir::validate`).
@@ -503,6 +505,7 @@ fn fixtures_match_expected_verdicts() {
     let mut mismatches = Vec::new();
     let mut checked = 0usize;
     let mut slow = Vec::new();
+    let mut retries = Vec::new();
     for case in &cases {
         let case = match case {
             Ok(c) => c,
@@ -545,8 +548,46 @@ fn fixtures_match_expected_verdicts() {
                     elapsed.as_secs_f64()
                 ));
             }
-            mismatches.extend(mismatch);
+            match mismatch {
+                Some(m) if m.severity == Severity::Differs => {
+                    retries.push((case, model, expected, refines, m));
+                }
+                Some(m) => mismatches.push(m),
+                None => {}
+            }
         }
+    }
+    // A check that came out otherwise than expected (never a wrong verdict
+    // or a panic) is run once more after the sweep: the budget's clock
+    // charges the work outside solver calls by CPU time, which a loaded
+    // machine inflates, so a proof that needs nearly all of its budget can
+    // be lost beside other test binaries. A regression differs again; the
+    // checks that recovered are listed.
+    let mut recovered = Vec::new();
+    for (case, model, expected, refines, first) in retries {
+        let (again, _) = run_one(
+            case,
+            model,
+            CheckerKind::default(),
+            TABLE_TIMEOUT_MS,
+            expected,
+            refines,
+        );
+        match again {
+            None => recovered.push(format!(
+                "{} [{}]: {} at first",
+                case.id,
+                model.label(),
+                first.got
+            )),
+            Some(m) => mismatches.push(m),
+        }
+    }
+    if !recovered.is_empty() {
+        eprintln!(
+            "fixture checks that matched only when run again:\n  {}",
+            recovered.join("\n  ")
+        );
     }
     let _ = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| previous_hook(info)));
