@@ -1,12 +1,14 @@
 //! Table-driven check of the fixture corpus (`fixtures/<lang>/<case>/`).
 //!
 //! Every case directory holds `old.<ext>`, `new.<ext>` and `expect.json`
-//! (`{"method", "math", "machine", "why", "loop_bound"?, "native"?,
+//! (`{"method", "math", "machine", "why", "loop_bound"?, "timeout_ms"?, "native"?,
 //! "math_only"?, "machine_wraps"?, "loop_inputs"?, "loop_input_max"?,
 //! "renamed"?, "unwritten"?, "refines_undefined"?}` —
 //! `native` says why the differential harness cannot build the case, e.g.
 //! calls to a library that is not here; `math_only` why its `math`
 //! counterexample cannot reproduce natively, where integers wrap;
+//! `timeout_ms` the budget per check where a proof needs more than the
+//! table's 30 s on a loaded machine (at most 120 s);
 //! `loop_inputs` and `loop_input_max` steer the harness's random inputs,
 //! `renamed` (old field name → new) tells it which fields are one and
 //! `unwritten` which hold their initial values;
@@ -81,6 +83,9 @@ struct Case {
     /// C: the verdict under `machine` with `-fwrapv`, when the case says.
     machine_wraps: Option<String>,
     loop_bound: Option<u32>,
+    /// The budget per check, where the case needs more than
+    /// [`TABLE_TIMEOUT_MS`] to be decided on a loaded machine.
+    timeout_ms: u64,
     /// C: the semantics under which a proof names inputs on which the old
     /// version is undefined and the new one is not (`math`, `machine`).
     refines_undefined: Vec<String>,
@@ -254,6 +259,15 @@ fn read_case(dir: &Path, lang: Lang, ext: &str) -> Result<Case, String> {
                 })?,
         ),
     };
+    let timeout_ms = match expect.get("timeout_ms") {
+        None => TABLE_TIMEOUT_MS,
+        Some(v) => v
+            .as_u64()
+            .filter(|ms| (TABLE_TIMEOUT_MS..=120_000).contains(ms))
+            .ok_or_else(|| {
+                format!("{id}: expect.json timeout_ms is not between {TABLE_TIMEOUT_MS} and 120000")
+            })?,
+    };
     field("why")?;
     let method = field("method")?;
     let math = verdict_field("math")?;
@@ -292,6 +306,7 @@ fn read_case(dir: &Path, lang: Lang, ext: &str) -> Result<Case, String> {
         machine,
         machine_wraps,
         loop_bound,
+        timeout_ms,
         refines_undefined,
     })
 }
@@ -536,7 +551,7 @@ fn fixtures_match_expected_verdicts() {
                 case,
                 model,
                 CheckerKind::default(),
-                TABLE_TIMEOUT_MS,
+                case.timeout_ms,
                 expected,
                 refines,
             );
@@ -569,7 +584,7 @@ fn fixtures_match_expected_verdicts() {
             case,
             model,
             CheckerKind::default(),
-            TABLE_TIMEOUT_MS,
+            case.timeout_ms,
             expected,
             refines,
         );
