@@ -496,6 +496,23 @@ fn render_table(mismatches: &[Mismatch]) -> String {
     out
 }
 
+/// One check of the table: the default checker with the case's budget.
+fn run_table_check(
+    case: &Case,
+    model: Model,
+    expected: &str,
+    refines: Option<bool>,
+) -> (Option<Mismatch>, Duration) {
+    run_one(
+        case,
+        model,
+        CheckerKind::default(),
+        case.timeout_ms,
+        expected,
+        refines,
+    )
+}
+
 #[test]
 fn fixtures_match_expected_verdicts() {
     let filter = std::env::var("EQLENS_FIXTURE").ok();
@@ -547,14 +564,7 @@ fn fixtures_match_expected_verdicts() {
                 case.refines_undefined
                     .contains(&model.semantics.to_string())
             });
-            let (mismatch, elapsed) = run_one(
-                case,
-                model,
-                CheckerKind::default(),
-                case.timeout_ms,
-                expected,
-                refines,
-            );
+            let (mismatch, elapsed) = run_table_check(case, model, expected, refines);
             if elapsed > Duration::from_secs(5) {
                 slow.push(format!(
                     "{} [{}]: {:.1}s",
@@ -580,14 +590,7 @@ fn fixtures_match_expected_verdicts() {
     // checks that recovered are listed.
     let mut recovered = Vec::new();
     for (case, model, expected, refines, first) in retries {
-        let (again, _) = run_one(
-            case,
-            model,
-            CheckerKind::default(),
-            case.timeout_ms,
-            expected,
-            refines,
-        );
+        let (again, _) = run_table_check(case, model, expected, refines);
         match again {
             None => recovered.push(format!(
                 "{} [{}]: {} at first",

@@ -227,7 +227,7 @@ fn excludes(clause: &Clause, condition: &Bool, params: &z3::Params) -> bool {
 
 /// The integer the low `width` bits of `bits` stand for, read signed or
 /// unsigned.
-fn reading(width: u32, bits: u64, unsigned: bool) -> BigInt {
+pub(super) fn reading(width: u32, bits: u64, unsigned: bool) -> BigInt {
     if unsigned || width == 0 || width > 64 {
         return BigInt::from(bits);
     }

@@ -802,15 +802,7 @@ fn constant_range(
             }
         }
     }
-    let key = |b: &BV| {
-        let bits = b.as_u64().unwrap_or(0);
-        if unsigned || width == 0 || width > 64 {
-            i128::from(bits)
-        } else {
-            let shift = 64 - width;
-            i128::from(((bits << shift) as i64) >> shift)
-        }
-    };
+    let key = |b: &BV| super::fitted::reading(width, b.as_u64().unwrap_or(0), unsigned);
     let low = values.iter().min_by_key(|b| key(b))?.clone();
     let high = values.iter().max_by_key(|b| key(b))?.clone();
     (key(&low) != key(&high)).then_some((low, high))
