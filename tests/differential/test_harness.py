@@ -104,6 +104,13 @@ class ValueParsing(unittest.TestCase):
         self.assertFalse(harness.NULL_TEST.search("// a is never null here"))
 
 
+class Expectations(unittest.TestCase):
+    def test_a_list_is_tested_by_its_strongest_claim(self):
+        self.assertEqual(harness.strongest(["equivalent_bounded", "equivalent"]), "equivalent")
+        self.assertEqual(harness.strongest(["unknown", "equivalent_bounded"]), "equivalent_bounded")
+        self.assertEqual(harness.strongest("unknown"), "unknown")
+
+
 class CounterexampleMapping(unittest.TestCase):
     def test_parameters_then_fields(self):
         src = (FIXTURES / "java/fields_withdraw_boundary/old.java").read_text()

@@ -19,9 +19,13 @@
 //! one is not — a proof naming such inputs under any other is a mismatch;
 //! verdicts
 //! `equivalent`, `equivalent_bounded`, `equivalent_partial` — where both
-//! terminate —, `not_equivalent`, `unknown`, `unsupported`); adding a case is
-//! adding a directory. Each case is checked under both semantics and the entry
-//! method's verdict is compared to the expectation. All mismatches are
+//! terminate —, `not_equivalent`, `unknown`, `unsupported`; a list of them
+//! where the solver decides within the budget only on some runs, e.g.
+//! `["equivalent_bounded", "equivalent"]` for a proof that needs a nonlinear
+//! invariant Spacer finds only sometimes — never a proof together with
+//! `not_equivalent`); adding a case is adding a directory. Each case is
+//! checked under both semantics and the entry method's verdict is compared
+//! to the expectation. All mismatches are
 //! collected and reported together in one table, so one broken case does not
 //! hide the others; a panic inside the checker is caught and reported as a
 //! mismatch of that case. A check that differs (weaker or stronger, never
@@ -32,7 +36,9 @@
 //! (`ir::validate`).
 //!
 //! Set `EQLENS_FIXTURE=<substring>[,<substring>…]` to run only the cases
-//! whose `<lang>/<case>` name contains one of them.
+//! whose `<lang>/<case>` name contains one of them, and `EQLENS_SWEEP_TRACE`
+//! to have the soundness sweep print each check as it starts (a solver that
+//! aborts the process leaves no table behind).
 
 use eqlens_core::check::{
     Assumption, CheckerKind, Options, Refinement, Selection, Verdict, check_sources,
@@ -78,10 +84,10 @@ struct Case {
     old: String,
     new: String,
     method: String,
-    math: String,
-    machine: String,
+    math: Expected,
+    machine: Expected,
     /// C: the verdict under `machine` with `-fwrapv`, when the case says.
-    machine_wraps: Option<String>,
+    machine_wraps: Option<Expected>,
     loop_bound: Option<u32>,
     /// The budget per check, where the case needs more than
     /// [`TABLE_TIMEOUT_MS`] to be decided on a loaded machine.
@@ -108,9 +114,35 @@ impl Model {
     }
 }
 
+/// The verdicts a check may come out with: usually one label, several
+/// where the solver decides only on some runs.
+#[derive(Debug, Clone)]
+struct Expected(Vec<&'static str>);
+
+impl Expected {
+    fn admits(&self, got: &str) -> bool {
+        self.0.contains(&got)
+    }
+
+    /// The worst severity `got` has against any admitted label.
+    fn severity(&self, got: &str) -> Severity {
+        if self.0.iter().any(|e| severity(e, got) == Severity::Wrong) {
+            Severity::Wrong
+        } else {
+            Severity::Differs
+        }
+    }
+}
+
+impl std::fmt::Display for Expected {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0.join(" or "))
+    }
+}
+
 impl Case {
     /// Each model the case is checked under, with its expected verdict.
-    fn runs(&self) -> Vec<(Model, &str)> {
+    fn runs(&self) -> Vec<(Model, &Expected)> {
         let model = |semantics, signed_overflow| Model {
             semantics,
             signed_overflow,
@@ -118,15 +150,15 @@ impl Case {
         let mut runs = vec![
             (
                 model(Semantics::Math, SignedOverflow::Undefined),
-                self.math.as_str(),
+                &self.math,
             ),
             (
                 model(Semantics::Machine, SignedOverflow::Undefined),
-                self.machine.as_str(),
+                &self.machine,
             ),
         ];
         if let Some(v) = &self.machine_wraps {
-            runs.push((model(Semantics::Machine, SignedOverflow::Wraps), v.as_str()));
+            runs.push((model(Semantics::Machine, SignedOverflow::Wraps), v));
         }
         runs
     }
@@ -239,15 +271,26 @@ fn read_case(dir: &Path, lang: Lang, ext: &str) -> Result<Case, String> {
             .map(str::to_string)
             .ok_or_else(|| format!("{id}: expect.json lacks string field {key:?}"))
     };
-    let verdict_field = |key: &str| -> Result<String, String> {
-        let v = field(key)?;
-        if LABELS.contains(&v.as_str()) {
-            Ok(v)
-        } else {
-            Err(format!(
-                "{id}: expect.json {key:?} is {v:?}, not one of {LABELS:?}"
-            ))
+    let verdict_field = |key: &str| -> Result<Expected, String> {
+        let one = |v: &serde_json::Value| {
+            v.as_str()
+                .and_then(|v| LABELS.iter().copied().find(|l| *l == v))
+                .ok_or_else(|| format!("{id}: expect.json {key:?} has {v}, not one of {LABELS:?}"))
+        };
+        let labels = match expect.get(key) {
+            None => return Err(format!("{id}: expect.json lacks verdict field {key:?}")),
+            Some(serde_json::Value::Array(list)) if !list.is_empty() => {
+                list.iter().map(one).collect::<Result<Vec<_>, _>>()?
+            }
+            Some(v) => vec![one(v)?],
+        };
+        let proves = labels.iter().any(|l| l.starts_with("equivalent"));
+        if proves && labels.contains(&"not_equivalent") {
+            return Err(format!(
+                "{id}: expect.json {key:?} admits both a proof and a counterexample"
+            ));
         }
+        Ok(Expected(labels))
     };
     let loop_bound = match expect.get("loop_bound") {
         None => None,
@@ -364,7 +407,7 @@ fn run_one(
     model: Model,
     checker: CheckerKind,
     timeout_ms: u64,
-    expected: &str,
+    expected: &Expected,
     refines: Option<bool>,
 ) -> (Option<Mismatch>, Duration) {
     let mut options = Options {
@@ -409,8 +452,8 @@ fn run_one(
             Some(m) => {
                 let got = label(&m.verdict);
                 match (&m.verdict, refines) {
-                    _ if got != expected => {
-                        Some(mismatch(got, severity(expected, got), detail(&m.verdict)))
+                    _ if !expected.admits(got) => {
+                        Some(mismatch(got, expected.severity(got), detail(&m.verdict)))
                     }
                     (Verdict::Equivalent(p), Some(want)) if witnessed(p) != want => Some(mismatch(
                         got,
@@ -500,7 +543,7 @@ fn render_table(mismatches: &[Mismatch]) -> String {
 fn run_table_check(
     case: &Case,
     model: Model,
-    expected: &str,
+    expected: &Expected,
     refines: Option<bool>,
 ) -> (Option<Mismatch>, Duration) {
     run_one(
@@ -654,7 +697,7 @@ fn every_checker_is_sound_on_every_fixture() {
         .flatten()
         .filter(|case| filter.as_deref().is_none_or(|f| selected(f, &case.id)))
         .collect();
-    let jobs: Vec<(&Case, CheckerKind, Model, &str)> = cases
+    let jobs: Vec<(&Case, CheckerKind, Model, &Expected)> = cases
         .iter()
         .flat_map(|case| {
             CheckerKind::ALL
@@ -680,6 +723,9 @@ fn every_checker_is_sound_on_every_fixture() {
                         let Some(&(case, checker, model, expected)) = jobs.get(i) else {
                             return bad;
                         };
+                        if std::env::var("EQLENS_SWEEP_TRACE").is_ok() {
+                            eprintln!("SWEEP {} {} {}", case.id, checker.name(), model.label());
+                        }
                         let (mismatch, _) =
                             run_one(case, model, checker, sweep_timeout_ms, expected, None);
                         if let Some(mut m) = mismatch
@@ -747,6 +793,16 @@ fn every_fixture_is_well_formed() {
         "malformed fixtures:\n  {}",
         problems.join("\n  ")
     );
+}
+
+#[test]
+fn a_list_of_verdicts_admits_each_and_a_counterexample_against_it_is_wrong() {
+    let either = Expected(vec!["equivalent_bounded", "equivalent"]);
+    assert!(either.admits("equivalent") && either.admits("equivalent_bounded"));
+    assert!(!either.admits("unknown"));
+    assert_eq!(either.severity("not_equivalent"), Severity::Wrong);
+    assert_eq!(either.severity("unknown"), Severity::Differs);
+    assert_eq!(either.to_string(), "equivalent_bounded or equivalent");
 }
 
 #[test]
