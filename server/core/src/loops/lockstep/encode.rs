@@ -1187,6 +1187,9 @@ impl Rules {
         } else {
             Bool::and(&hypotheses).implies(&rule)
         };
+        let (quantified_rule, named) =
+            crate::loops::invariants::solve::name_array_conditionals(&quantified_rule);
+        vars.extend(named.iter().map(|v| v as &dyn Ast));
         self.rules
             .push(z3::ast::forall_const(&vars, &[], &quantified_rule));
         self.clauses.push(Clause {

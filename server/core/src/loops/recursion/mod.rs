@@ -644,12 +644,16 @@ impl HornClause {
             Some(h) => app(h)?,
             None => Bool::from_bool(false),
         };
-        let vars: Vec<&dyn Ast> = self.vars.iter().map(|v| v as &dyn Ast).collect();
-        Ok(z3::ast::forall_const(
-            &vars,
-            &[],
+        let (rule, named) = crate::loops::invariants::solve::name_array_conditionals(
             &Bool::and(&parts).implies(head),
-        ))
+        );
+        let vars: Vec<&dyn Ast> = self
+            .vars
+            .iter()
+            .chain(&named)
+            .map(|v| v as &dyn Ast)
+            .collect();
+        Ok(z3::ast::forall_const(&vars, &[], &rule))
     }
 }
 
