@@ -268,7 +268,7 @@ impl<'t> Fx<'t> {
                 Some(e) => Ok(e),
                 None => Err(self.unsup(n, "use of a void value")),
             },
-            "subscript_expression" if self.walks_pointer(n) => Ok(self.deref(n, out)?.1),
+            "subscript_expression" if self.walks_pointer(n) => self.deref_value(n, out),
             "subscript_expression" => {
                 let (array, index) = self.subscript(n, out)?;
                 let ty = array.ty.elem().cloned().unwrap_or(Type::Void);
@@ -296,7 +296,7 @@ impl<'t> Fx<'t> {
                 if op == "&" {
                     Err(self.unsup(n, "address-of operator"))
                 } else {
-                    Ok(self.deref(n, out)?.1)
+                    self.deref_value(n, out)
                 }
             }
             "ERROR" => Err(LowerError {

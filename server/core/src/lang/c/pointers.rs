@@ -18,7 +18,16 @@
 //! known statically (assigned from two arrays, returned by a call other
 //! than `memchr`), `NULL` and pointers as conditions, a moved pointer passed to
 //! a call or returned, pointers to pointers, and conversions between
-//! pointer types.
+//! pointer types other than the one below.
+//!
+//! A cast between pointers to integer types of the same width
+//! (`(const unsigned char *) data` for a `const char *data`, as hash and
+//! checksum code reads its input) is a *view*: the same array and offset,
+//! each element read converted to the view's type. Two's complement makes
+//! that conversion the reinterpretation of the element's bits (under
+//! `math`, where integer conversions are the identity, it is the identity
+//! too, as the same element cast explicitly would be). Writing through a
+//! view is refused.
 
 use rustc_hash::FxHashSet;
 use tree_sitter::Node;
@@ -44,6 +53,9 @@ pub(super) struct Pointer {
     /// Where the pointer is `NULL` (`memchr` found nothing); `None` when
     /// it never is.
     pub null: Option<Expr>,
+    /// The element type the pointer reads the array's elements as, where
+    /// a cast made it another integer type of the same width (a view).
+    pub view: Option<Type>,
 }
 
 /// Whether two pointers point into the same array, as far as the lowering
@@ -117,6 +129,7 @@ impl<'t> Fx<'t> {
                 array,
                 offset,
                 null: None,
+                view: None,
             },
         );
     }
@@ -159,7 +172,7 @@ impl<'t> Fx<'t> {
             return Err(self.unsup(decl, "pointer variable without an initialiser"));
         };
         let p = self.pointer(init, out)?;
-        if p.array.ty.elem() != Some(elem) {
+        if p.view.as_ref().or(p.array.ty.elem()) != Some(elem) {
             return Err(self.unsup(init, "conversion between pointer types"));
         }
         let span = self.sp(decl);
@@ -192,6 +205,7 @@ impl<'t> Fx<'t> {
                 array: p.array,
                 offset,
                 null,
+                view: p.view,
             },
         );
         Ok(())
@@ -224,6 +238,10 @@ impl<'t> Fx<'t> {
                     }),
                 }
             }
+            "cast_expression" => n
+                .child_by_field_name("type")
+                .and_then(|t| t.child_by_field_name("declarator"))
+                .is_some_and(|d| d.kind() == "abstract_pointer_declarator"),
             "binary_expression" => {
                 let op = n
                     .child_by_field_name("operator")
@@ -275,8 +293,52 @@ impl<'t> Fx<'t> {
             "call_expression" => self.memchr(n, out),
             "null" => Err(self.unsup(n, "NULL pointer")),
             "conditional_expression" => Err(self.unsup(n, "pointer chosen by a conditional")),
-            "cast_expression" => Err(self.unsup(n, "pointer cast")),
+            "cast_expression" => self.pointer_cast(n, out),
             _ => Err(self.unsup(n, "pointer expression")),
+        }
+    }
+
+    /// `(T *) p`: the same pointer where `T` is its element type, a view
+    /// where `T` is another integer type of the same width.
+    fn pointer_cast(&mut self, n: Node<'t>, out: &mut Block) -> Res<Pointer> {
+        let descriptor = self.field(n, "type")?;
+        let declarator = descriptor.child_by_field_name("declarator");
+        let single = declarator.is_some_and(|d| {
+            d.kind() == "abstract_pointer_declarator"
+                && d.child_by_field_name("declarator").is_none()
+        });
+        if !single {
+            return Err(self.unsup(n, "pointer cast"));
+        }
+        let to = self
+            .file
+            .base_type(self.field(descriptor, "type")?, self.src)
+            .map_err(|e| self.unsup(descriptor, e.what))?;
+        let p = self.pointer(self.field(n, "value")?, out)?;
+        let array_elem = p.array.ty.elem().cloned();
+        let from = p.view.clone().or_else(|| array_elem.clone());
+        if from.as_ref() == Some(&to) {
+            return Ok(p);
+        }
+        match (&from, &to) {
+            (Some(Type::Int(a)), Type::Int(b)) if a.bits == b.bits => Ok(Pointer {
+                view: (array_elem.as_ref() != Some(&to)).then_some(to),
+                ..p
+            }),
+            (Some(Type::Int(_)), Type::Int(_)) => Err(self.unsup(
+                n,
+                format!(
+                    "conversion to a pointer to integers of another width ({})",
+                    self.text(descriptor)
+                ),
+            )),
+            _ => Err(self.unsup(
+                n,
+                format!(
+                    "conversion between pointer types ({})",
+                    self.text(descriptor)
+                ),
+            )),
         }
     }
 
@@ -287,9 +349,10 @@ impl<'t> Fx<'t> {
             array,
             offset,
             null,
+            view,
         }) = self.fun.binding(self.text(n))
         {
-            let (array, offset, null) = (array.clone(), *offset, *null);
+            let (array, offset, null, view) = (array.clone(), *offset, *null, view.clone());
             // Any use of a NULL pointer as a pointer (dereference,
             // arithmetic, difference) is undefined behaviour; only
             // the tests for NULL (`cond`) read the flag itself.
@@ -313,6 +376,7 @@ impl<'t> Fx<'t> {
                 array: Expr { span, ..array },
                 offset: self.fun.local_expr(offset, span),
                 null: None,
+                view,
             });
         }
         let array = self.expr(n, out)?;
@@ -323,6 +387,7 @@ impl<'t> Fx<'t> {
             array,
             offset: int_lit(0, OFFSET, span),
             null: None,
+            view: None,
         })
     }
 
@@ -352,7 +417,7 @@ impl<'t> Fx<'t> {
         let arg = self.field(n, "argument")?;
         let offset = self.cursor_offset(arg)?;
         let prefix = op_node.start_byte() < arg.start_byte();
-        let array = self.pointer(arg, out)?.array;
+        let Pointer { array, view, .. } = self.pointer(arg, out)?;
         let read = self.fun.local_expr(offset, span);
         let old = self.fun.temp_of(read.clone(), out);
         let one = int_lit(1, OFFSET, span);
@@ -374,6 +439,7 @@ impl<'t> Fx<'t> {
             array,
             offset: if prefix { new } else { old },
             null: None,
+            view,
         })
     }
 
@@ -397,6 +463,9 @@ impl<'t> Fx<'t> {
                 if !same_array(&p.array, &cur.array) {
                     return Err(self.unsup(n, "pointer moved to another array"));
                 }
+                if p.view != cur.view {
+                    return Err(self.unsup(n, "pointer assigned a pointer of another element type"));
+                }
                 p
             }
             "+=" | "-=" => self.offset_step(cur, right, op == "-=", out)?,
@@ -414,6 +483,7 @@ impl<'t> Fx<'t> {
             array: new.array,
             offset: value,
             null: None,
+            view: new.view,
         })
     }
 
@@ -423,11 +493,12 @@ impl<'t> Fx<'t> {
         if arg.kind() != "subscript_expression" {
             return Err(self.unsup(n, "address-of operator"));
         }
-        let (array, index) = self.element(arg, out)?;
+        let (array, index, view) = self.element(arg, out)?;
         Ok(Pointer {
             array,
             offset: index,
             null: None,
+            view,
         })
     }
 
@@ -488,33 +559,50 @@ impl<'t> Fx<'t> {
             array: p.array,
             offset: self.arith(op, offset, i, span)?,
             null: None,
+            view: p.view,
         })
     }
 
-    /// `p[i]` for a pointer `p`, or `*p` with `i` absent: the array and
-    /// the index of the element.
-    pub(super) fn element(&mut self, n: Node<'t>, out: &mut Block) -> Res<(Expr, Expr)> {
-        match n.kind() {
-            "subscript_expression" => {
-                let p = self.pointer(self.field(n, "argument")?, out)?;
-                let p = self.offset_step(p, self.field(n, "index")?, false, out)?;
-                Ok((p.array, p.offset))
-            }
-            _ => {
-                let p = self.pointer(self.field(n, "argument")?, out)?;
-                Ok((p.array, p.offset))
-            }
-        }
+    /// `p[i]` for a pointer `p`, or `*p` with `i` absent: the array, the
+    /// index of the element and the pointer's view.
+    pub(super) fn element(
+        &mut self,
+        n: Node<'t>,
+        out: &mut Block,
+    ) -> Res<(Expr, Expr, Option<Type>)> {
+        let p = self.pointer(self.field(n, "argument")?, out)?;
+        let p = match n.kind() {
+            "subscript_expression" => self.offset_step(p, self.field(n, "index")?, false, out)?,
+            _ => p,
+        };
+        Ok((p.array, p.offset, p.view))
     }
 
-    /// `*p` or `p[i]` as a value or as an assignable place.
+    /// `*p` or `p[i]` as an assignable place (and its read).
     pub(super) fn deref(&mut self, n: Node<'t>, out: &mut Block) -> Res<(Place, Expr)> {
         let span = self.sp(n);
-        let (array, index) = self.element(n, out)?;
+        let (array, index, view) = self.element(n, out)?;
         if matches!(array.ty.elem(), Some(Type::Array(_))) {
             return Err(self.unsup(n, "pointer to a pointer"));
         }
+        if view.is_some() {
+            return Err(self.unsup(n, "write through a pointer cast to another element type"));
+        }
         Ok(element_place(array, index, span))
+    }
+
+    /// `*p` or `p[i]` as a value: the element, as the pointer's view reads it.
+    pub(super) fn deref_value(&mut self, n: Node<'t>, out: &mut Block) -> Res<Expr> {
+        let span = self.sp(n);
+        let (array, index, view) = self.element(n, out)?;
+        if matches!(array.ty.elem(), Some(Type::Array(_))) {
+            return Err(self.unsup(n, "pointer to a pointer"));
+        }
+        let (_, read) = element_place(array, index, span);
+        match view {
+            Some(ty) => self.convert(read, &ty, span),
+            None => Ok(read),
+        }
     }
 
     /// `memchr(s, c, n)`, the one library call whose pointer result is
@@ -597,6 +685,7 @@ impl<'t> Fx<'t> {
             array: s.array,
             offset: self.arith(BinOp::Add, start, k_read.clone(), span)?,
             null: Some(self.arith(BinOp::Ge, k_read, count, span)?),
+            view: s.view,
         })
     }
 
@@ -790,6 +879,37 @@ mod tests {
         }
     }
 
+    /// A pointer cast to another integer type of the same width reads the
+    /// array's elements converted: natively a reinterpretation of the
+    /// bytes, under `math` (conversions are the identity) the same value.
+    #[test]
+    fn a_cast_pointer_reads_the_elements_converted() {
+        use crate::interp::Outcome;
+        use crate::ir::Semantics;
+        use crate::value::Value;
+        let p = lower(
+            "int f(const char *s, int i) { const unsigned char *u = (const unsigned char *) s; \
+             const unsigned char *v = u + 1; return u[i] + *(const signed char *) v + ((const unsigned char *) s)[0]; }",
+        );
+        let run = |sem, bytes: &[i64], i| {
+            let args = vec![
+                Value::Array(bytes.iter().map(|&b| Value::int(b)).collect()),
+                Value::int(i),
+            ];
+            crate::interp::run_named(&p, "f", sem, args)
+        };
+        // u[0] = 200, *(signed char *) (u + 1) = -1, u[0] = 200.
+        let bytes = [-56, -1];
+        assert_eq!(
+            run(Semantics::Machine, &bytes, 0),
+            Outcome::Return(Value::int(200 - 1 + 200))
+        );
+        assert_eq!(
+            run(Semantics::Math, &bytes, 0),
+            Outcome::Return(Value::int(-56 - 1 - 56))
+        );
+    }
+
     #[test]
     fn pointers_it_cannot_follow_are_named() {
         let cases = [
@@ -829,6 +949,26 @@ mod tests {
             (
                 "int f(int *a) { char *c = a; return *c; }",
                 "conversion between pointer types",
+            ),
+            (
+                "unsigned f(const unsigned char *b) { return *(const unsigned *) b; }",
+                "conversion to a pointer to integers of another width (const unsigned *)",
+            ),
+            (
+                "void f(char *s) { unsigned char *u = (unsigned char *) s; u[0] = 200; }",
+                "write through a pointer cast to another element type",
+            ),
+            (
+                "void f(char *s) { unsigned char *u = (unsigned char *) s; (*u)++; }",
+                "write through a pointer cast to another element type",
+            ),
+            (
+                "int f(char *s) { char *t = s; unsigned char *u = (unsigned char *) s; t = u; return *t; }",
+                "pointer assigned a pointer of another element type",
+            ),
+            (
+                "int f(char **s) { return **(unsigned char **) s; }",
+                "pointer",
             ),
         ];
         for (src, what) in cases {

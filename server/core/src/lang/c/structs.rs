@@ -285,6 +285,9 @@ pub(super) enum Binding {
         /// A `bool` local that is true where the pointer is `NULL` (a
         /// pointer `memchr` found); `None` for pointers that never are.
         null: Option<LocalId>,
+        /// The element type the pointer reads as, where a cast made it
+        /// another of the same width (`super::pointers`).
+        view: Option<Type>,
     },
     /// A static local variable: the global it is.
     Static(GlobalId),
