@@ -38,7 +38,7 @@
 //! Set `EQLENS_FIXTURE=<substring>[,<substring>…]` to run only the cases
 //! whose `<lang>/<case>` name contains one of them, and `EQLENS_SWEEP_TRACE`
 //! to have the soundness sweep print each check as it starts (a solver that
-//! aborts the process leaves no table behind).
+//! aborts the process leaves no table behind) and ends, with its time.
 
 use eqlens_core::check::{
     Assumption, CheckerKind, Options, Refinement, Selection, Verdict, check_sources,
@@ -375,6 +375,43 @@ fn collect_cases() -> Vec<Result<Case, String>> {
 }
 
 /// The process-wide panic hook type.
+/// The name of the threads that run the table's checks, whose panic
+/// messages the table silences (it lists the panics itself).
+const TABLE_WORKER: &str = "fixture-check";
+
+/// Runs `f` on every job on as many threads (named `name`) as the machine
+/// has cores, and returns the results in the order of the jobs. The checks
+/// are independent: each has its own Z3 context and work clock.
+fn in_parallel<J: Sync, R: Send>(jobs: &[J], name: &str, f: impl Fn(&J) -> R + Sync) -> Vec<R> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut done: Vec<(usize, R)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..workers.min(jobs.len()).max(1))
+            .map(|_| {
+                std::thread::Builder::new()
+                    .name(name.into())
+                    .spawn_scoped(s, || {
+                        let mut done = Vec::new();
+                        loop {
+                            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            let Some(job) = jobs.get(i) else {
+                                return done;
+                            };
+                            done.push((i, f(job)));
+                        }
+                    })
+                    .expect("spawning a fixture worker")
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a fixture worker panicked outside a check"))
+            .collect()
+    });
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, r)| r).collect()
+}
+
 type PanicHook = Box<dyn Fn(&std::panic::PanicHookInfo<'_>) + Sync + Send + 'static>;
 
 /// The message of a caught panic payload.
@@ -566,21 +603,21 @@ fn fixtures_match_expected_verdicts() {
         fixtures_root().display()
     );
 
-    // Silence panic messages of this thread while checking: they are caught
-    // and listed in the table instead of interleaving backtraces. Other
-    // threads (tests running in parallel) keep the previous hook.
+    // Silence panic messages of the table's workers while checking: they
+    // are caught and listed in the table instead of interleaving
+    // backtraces. Other threads (tests running in parallel) keep the
+    // previous hook.
     let previous_hook: std::sync::Arc<PanicHook> = std::panic::take_hook().into();
-    let me = std::thread::current().id();
     let forward = std::sync::Arc::clone(&previous_hook);
     std::panic::set_hook(Box::new(move |info| {
-        if std::thread::current().id() != me {
+        if std::thread::current().name() != Some(TABLE_WORKER) {
             forward(info);
         }
     }));
     let mut mismatches = Vec::new();
-    let mut checked = 0usize;
     let mut slow = Vec::new();
     let mut retries = Vec::new();
+    let mut jobs = Vec::new();
     for case in &cases {
         let case = match case {
             Ok(c) => c,
@@ -600,40 +637,56 @@ fn fixtures_match_expected_verdicts() {
             continue;
         }
         for (model, expected) in case.runs() {
-            checked += 1;
             // Under -fwrapv (a third run) what remains undefined is not
             // declared separately.
             let refines = (model.signed_overflow == SignedOverflow::Undefined).then(|| {
                 case.refines_undefined
                     .contains(&model.semantics.to_string())
             });
-            let (mismatch, elapsed) = run_table_check(case, model, expected, refines);
-            if elapsed > Duration::from_secs(5) {
-                slow.push(format!(
-                    "{} [{}]: {:.1}s",
-                    case.id,
-                    model.label(),
-                    elapsed.as_secs_f64()
-                ));
+            jobs.push((case, model, expected, refines));
+        }
+    }
+    let checked = jobs.len();
+    // The checks run on every core: what decides a verdict is the budget's
+    // work clock, which counts the solver's work the same under any load;
+    // what a busy core can still cost (the CPU time charged outside solver
+    // calls) is what the second run below absorbs.
+    let results = in_parallel(&jobs, TABLE_WORKER, |&(case, model, expected, refines)| {
+        run_table_check(case, model, expected, refines)
+    });
+    for (&(case, model, expected, refines), (mismatch, elapsed)) in jobs.iter().zip(results) {
+        if elapsed > Duration::from_secs(5) {
+            slow.push(format!(
+                "{} [{}]: {:.1}s",
+                case.id,
+                model.label(),
+                elapsed.as_secs_f64()
+            ));
+        }
+        match mismatch {
+            Some(m) if m.severity == Severity::Differs => {
+                retries.push((case, model, expected, refines, m));
             }
-            match mismatch {
-                Some(m) if m.severity == Severity::Differs => {
-                    retries.push((case, model, expected, refines, m));
-                }
-                Some(m) => mismatches.push(m),
-                None => {}
-            }
+            Some(m) => mismatches.push(m),
+            None => {}
         }
     }
     // A check that came out otherwise than expected (never a wrong verdict
-    // or a panic) is run once more after the sweep: the budget's clock
-    // charges the work outside solver calls by CPU time, which a loaded
-    // machine inflates, so a proof that needs nearly all of its budget can
-    // be lost beside other test binaries. A regression differs again; the
-    // checks that recovered are listed.
+    // or a panic) is run once more, alone: the budget's clock charges the
+    // work outside solver calls by CPU time, which a loaded machine
+    // inflates, so a proof that needs nearly all of its budget can be lost
+    // beside the other checks. A regression differs again; the checks that
+    // recovered are listed.
     let mut recovered = Vec::new();
     for (case, model, expected, refines, first) in retries {
-        let (again, _) = run_table_check(case, model, expected, refines);
+        let (again, _) = std::thread::scope(|s| {
+            std::thread::Builder::new()
+                .name(TABLE_WORKER.into())
+                .spawn_scoped(s, || run_table_check(case, model, expected, refines))
+                .expect("spawning a fixture check")
+                .join()
+                .expect("a fixture check panicked outside its catch_unwind")
+        });
         match again {
             None => recovered.push(format!(
                 "{} [{}]: {} at first",
@@ -711,38 +764,33 @@ fn every_checker_is_sound_on_every_fixture() {
                 })
         })
         .collect();
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let mut bad: Vec<Mismatch> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..workers)
-            .map(|_| {
-                s.spawn(|| {
-                    let mut bad = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(&(case, checker, model, expected)) = jobs.get(i) else {
-                            return bad;
-                        };
-                        if std::env::var("EQLENS_SWEEP_TRACE").is_ok() {
-                            eprintln!("SWEEP {} {} {}", case.id, checker.name(), model.label());
-                        }
-                        let (mismatch, _) =
-                            run_one(case, model, checker, sweep_timeout_ms, expected, None);
-                        if let Some(mut m) = mismatch
-                            && matches!(m.severity, Severity::Wrong | Severity::Panic)
-                        {
-                            m.id = format!("{} ({})", m.id, checker.name());
-                            bad.push(m);
-                        }
-                    }
+    let mut bad: Vec<Mismatch> =
+        in_parallel(&jobs, "sweep-check", |&(case, checker, model, expected)| {
+            let trace = std::env::var("EQLENS_SWEEP_TRACE").is_ok();
+            if trace {
+                eprintln!("SWEEP {} {} {}", case.id, checker.name(), model.label());
+            }
+            let (mismatch, elapsed) =
+                run_one(case, model, checker, sweep_timeout_ms, expected, None);
+            if trace {
+                eprintln!(
+                    "SWEPT {} {} {} {:.2}s",
+                    case.id,
+                    checker.name(),
+                    model.label(),
+                    elapsed.as_secs_f64()
+                );
+            }
+            mismatch
+                .filter(|m| matches!(m.severity, Severity::Wrong | Severity::Panic))
+                .map(|mut m| {
+                    m.id = format!("{} ({})", m.id, checker.name());
+                    m
                 })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("a sweep worker panicked outside a check"))
-            .collect()
-    });
+        })
+        .into_iter()
+        .flatten()
+        .collect();
     bad.sort_by(|a, b| a.id.cmp(&b.id));
     assert!(
         bad.is_empty(),
