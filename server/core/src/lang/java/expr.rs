@@ -81,12 +81,12 @@ fn helper_arguments(n: Node, callee: &str, arg_nodes: &[Node], values: usize, ma
     Ok(())
 }
 
-/// Whether `n` is `null` (through parentheses).
 /// Whether an assignment occurs in expression `n`.
 fn assigns(n: Node) -> bool {
     n.kind() == "assignment_expression" || named_children(n).into_iter().any(assigns)
 }
 
+/// Whether `n` is `null` (through parentheses).
 fn is_null_literal(n: Node) -> bool {
     match n.kind() {
         "null_literal" => true,
@@ -1993,7 +1993,7 @@ impl<'c, 't> FnCx<'c, 't> {
     }
 
     /// The UTF-16 units of string literal `n`.
-    fn literal_units(&self, n: Node) -> R<Vec<u16>> {
+    pub(super) fn literal_units(&self, n: Node) -> R<Vec<u16>> {
         let t = self.text(n);
         if t.starts_with("\"\"\"") {
             return Err(unsupported(n, "text block"));
@@ -2143,13 +2143,99 @@ impl<'c, 't> FnCx<'c, 't> {
                 }
                 Ok(Some(e))
             }
+            ("equals", [a]) => self.string_equals(o, recv, literal.as_deref(), *a, out),
+            ("startsWith" | "endsWith", [a]) => {
+                let Some(units) = self.literal_arg(*a)? else {
+                    return Err(unsupported(
+                        *a,
+                        format!("String.{name} of a String other than a literal"),
+                    ));
+                };
+                if literal.is_none() {
+                    self.fault_if_null(&recv, sp, out);
+                }
+                Ok(Some(affix(&recv, &units, name == "endsWith", sp)))
+            }
             _ => Err(unsupported(
                 n,
                 format!(
-                    "String.{name} with {} argument(s) (a String is read with length, charAt \
-                     and isEmpty; a literal's indexOf of a character)",
+                    "String.{name} with {} argument(s) (a String is read with length, charAt, \
+                     isEmpty, equals, startsWith and endsWith of a literal; a literal's indexOf \
+                     of a character)",
                     args.len()
                 ),
+            )),
+        }
+    }
+
+    /// The units of `n` when it is a string literal (through parentheses).
+    fn literal_arg(&self, n: Node) -> R<Option<Vec<u16>>> {
+        let mut a = n;
+        while a.kind() == "parenthesized_expression" {
+            a = first_named(a)?;
+        }
+        (a.kind() == "string_literal")
+            .then(|| self.literal_units(a))
+            .transpose()
+    }
+
+    /// `if (x == null) throw new NullPointerException()`: calling a method
+    /// of a null String.
+    fn fault_if_null(&mut self, x: &Expr, sp: Span, out: &mut Block) {
+        out.push(st(
+            StmtKind::If {
+                cond: mk(ExprKind::IsNull(Box::new(x.clone())), Type::Bool, sp),
+                then_branch: vec![st(
+                    StmtKind::Throw(Thrown::Exception(Thrown::JAVA_NULL_POINTER.into())),
+                    sp,
+                )],
+                else_branch: Vec::new(),
+            },
+            sp,
+        ));
+    }
+
+    /// `recv.equals(a)` on a String receiver (`recv_units` when it is a
+    /// literal), as the JDK defines it: a null receiver faults, a null
+    /// argument is unequal, and otherwise the units are compared. With a
+    /// literal on either side that is a fixed conjunction of unit
+    /// comparisons ([`text_equals`]); two String variables would need a
+    /// loop over their units and are refused.
+    fn string_equals(
+        &mut self,
+        recv_node: Node,
+        recv: Expr,
+        recv_units: Option<&[u16]>,
+        a: Node,
+        out: &mut Block,
+    ) -> R<Option<Expr>> {
+        let sp = span(a);
+        let mut an = a;
+        while an.kind() == "parenthesized_expression" {
+            an = first_named(an)?;
+        }
+        if recv_units.is_none() {
+            self.fault_if_null(&recv, sp, out);
+        }
+        let arg_units = self.literal_arg(an)?;
+        let bool_lit = |b: bool| mk(ExprKind::BoolLit(b), Type::Bool, sp);
+        match (recv_units, arg_units) {
+            (Some(r), Some(u)) => Ok(Some(bool_lit(r == u.as_slice()))),
+            (None, Some(u)) => Ok(Some(text_equals(&recv, &u, sp))),
+            (_, None) if an.kind() == "null_literal" => Ok(Some(bool_lit(false))),
+            (Some(r), None) => {
+                let Some(id) = self.text_local(an) else {
+                    return Err(unsupported(
+                        a,
+                        "String.equals of a value other than a String variable or literal",
+                    ));
+                };
+                let x = mk(ExprKind::Local(id), super::text_type(), span(an));
+                Ok(Some(text_equals(&x, r, sp)))
+            }
+            (None, None) => Err(unsupported(
+                recv_node,
+                "String.equals between two String variables (one side must be a literal)",
             )),
         }
     }
@@ -2214,4 +2300,94 @@ impl Precondition {
             _ => return None,
         })
     }
+}
+
+/// `x` (a String: a `char` array, possibly null) holds exactly `units`:
+/// `x != null && x.length == n && x[0] == u0 && …`, lazily, so no unit is
+/// read past the length.
+pub(super) fn text_equals(x: &Expr, units: &[u16], sp: Span) -> Expr {
+    let not_null = not(mk(ExprKind::IsNull(Box::new(x.clone())), Type::Bool, sp));
+    let same_length = mk(
+        ExprKind::Binary(
+            BinOp::Eq,
+            Box::new(mk(ExprKind::Length(Box::new(x.clone())), Type::INT, sp)),
+            Box::new(mk(ExprKind::IntLit(units.len() as i128), Type::INT, sp)),
+        ),
+        Type::Bool,
+        sp,
+    );
+    let mut e = and(not_null, same_length, sp);
+    for (k, u) in units.iter().enumerate() {
+        e = and(e, unit_is(x, int_lit(k as i128, sp), *u, sp), sp);
+    }
+    e
+}
+
+/// `x.startsWith(units)` (or `endsWith` when `at_end`) on a non-null
+/// String `x`: its length is at least `n` and its first (last) `n` units
+/// are `units`.
+fn affix(x: &Expr, units: &[u16], at_end: bool, sp: Span) -> Expr {
+    let len = mk(ExprKind::Length(Box::new(x.clone())), Type::INT, sp);
+    let n = units.len() as i128;
+    let mut e = mk(
+        ExprKind::Binary(BinOp::Ge, Box::new(len.clone()), Box::new(int_lit(n, sp))),
+        Type::Bool,
+        sp,
+    );
+    for (k, u) in units.iter().enumerate() {
+        let at = if at_end {
+            // len - n + k
+            mk(
+                ExprKind::Binary(
+                    BinOp::Add,
+                    Box::new(mk(
+                        ExprKind::Binary(
+                            BinOp::Sub,
+                            Box::new(len.clone()),
+                            Box::new(int_lit(n, sp)),
+                        ),
+                        Type::INT,
+                        sp,
+                    )),
+                    Box::new(int_lit(k as i128, sp)),
+                ),
+                Type::INT,
+                sp,
+            )
+        } else {
+            int_lit(k as i128, sp)
+        };
+        e = and(e, unit_is(x, at, *u, sp), sp);
+    }
+    e
+}
+
+fn int_lit(v: i128, sp: Span) -> Expr {
+    mk(ExprKind::IntLit(v), Type::INT, sp)
+}
+
+/// `x[at] == u` for a `char` unit `u`.
+fn unit_is(x: &Expr, at: Expr, u: u16, sp: Span) -> Expr {
+    let ch = Type::Int(crate::ir::IntTy::JAVA_CHAR);
+    mk(
+        ExprKind::Binary(
+            BinOp::Eq,
+            Box::new(mk(
+                ExprKind::Index(Box::new(x.clone()), Box::new(at)),
+                ch.clone(),
+                sp,
+            )),
+            Box::new(mk(ExprKind::IntLit(i128::from(u)), ch, sp)),
+        ),
+        Type::Bool,
+        sp,
+    )
+}
+
+fn and(a: Expr, b: Expr, sp: Span) -> Expr {
+    mk(
+        ExprKind::Binary(BinOp::And, Box::new(a), Box::new(b)),
+        Type::Bool,
+        sp,
+    )
 }

@@ -629,6 +629,18 @@ impl<'c, 't> FnCx<'c, 't> {
             ) {
                 return Err(unsupported(k, "pattern case label"));
             }
+            if s.ty == super::text_type() {
+                // A switch on a String compares it with each label's
+                // literal as `String.equals` does (`s` is not null here).
+                let Some(units) = self.string_label(k)? else {
+                    return Err(unsupported(
+                        k,
+                        "case label of a String switch other than a literal",
+                    ));
+                };
+                conds.push(super::expr::text_equals(s, &units, span(k)));
+                continue;
+            }
             let mut b = Vec::new();
             let v = self.expr(k, &mut b)?;
             if !b.is_empty() {
@@ -637,6 +649,21 @@ impl<'c, 't> FnCx<'c, 't> {
             conds.push(binop(BinOp::Eq, s.clone(), v, k, "==")?);
         }
         Ok(Some(conds))
+    }
+
+    /// The units of a case label that is a string literal.
+    fn string_label(&self, k: Node) -> R<Option<Vec<u16>>> {
+        let mut k = k;
+        while k.kind() == "parenthesized_expression" {
+            match k.named_child(0) {
+                Some(c) => k = c,
+                None => return Ok(None),
+            }
+        }
+        if k.kind() != "string_literal" {
+            return Ok(None);
+        }
+        self.literal_units(k).map(Some)
     }
 
     /// `switch` statements, as `Labeled { label, body }` (`break` targets
@@ -654,13 +681,27 @@ impl<'c, 't> FnCx<'c, 't> {
         };
         let sp = span(n);
         let scrut = self.expr(cn, out)?;
-        if !matches!(&scrut.ty, Type::Int(i) if i.bits <= 32) {
-            let what = if self.text_local(cn).is_some() {
-                "a String".to_string()
-            } else {
-                super::jname(&scrut.ty)
-            };
-            return Err(unsupported(cn, format!("switch on {what}")));
+        let text = self.text_local(cn).is_some();
+        if !text && !matches!(&scrut.ty, Type::Int(i) if i.bits <= 32) {
+            return Err(unsupported(
+                cn,
+                format!("switch on {}", super::jname(&scrut.ty)),
+            ));
+        }
+        if text {
+            // Java switches on a String through its hash code: a null one
+            // faults before any label is compared.
+            out.push(st(
+                StmtKind::If {
+                    cond: mk(ExprKind::IsNull(Box::new(scrut.clone())), Type::Bool, sp),
+                    then_branch: vec![st(
+                        StmtKind::Throw(Thrown::Exception(Thrown::JAVA_NULL_POINTER.into())),
+                        sp,
+                    )],
+                    else_branch: Vec::new(),
+                },
+                sp,
+            ));
         }
         let ssp = scrut.span;
         let sv = self.fun.temp(scrut.ty.clone(), ssp);

@@ -1861,7 +1861,7 @@ fn strings_are_char_arrays_read_with_length_char_at_and_is_empty() {
     );
     assert_eq!(
         err(&p, "t").to_string(),
-        "unsupported: String.trim with 0 argument(s) (a String is read with length, charAt and isEmpty; a literal's indexOf of a character) at 13:35"
+        "unsupported: String.trim with 0 argument(s) (a String is read with length, charAt, isEmpty, equals, startsWith and endsWith of a literal; a literal's indexOf of a character) at 13:35"
     );
     assert_eq!(
         err(&p, "p").to_string(),
@@ -1872,6 +1872,62 @@ fn strings_are_char_arrays_read_with_length_char_at_and_is_empty() {
     // The receiver is read before the index assigns its variable.
     let r = body("r");
     assert!(!r.contains("s["), "{r}");
+}
+
+#[test]
+fn strings_compare_with_literals_by_equals_affixes_and_switch() {
+    let src = "class A {\n\
+  static boolean e(String s) { return s.equals(\"ab\"); }\n\
+  static boolean l(String s) { return \"ab\".equals(s); }\n\
+  static boolean n(String s) { return s.equals(null); }\n\
+  static boolean k() { return \"a\".equals(\"a\"); }\n\
+  static boolean p(String s) { return s.startsWith(\"x\"); }\n\
+  static boolean q(String s) { return s.endsWith(\"y\"); }\n\
+  static int w(String s) { switch (s) { case \"a\": return 1; default: return 0; } }\n\
+  static boolean v(String s, String t) { return s.equals(t); }\n\
+  static boolean x(String s, String t) { return s.startsWith(t); }\n\
+  static int y(String s) { switch (s) { case \"a\" + \"b\": return 1; default: return 0; } }\n\
+}";
+    let p = prog(src);
+    // A String receiver faults when null; a literal receiver does not, and
+    // a null argument is unequal. Units are read only within the length.
+    assert_eq!(
+        body_of_p(&p, "e"),
+        "if (s == null) { throw exception NullPointerException }; \
+         return (((!(s == null) && (s.length == 2)) && (s[0] == 97)) && (s[1] == 98))"
+    );
+    assert_eq!(
+        body_of_p(&p, "l"),
+        "return (((!(s == null) && (s.length == 2)) && (s[0] == 97)) && (s[1] == 98))"
+    );
+    assert!(body_of_p(&p, "n").ends_with("return false"));
+    assert_eq!(body_of_p(&p, "k"), "return true");
+    assert!(body_of_p(&p, "p").ends_with("return ((s.length >= 1) && (s[0] == 120))"));
+    assert!(
+        body_of_p(&p, "q")
+            .ends_with("return ((s.length >= 1) && (s[((s.length - 1) + 0)] == 121))"),
+        "{}",
+        body_of_p(&p, "q")
+    );
+    // Switching on a null String faults before any label is compared.
+    let w = body_of_p(&p, "w");
+    assert!(
+        w.starts_with("if (s == null) { throw exception NullPointerException }"),
+        "{w}"
+    );
+    assert!(w.contains("($t1[0] == 97)"), "{w}");
+    assert_eq!(
+        err(&p, "v").what,
+        "String.equals between two String variables (one side must be a literal)"
+    );
+    assert_eq!(
+        err(&p, "x").what,
+        "String.startsWith of a String other than a literal"
+    );
+    assert_eq!(
+        err(&p, "y").what,
+        "case label of a String switch other than a literal"
+    );
 }
 
 #[test]
