@@ -2143,7 +2143,7 @@ impl<'c, 't> FnCx<'c, 't> {
                 }
                 Ok(Some(e))
             }
-            ("equals", [a]) => self.string_equals(o, recv, literal.as_deref(), *a, out),
+            ("equals", [a]) => self.string_equals(recv, literal.as_deref(), *a, out),
             ("startsWith" | "endsWith", [a]) => {
                 let Some(units) = self.literal_arg(*a)? else {
                     return Err(unsupported(
@@ -2199,11 +2199,10 @@ impl<'c, 't> FnCx<'c, 't> {
     /// literal), as the JDK defines it: a null receiver faults, a null
     /// argument is unequal, and otherwise the units are compared. With a
     /// literal on either side that is a fixed conjunction of unit
-    /// comparisons ([`text_equals`]); two String variables would need a
-    /// loop over their units and are refused.
+    /// comparisons ([`text_equals`]); two String variables are compared by
+    /// a loop over their units ([`Self::units_equal_loop`]).
     fn string_equals(
         &mut self,
-        recv_node: Node,
         recv: Expr,
         recv_units: Option<&[u16]>,
         a: Node,
@@ -2233,11 +2232,92 @@ impl<'c, 't> FnCx<'c, 't> {
                 let x = mk(ExprKind::Local(id), super::text_type(), span(an));
                 Ok(Some(text_equals(&x, r, sp)))
             }
-            (None, None) => Err(unsupported(
-                recv_node,
-                "String.equals between two String variables (one side must be a literal)",
-            )),
+            (None, None) => {
+                let Some(id) = self.text_local(an) else {
+                    return Err(unsupported(
+                        a,
+                        "String.equals of a value other than a String variable or literal",
+                    ));
+                };
+                let other = mk(ExprKind::Local(id), super::text_type(), span(an));
+                Ok(Some(self.units_equal_loop(&recv, &other, sp, out)))
+            }
         }
+    }
+
+    /// Compares two Strings, `recv` not null, unit by unit as
+    /// `String.equals` does: `r = other != null && recv.length ==
+    /// other.length; for (i = 0; r && i < recv.length; i++) if (recv[i] !=
+    /// other[i]) r = false;` — a loop, as the number of units compared is
+    /// the Strings' length. Returns `r`.
+    fn units_equal_loop(&mut self, recv: &Expr, other: &Expr, sp: Span, out: &mut Block) -> Expr {
+        let ch = Type::Int(crate::ir::IntTy::JAVA_CHAR);
+        let length = |x: &Expr| mk(ExprKind::Length(Box::new(x.clone())), Type::INT, sp);
+        let r = self.fun.temp(Type::Bool, sp);
+        let i = self.fun.temp(Type::INT, sp);
+        let rv = mk(ExprKind::Local(r), Type::Bool, sp);
+        let iv = mk(ExprKind::Local(i), Type::INT, sp);
+        let assign = |place: LocalId, value: Expr| {
+            st(
+                StmtKind::Assign {
+                    place: Place::Local(place),
+                    value,
+                },
+                sp,
+            )
+        };
+        let not_null = not(mk(
+            ExprKind::IsNull(Box::new(other.clone())),
+            Type::Bool,
+            sp,
+        ));
+        let same_length = mk(
+            ExprKind::Binary(BinOp::Eq, Box::new(length(recv)), Box::new(length(other))),
+            Type::Bool,
+            sp,
+        );
+        out.push(assign(r, and(not_null, same_length, sp)));
+        out.push(assign(i, int_lit(0, sp)));
+        let at = |x: &Expr| {
+            mk(
+                ExprKind::Index(Box::new(x.clone()), Box::new(iv.clone())),
+                ch.clone(),
+                sp,
+            )
+        };
+        let differ = mk(
+            ExprKind::Binary(BinOp::Ne, Box::new(at(recv)), Box::new(at(other))),
+            Type::Bool,
+            sp,
+        );
+        let more = mk(
+            ExprKind::Binary(BinOp::Lt, Box::new(iv.clone()), Box::new(length(recv))),
+            Type::Bool,
+            sp,
+        );
+        let next = mk(
+            ExprKind::Binary(BinOp::Add, Box::new(iv.clone()), Box::new(int_lit(1, sp))),
+            Type::INT,
+            sp,
+        );
+        out.push(st(
+            StmtKind::Loop {
+                label: self.fun.label(),
+                kind: crate::ir::LoopKind::While,
+                cond: and(rv.clone(), more, sp),
+                body: vec![st(
+                    StmtKind::If {
+                        cond: differ,
+                        then_branch: vec![assign(r, mk(ExprKind::BoolLit(false), Type::Bool, sp))],
+                        else_branch: Vec::new(),
+                    },
+                    sp,
+                )],
+                step: vec![assign(i, next)],
+            },
+            sp,
+        ));
+        rv
     }
 
     fn string_literal(&self, n: Node) -> R<Expr> {

@@ -1916,9 +1916,12 @@ fn strings_compare_with_literals_by_equals_affixes_and_switch() {
         "{w}"
     );
     assert!(w.contains("($t1[0] == 97)"), "{w}");
-    assert_eq!(
-        err(&p, "v").what,
-        "String.equals between two String variables (one side must be a literal)"
+    // Two variables: a loop over the units once the lengths agree.
+    let v = body_of_p(&p, "v");
+    assert!(
+        v.contains("$t2 = (!(t == null) && (s.length == t.length))")
+            && v.contains("while ($t2 && ($t3 < s.length)) { if (s[$t3] != t[$t3]) { $t2 = false } } step { $t3 = ($t3 + 1) }; return $t2"),
+        "{v}"
     );
     assert_eq!(
         err(&p, "x").what,
