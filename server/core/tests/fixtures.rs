@@ -437,7 +437,7 @@ const TABLE_TIMEOUT_MS: u64 = 30_000;
 /// What the sweep costs is mostly the checks a checker cannot decide,
 /// which run to the wall-time safety net (`clock::wall_bound`), so its
 /// time grows with this budget.
-const SWEEP_TIMEOUT_MS: u64 = 1_500;
+const SWEEP_TIMEOUT_MS: u64 = 1_000;
 
 /// Checks one case under one semantics with one checker and budget; `None`
 /// when it matches. `refines` (when given) is whether a proof must name
