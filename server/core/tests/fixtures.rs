@@ -434,9 +434,9 @@ const TABLE_TIMEOUT_MS: u64 = 30_000;
 /// on every fixture must fit in CI beside the table, and what a checker
 /// decides quickly (most refutations, the proofs of most pairs) is what
 /// this sweep checks; the default checker at a full budget is the table's.
-/// What the sweep costs is mostly the checks a checker cannot decide,
-/// which run to the wall-time safety net (`clock::wall_bound`), so its
-/// time grows with this budget.
+/// A check a checker cannot decide runs to the wall-time safety net
+/// (`clock::wall_bound`), so those checks cost in proportion to this
+/// budget; the rest of the sweep's time is the number of its checks.
 const SWEEP_TIMEOUT_MS: u64 = 1_000;
 
 /// Checks one case under one semantics with one checker and budget; `None`
