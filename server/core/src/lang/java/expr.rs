@@ -678,17 +678,7 @@ impl<'c, 't> FnCx<'c, 't> {
         let test = mk(ExprKind::IsNull(Box::new(e.clone())), Type::Bool, sp);
         match name {
             "requireNonNull" => {
-                out.push(st(
-                    StmtKind::If {
-                        cond: test,
-                        then_branch: vec![st(
-                            StmtKind::Throw(Thrown::Exception(Thrown::JAVA_NULL_POINTER.into())),
-                            sp,
-                        )],
-                        else_branch: Vec::new(),
-                    },
-                    sp,
-                ));
+                self.fault_if_null(&e, sp, out);
                 Ok(want.then_some(e))
             }
             "isNull" => Ok(want.then_some(test)),
@@ -1993,7 +1983,7 @@ impl<'c, 't> FnCx<'c, 't> {
     }
 
     /// The UTF-16 units of string literal `n`.
-    pub(super) fn literal_units(&self, n: Node) -> R<Vec<u16>> {
+    fn literal_units(&self, n: Node) -> R<Vec<u16>> {
         let t = self.text(n);
         if t.starts_with("\"\"\"") {
             return Err(unsupported(n, "text block"));
@@ -2169,7 +2159,7 @@ impl<'c, 't> FnCx<'c, 't> {
     }
 
     /// The units of `n` when it is a string literal (through parentheses).
-    fn literal_arg(&self, n: Node) -> R<Option<Vec<u16>>> {
+    pub(super) fn literal_arg(&self, n: Node) -> R<Option<Vec<u16>>> {
         let mut a = n;
         while a.kind() == "parenthesized_expression" {
             a = first_named(a)?;
@@ -2179,9 +2169,9 @@ impl<'c, 't> FnCx<'c, 't> {
             .transpose()
     }
 
-    /// `if (x == null) throw new NullPointerException()`: calling a method
-    /// of a null String.
-    fn fault_if_null(&mut self, x: &Expr, sp: Span, out: &mut Block) {
+    /// `if (x == null) throw new NullPointerException()`: a method of a null
+    /// String called, a null String switched on, `requireNonNull` of null.
+    pub(super) fn fault_if_null(&mut self, x: &Expr, sp: Span, out: &mut Block) {
         out.push(st(
             StmtKind::If {
                 cond: mk(ExprKind::IsNull(Box::new(x.clone())), Type::Bool, sp),

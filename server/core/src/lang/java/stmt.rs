@@ -632,7 +632,7 @@ impl<'c, 't> FnCx<'c, 't> {
             if s.ty == super::text_type() {
                 // A switch on a String compares it with each label's
                 // literal as `String.equals` does (`s` is not null here).
-                let Some(units) = self.string_label(k)? else {
+                let Some(units) = self.literal_arg(k)? else {
                     return Err(unsupported(
                         k,
                         "case label of a String switch other than a literal",
@@ -649,21 +649,6 @@ impl<'c, 't> FnCx<'c, 't> {
             conds.push(binop(BinOp::Eq, s.clone(), v, k, "==")?);
         }
         Ok(Some(conds))
-    }
-
-    /// The units of a case label that is a string literal.
-    fn string_label(&self, k: Node) -> R<Option<Vec<u16>>> {
-        let mut k = k;
-        while k.kind() == "parenthesized_expression" {
-            match k.named_child(0) {
-                Some(c) => k = c,
-                None => return Ok(None),
-            }
-        }
-        if k.kind() != "string_literal" {
-            return Ok(None);
-        }
-        self.literal_units(k).map(Some)
     }
 
     /// `switch` statements, as `Labeled { label, body }` (`break` targets
@@ -691,17 +676,7 @@ impl<'c, 't> FnCx<'c, 't> {
         if text {
             // Java switches on a String through its hash code: a null one
             // faults before any label is compared.
-            out.push(st(
-                StmtKind::If {
-                    cond: mk(ExprKind::IsNull(Box::new(scrut.clone())), Type::Bool, sp),
-                    then_branch: vec![st(
-                        StmtKind::Throw(Thrown::Exception(Thrown::JAVA_NULL_POINTER.into())),
-                        sp,
-                    )],
-                    else_branch: Vec::new(),
-                },
-                sp,
-            ));
+            self.fault_if_null(&scrut, sp, out);
         }
         let ssp = scrut.span;
         let sv = self.fun.temp(scrut.ty.clone(), ssp);
