@@ -468,7 +468,38 @@ fn definitions(rel: &super::encode::Relation, args: &[Dynamic]) -> Vec<Bool> {
             && e.get_sort() == p.get_sort()
         {
             out.push(p.eq(&e));
+            if let (Some(flag), Some(e)) = (p.as_bool(), e.as_bool()) {
+                out.extend(flag_implications(&flag, &e));
+            }
         }
+    }
+    out
+}
+
+/// For a flag `p` entering with the value `e`: `p ⇒ e` and `¬p ⇒ ¬e`,
+/// and the same for each conjunct (disjunct) of `e`. A flag a loop only
+/// ever clears (`ok = ok && …`, `if (…) ok = false`, `eq = a[i] == b[i]`
+/// under `eq` in the guard) keeps the first: what held when it was set
+/// still holds while it is — `eq ⇒ b ≠ null ∧ a.length = b.length` is
+/// what makes its reads in bounds. A flag a loop only ever sets
+/// (`found = true`) keeps the second.
+fn flag_implications(p: &Bool, e: &Bool) -> Vec<Bool> {
+    let parts = |op: &str| -> Vec<Bool> {
+        match e.safe_decl() {
+            Ok(d) if d.name() == op && e.num_children() > 1 => {
+                e.children().iter().filter_map(Dynamic::as_bool).collect()
+            }
+            _ => Vec::new(),
+        }
+    };
+    let (conjuncts, disjuncts) = (parts("and"), parts("or"));
+    let mut out: Vec<Bool> = conjuncts.iter().map(|c| p.implies(c)).collect();
+    if conjuncts.is_empty() {
+        out.push(p.implies(e));
+    }
+    out.extend(disjuncts.iter().map(|d| p.not().implies(d.not())));
+    if disjuncts.is_empty() {
+        out.push(p.not().implies(e.not()));
     }
     out
 }
@@ -917,8 +948,25 @@ fn implied_by_entry(enc: &Encoding, k: usize, deadline: Instant) -> Vec<Bool> {
         {
             if holds(a.not()) {
                 out.push(p.not());
+                continue;
             } else if holds(a.clone()) {
                 out.push(p);
+                continue;
+            }
+            // A flag against another computed differently, or against
+            // its negation (`ok` against `bad`).
+            for (q, b) in rel.params.iter().zip(args).skip(i + 1) {
+                let (Some(q), Some(b)) = (q.as_bool(), b.as_bool()) else {
+                    continue;
+                };
+                if numeral(&Dynamic::from_ast(&b)).is_some() {
+                    continue;
+                }
+                if a.simplify().get_z3_ast() != b.simplify().get_z3_ast() && holds(a.eq(&b)) {
+                    out.push(p.eq(&q));
+                } else if holds(a.eq(&b.not())) {
+                    out.push(p.eq(&q.not()));
+                }
             }
             continue;
         }
