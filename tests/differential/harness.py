@@ -413,7 +413,7 @@ def random_inputs(sig: Signature, state_vars: list[Var], semantics: str, count: 
                   loop_input_max: int | None = None, renamed: dict | None = None) -> list[str]:
     """`bounded` is the loop bound for equivalent_bounded cases: loop inputs
     (named in expect.json) stay within it, and so do array lengths.
-    `nullable`: array parameters are null one time in five (Java pairs that
+    `nullable`: array parameters are null one time in five (pairs that
     test arrays against null). Loop inputs of an unbounded case stay
     runnable: values above `loop_input_max` (expect.json, for a body too
     costly to run often; default LOOP_INPUT_MAX) are redrawn below it, and it
@@ -621,7 +621,8 @@ def cex_to_line(cex: dict, sig: Signature, other: Signature, semantics: str,
     tie = c_length_param(sig)
     if tie is not None:
         ai, ni = tie
-        if args[ni] > len(args[ai]):
+        # A NULL array has no length: its reads trap natively (`-fsanitize=null`).
+        if args[ai] is not None and args[ni] > len(args[ai]):
             raise NotRepresentable(f"n={args[ni]} exceeds the array length {len(args[ai])} (out-of-bounds reads are undefined natively)")
     share_renamed(state, renamed)
     return input_line(sig, args, state)
@@ -632,7 +633,7 @@ def unobservable_outcome(lang: str, outcome: str) -> str | None:
     if "step limit" in outcome or "call depth" in outcome or "too large" in outcome:
         return "the interpreter hit a resource limit"
     if lang == "c" and "undefined behaviour" in outcome and not any(
-        what in outcome for what in ("signed integer overflow", "division by zero")
+        what in outcome for what in ("signed integer overflow", "division by zero", "null array")
     ):
         # Overflow traps and division faults natively; the others (shift
         # counts, conversions, builtins of 0) do not.
@@ -833,9 +834,12 @@ def c_driver(sig: Signature, source_path: Path) -> str:
             out.append(f"    static char *a{i}[1] = {{0}};")
         elif p.ty.kind == "array":
             e = p.ty.elem
+            # `null` passes a NULL pointer (eqlens takes NULL arrays as
+            # inputs where a version tests a pointer against NULL).
             out += [
-                f"    static {e.spelling} a{i}[EQ_MAX_ARR]; int len{i} = 0;",
-                f"    {{ char *s = eq_tok[{i}]; while (*s && len{i} < EQ_MAX_ARR) {{ a{i}[len{i}++] = {c_parse_expr(e, 's')};"
+                f"    static {e.spelling} b{i}[EQ_MAX_ARR]; int len{i} = 0; {e.spelling} *a{i} = b{i};",
+                f"    if (strcmp(eq_tok[{i}], \"null\") == 0) a{i} = 0;",
+                f"    else {{ char *s = eq_tok[{i}]; while (*s && len{i} < EQ_MAX_ARR) {{ b{i}[len{i}++] = {c_parse_expr(e, 's')};"
                 f" s = strchr(s, ','); if (!s) break; s++; }} }}",
             ]
         else:
@@ -849,7 +853,8 @@ def c_driver(sig: Signature, source_path: Path) -> str:
         if p.ty.kind == "array":
             out += [
                 f"    fputs(\"\\t{p.name}=\", rec);",
-                f"    for (int i = 0; i < len{i}; i++) {{ if (i) fputc(',', rec); {c_show_stmt(p.ty.elem, f'a{i}[i]')} }}",
+                f"    if (!a{i}) fputs(\"null\", rec);",
+                f"    for (int i = 0; a{i} && i < len{i}; i++) {{ if (i) fputc(',', rec); {c_show_stmt(p.ty.elem, f'a{i}[i]')} }}",
             ]
     for v in sig.state:
         if v.ty.kind == "array":
@@ -953,7 +958,7 @@ def build_c(src: Path, sig: Signature, work: Path) -> Native:
     # gives it, undefined behaviour. `-ftrapv` keeps GCC from folding an
     # overflowing comparison (`x + 1 > x` to 1, even at -O0) before the
     # sanitizer sees it; the sanitizer's trap still comes first.
-    p = subprocess.run(["gcc", "-O0", "-ftrapv", "-fsanitize=signed-integer-overflow,shift-exponent,builtin",
+    p = subprocess.run(["gcc", "-O0", "-ftrapv", "-fsanitize=signed-integer-overflow,shift-exponent,builtin,null",
                         "-fsanitize-undefined-trap-on-error",
                         "-w", "-o", str(exe), str(work / "driver.c"), "-lm"],
                        capture_output=True, text=True)
@@ -1126,6 +1131,21 @@ def check_fixture(fx: Fixture, args, work: Path) -> list[tuple[str, Result]]:
 NULL_TEST = re.compile(r"[=!]=\s*null\b|\bnull\s*[=!]=|\bObjects\.(requireNonNull|isNull|nonNull)\b")
 
 
+def c_tests_null(text: str, sig) -> bool:
+    """Whether a C version tests an array parameter against NULL (`p ==
+    NULL`, `p != 0`, `!p`, `p` as a condition), as eqlens then takes NULL
+    arrays as inputs."""
+    for p in sig.params:
+        if p.ty.kind != "array":
+            continue
+        n = re.escape(p.name)
+        if re.search(rf"\b{n}\s*[=!]=\s*(NULL|0)\b|\b(NULL|0)\s*[=!]=\s*{n}\b|!\s*{n}\b(?!\s*[\[.-])"
+                     rf"|\(\s*{n}\s*\)|&&\s*{n}\b(?!\s*[\[=!<>.-])|\b{n}\s*&&|\|\|\s*{n}\b(?!\s*[\[=!<>.-])|\b{n}\s*\|\|",
+                     text):
+            return True
+    return False
+
+
 def random_test(fx, semantics, exp, sigs, natives, state_vars, args, bound, loop_inputs) -> Result:
     sig = sigs["old"]
     bounded = None
@@ -1140,8 +1160,10 @@ def random_test(fx, semantics, exp, sigs, natives, state_vars, args, bound, loop
         else:
             note = f", {'/'.join(loop_inputs)} <= {bounded}"
     seed = args.seed + sum(map(ord, fx.id + semantics))
-    nullable = fx.lang == "java" and any(
-        NULL_TEST.search(fx.src(v).read_text(encoding="utf-8")) for v in ("old", "new"))
+    if fx.lang == "java":
+        nullable = any(NULL_TEST.search(fx.src(v).read_text(encoding="utf-8")) for v in ("old", "new"))
+    else:
+        nullable = any(c_tests_null(fx.src(v).read_text(encoding="utf-8"), sigs[v]) for v in ("old", "new"))
     renamed = fx.expect.get("renamed")
     lines = random_inputs(sig, state_vars, semantics, args.inputs, seed, bounded, loop_inputs, nullable,
                           fx.expect.get("loop_input_max"), renamed)

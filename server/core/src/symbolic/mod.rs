@@ -160,16 +160,14 @@ pub fn observable_globals(
 
 /// Whether the pair treats `null` array parameters as inputs: where either
 /// version's file tests an array against `null` (`a == null`,
-/// `Objects.requireNonNull`), what the code does then is part of its
+/// `Objects.requireNonNull`; in C `p == NULL`, `!p`), what the code does then is part of its
 /// behaviour. Code that never mentions `null` would only differ on it by
 /// which statement throws the `NullPointerException` first, so there it is
 /// left out and the non-null assumption named instead. (The whole file, not
 /// only the functions a method reaches: every checker and the verdict's
 /// assumptions ask this same question.)
 pub fn nullable_arrays(programs: &[&Program]) -> bool {
-    programs
-        .iter()
-        .any(|p| p.lang == Lang::Java && p.tests_null())
+    programs.iter().any(|p| p.tests_null())
 }
 
 impl InputSpace {

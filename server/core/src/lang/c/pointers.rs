@@ -16,9 +16,14 @@
 //! undefined in ISO C; here only the dereference is (as GCC behaves). The
 //! rest is refused, naming the construct: a pointer whose array is not
 //! known statically (assigned from two arrays, returned by a call other
-//! than `memchr`), `NULL` and pointers as conditions, a moved pointer passed to
-//! a call or returned, pointers to pointers, and conversions between
-//! pointer types other than the one below.
+//! than `memchr`), `NULL` other than in a test of a pointer, a moved
+//! pointer passed to a call or returned, pointers to pointers, and
+//! conversions between pointer types other than the one below.
+//!
+//! A pointer tested against `NULL` (`p == NULL`, `!p`, `p` as a
+//! condition) is its array's null flag and, once moved, also its offset
+//! being zero (`NULL + k` is an address): a parameter's array may then be
+//! a `NULL` input (`symbolic::nullable_arrays`), a local's never is.
 //!
 //! A cast between pointers to integer types of the same width
 //! (`(const unsigned char *) data` for a `const char *data`, as hash and
@@ -698,10 +703,45 @@ impl<'t> Fx<'t> {
             if id.kind() != "identifier" {
                 return None;
             }
+            let span = self.sp(id);
             match self.fun.binding(self.text(id)) {
                 Some(Binding::Cursor {
                     null: Some(null), ..
-                }) => Some(self.fun.local_expr(*null, self.sp(id))),
+                }) => Some(self.fun.local_expr(*null, span)),
+                // A pointer walking an array is NULL where the array is
+                // (a NULL parameter) and it has not moved: `NULL + k` for
+                // `k ≠ 0` is an address, not NULL.
+                Some(Binding::Cursor {
+                    array,
+                    offset,
+                    null: None,
+                    ..
+                }) => {
+                    let at_start = self
+                        .arith(
+                            BinOp::Eq,
+                            self.fun.local_expr(*offset, span),
+                            int_lit(0, OFFSET, span),
+                            span,
+                        )
+                        .ok()?;
+                    Some(Expr {
+                        span,
+                        kind: ExprKind::Binary(
+                            BinOp::And,
+                            Box::new(Self::null_array(array.clone(), span)),
+                            Box::new(at_start),
+                        ),
+                        ty: Type::Bool,
+                    })
+                }
+                // An array parameter may be NULL; a local or global array
+                // never is (the symbolic state's null flag says which).
+                Some(Binding::Local(local))
+                    if matches!(self.fun.local_ty(*local), Type::Array(_)) =>
+                {
+                    Some(Self::null_array(self.fun.local_expr(*local, span), span))
+                }
                 _ => None,
             }
         };
@@ -736,6 +776,15 @@ impl<'t> Fx<'t> {
                 }
             }
             _ => None,
+        }
+    }
+
+    /// `array == NULL`.
+    fn null_array(array: Expr, span: Span) -> Expr {
+        Expr {
+            span,
+            kind: ExprKind::IsNull(Box::new(array)),
+            ty: Type::Bool,
         }
     }
 
@@ -941,10 +990,6 @@ mod tests {
             (
                 "int g(const int a[]) { return a[0]; }\nint f(const int *a) { a++; return g(a); }",
                 "2:37 moved pointer a used as a value",
-            ),
-            (
-                "int f(int *a) { a++; return a ? 1 : 0; }",
-                "moved pointer a used as a value",
             ),
             (
                 "int f(int *a) { char *c = a; return *c; }",

@@ -636,6 +636,41 @@ fn frexp_stores_the_exponent_and_yields_the_mantissa() {
     );
 }
 
+/// A pointer parameter tested against `NULL` (`p == NULL`, `p != 0`,
+/// `!p`, `p` as a condition) is the array input's null test; a pointer
+/// that has moved is not `NULL` even where its array is (an address past
+/// it), and a local array never is. Run concretely on `NULL` and on an
+/// array.
+#[test]
+fn null_tests_of_pointer_parameters() {
+    use crate::interp::Outcome;
+    use crate::value::Value;
+    let src = "#include <stddef.h>\n\
+        int eq(const int *a) { return a == NULL ? 1 : 0; }\n\
+        int ne(const int *a) { return a != 0 ? 1 : 0; }\n\
+        int bang(const int *a, int n) { if (!a || n <= 0) return -1; return a[0]; }\n\
+        int moved(const int *a) { const int *p = a; p++; return p ? 1 : 0; }\n\
+        int local(void) { int b[2] = {1, 2}; return b == NULL ? 1 : 0; }\n";
+    assert_eq!(
+        show(src, "eq"),
+        "return (isnull(a) ? 1 : 0);\n",
+        "a NULL test is the array's null flag"
+    );
+    let p = lower(src);
+    let run = |name: &str, args: Vec<Value>| {
+        crate::interp::run_named(&p, name, crate::ir::Semantics::Machine, args)
+    };
+    let array = || Value::Array(vec![Value::int(7)]);
+    let int = |v: i64| Outcome::Return(Value::int(v));
+    assert_eq!(run("eq", vec![Value::Null]), int(1));
+    assert_eq!(run("eq", vec![array()]), int(0));
+    assert_eq!(run("ne", vec![Value::Null]), int(0));
+    assert_eq!(run("bang", vec![Value::Null, Value::int(3)]), int(-1));
+    assert_eq!(run("bang", vec![array(), Value::int(3)]), int(7));
+    assert_eq!(run("moved", vec![Value::Null]), int(1));
+    assert_eq!(run("local", vec![]), int(0));
+}
+
 #[test]
 fn function_like_macros_expand_where_used() {
     let src = "#include <stdlib.h>\n\

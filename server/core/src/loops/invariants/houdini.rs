@@ -468,12 +468,50 @@ fn definitions(rel: &super::encode::Relation, args: &[Dynamic]) -> Vec<Bool> {
             && e.get_sort() == p.get_sort()
         {
             out.push(p.eq(&e));
-            if let (Some(flag), Some(e)) = (p.as_bool(), e.as_bool()) {
+            if let (Some(flag), Some(e)) = (truth(p), truth(&e)) {
                 out.extend(flag_implications(&flag, &e));
             }
         }
     }
     out
+}
+
+/// What a flag's value says as a condition: a Boolean itself, an integer
+/// flag (`int ok = a != NULL`, entering as `ite(c, 1, 0)`) `c`, or its
+/// negation for `ite(c, 0, 1)`. `None` for anything else.
+fn truth(d: &Dynamic) -> Option<Bool> {
+    if let Some(b) = d.as_bool() {
+        return Some(b);
+    }
+    let decl = d.safe_decl().ok()?;
+    let kids = d.children();
+    if !cases::is_if_then_else(&decl.name(), kids.len()) {
+        // A parameter: true where it is not zero.
+        if kids.is_empty() && numeral(d).is_none() {
+            return nonzero(d);
+        }
+        return None;
+    }
+    let c = kids.first()?.as_bool()?;
+    let (t, e) = (numeral(kids.get(1)?)?, numeral(kids.get(2)?)?);
+    match (is_one(&t), is_zero(&e), is_zero(&t), is_one(&e)) {
+        (true, true, _, _) => Some(c),
+        (_, _, true, true) => Some(c.not()),
+        _ => None,
+    }
+}
+
+/// `d ≠ 0` for an integer or bit-vector `d`.
+fn nonzero(d: &Dynamic) -> Option<Bool> {
+    if let Some(i) = d.as_int() {
+        return Some(i.eq(Int::from_i64(0)).not());
+    }
+    let b = d.as_bv()?;
+    Some(b.eq(BV::from_u64(0, b.get_size())).not())
+}
+
+fn is_one(d: &Dynamic) -> bool {
+    d.as_int().and_then(|i| i.as_i64()) == Some(1) || d.as_bv().and_then(|b| b.as_u64()) == Some(1)
 }
 
 /// For a flag `p` entering with the value `e`: `p ⇒ e` and `¬p ⇒ ¬e`,
@@ -964,11 +1002,35 @@ fn implied_by_entry(enc: &Encoding, k: usize, deadline: Instant) -> Vec<Bool> {
                 }
                 if a.simplify().get_z3_ast() != b.simplify().get_z3_ast() && holds(a.eq(&b)) {
                     out.push(p.eq(&q));
-                } else if holds(a.eq(&b.not())) {
-                    out.push(p.eq(&q.not()));
+                } else if holds(a.eq(b.not())) {
+                    out.push(p.eq(q.not()));
                 }
             }
             continue;
+        }
+        // Integer flags (C's `int ok = …`) compared by truth: equal or
+        // negated (`ok` against `bad`) as conditions, whatever 1 or 0 the
+        // other version stores.
+        let flag = |p: &Dynamic, a: &Dynamic| {
+            let ite = a
+                .safe_decl()
+                .is_ok_and(|d| cases::is_if_then_else(&d.name(), a.num_children()));
+            if !ite {
+                return None;
+            }
+            Some((truth(p)?, truth(a)?))
+        };
+        if let Some((pt, at)) = flag(p, a) {
+            for (q, b) in rel.params.iter().zip(args).skip(i + 1) {
+                let Some((qt, bt)) = flag(q, b) else {
+                    continue;
+                };
+                if holds(at.eq(&bt)) {
+                    out.push(pt.eq(&qt));
+                } else if holds(at.eq(bt.not())) {
+                    out.push(pt.eq(qt.not()));
+                }
+            }
         }
         for (q, b) in rel.params.iter().zip(args).skip(i + 1) {
             if scalar(a)
